@@ -1,0 +1,62 @@
+// Command testbed starts (up), stops (down) or builds the tools of (build) the
+// local acceptance test bed: etcd + kube-apiserver with the Flink operator's
+// CRDs, and the kumo AWS emulator. `up` leaves them running in the background
+// and writes .testbed/env; calling it again reuses a healthy test bed.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build")
+		os.Exit(2)
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	root, err := testbed.FindRoot()
+	if err != nil {
+		fail(err)
+	}
+	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "testbed: "+f+"\n", a...) }
+	switch os.Args[1] {
+	case "build":
+		if _, err := testbed.BuildTools(ctx, root, logf); err != nil {
+			fail(err)
+		}
+	case "up":
+		start := time.Now()
+		env, started, err := testbed.Up(ctx, root, logf)
+		if err != nil {
+			fail(err)
+		}
+		envFile, _ := filepath.Rel(root, filepath.Join(testbed.StateDir(root), "env"))
+		if started {
+			logf("started in %s", time.Since(start).Round(100*time.Millisecond))
+		} else {
+			logf("already running")
+		}
+		fmt.Printf("kube-apiserver %s\nAWS emulator   %s\nuse it:        . %s\n", env.KubeHost, env.AWSEndpoint, envFile)
+	case "down":
+		if err := testbed.Down(root); err != nil {
+			fail(err)
+		}
+		logf("stopped, data removed")
+	default:
+		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build")
+		os.Exit(2)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "testbed:", err)
+	os.Exit(1)
+}

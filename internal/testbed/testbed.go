@@ -1,0 +1,478 @@
+// Package testbed starts the real services the acceptance tests run against on
+// a machine without Docker: etcd and kube-apiserver (built from the pinned
+// tools/kube module) with the Flink operator's CRDs installed, and kumo, an
+// AWS API emulator (tools/kumo). It runs them in the background, writes a
+// kubeconfig and a shell env file, and stops them again.
+//
+// Nothing here imports Terraform; the provider's tests and the testbed command
+// (make testbed-up / testbed-down) share it.
+package testbed
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Env is what a client needs to use a running test bed.
+type Env struct {
+	Kubeconfig  string `json:"kubeconfig"`
+	KubeHost    string `json:"kube_host"`
+	KubeToken   string `json:"kube_token"`
+	KubeCAFile  string `json:"kube_ca_file"`
+	AWSEndpoint string `json:"aws_endpoint"`
+	AWSRegion   string `json:"aws_region"`
+	AccessKey   string `json:"access_key"`
+	SecretKey   string `json:"secret_key"`
+	Kubectl     string `json:"kubectl"`
+	PIDs        []int  `json:"pids"`
+}
+
+// Vars returns the environment variables a shell or a test process sets to
+// use the test bed.
+func (e Env) Vars() [][2]string {
+	return [][2]string{
+		{"KUBECONFIG", e.Kubeconfig},
+		{"AWS_ENDPOINT_URL", e.AWSEndpoint},
+		{"AWS_REGION", e.AWSRegion},
+		{"AWS_ACCESS_KEY_ID", e.AccessKey},
+		{"AWS_SECRET_ACCESS_KEY", e.SecretKey},
+		{"FLINKSTATE_TESTBED_KUBECTL", e.Kubectl},
+	}
+}
+
+// StateDir is where a running test bed keeps its data, logs and env file.
+func StateDir(root string) string {
+	if d := os.Getenv("FLINKSTATE_TESTBED_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(root, ".testbed")
+}
+
+// FindRoot walks up from the working directory to the repository root (the
+// folder whose go.mod declares this provider's module).
+func FindRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(b), "module github.com/flinkstate/terraform-provider-flinkstate\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("testbed: repository root (go.mod of terraform-provider-flinkstate) not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Up makes sure a test bed is running and returns how to reach it. It is
+// idempotent: a running, healthy test bed is reused. started tells whether
+// this call started it.
+func Up(ctx context.Context, root string, logf func(string, ...any)) (env Env, started bool, err error) {
+	state := StateDir(root)
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		return Env{}, false, err
+	}
+	unlock, err := lockFile(filepath.Join(state, "lock"))
+	if err != nil {
+		return Env{}, false, err
+	}
+	defer unlock()
+
+	if env, err := Load(root); err == nil && env.healthy(ctx) {
+		return env, false, nil
+	}
+	// Anything left from a dead or half-started bed goes first.
+	stopPIDs(readPIDs(state))
+	cleanData(state)
+
+	bins, err := BuildTools(ctx, root, logf)
+	if err != nil {
+		return Env{}, false, err
+	}
+	env, err = start(ctx, state, bins, logf)
+	if err != nil {
+		stopPIDs(env.PIDs)
+		return Env{}, false, err
+	}
+	return env, true, nil
+}
+
+// Down stops a running test bed and removes its data. Stopping one that is
+// not running is not an error.
+func Down(root string) error {
+	state := StateDir(root)
+	if !fileExists(state) {
+		return nil
+	}
+	unlock, err := lockFile(filepath.Join(state, "lock"))
+	if err != nil {
+		return err
+	}
+	stopPIDs(readPIDs(state))
+	unlock()
+	return os.RemoveAll(state)
+}
+
+// Load reads the env of a test bed started earlier.
+func Load(root string) (Env, error) {
+	b, err := os.ReadFile(filepath.Join(StateDir(root), "env.json"))
+	if err != nil {
+		return Env{}, err
+	}
+	var env Env
+	return env, json.Unmarshal(b, &env)
+}
+
+func start(ctx context.Context, state string, bins Binaries, logf func(string, ...any)) (Env, error) {
+	env := Env{AWSRegion: "us-east-1", AccessKey: "test", SecretKey: "test", Kubectl: bins.Kubectl}
+	logs := filepath.Join(state, "logs")
+	for _, d := range []string{logs, filepath.Join(state, "etcd"), filepath.Join(state, "pki")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return env, err
+		}
+	}
+	ports, err := freePorts(4)
+	if err != nil {
+		return env, err
+	}
+	etcdClient, etcdPeer, apiPort, kumoPort := ports[0], ports[1], ports[2], ports[3]
+
+	// etcd
+	clientURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
+	peerURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPeer)
+	pid, err := spawn(bins.Etcd, []string{
+		"--name=testbed",
+		"--data-dir=" + filepath.Join(state, "etcd"),
+		"--listen-client-urls=" + clientURL,
+		"--advertise-client-urls=" + clientURL,
+		"--listen-peer-urls=" + peerURL,
+		"--initial-advertise-peer-urls=" + peerURL,
+		"--initial-cluster=testbed=" + peerURL,
+		"--unsafe-no-fsync",
+		"--log-level=warn",
+	}, nil, filepath.Join(logs, "etcd.log"))
+	if err != nil {
+		return env, err
+	}
+	env.PIDs = append(env.PIDs, pid)
+	if err := writePIDs(state, env.PIDs); err != nil {
+		return env, err
+	}
+
+	// kumo
+	pid, err = spawn(bins.Kumo, []string{"--host", "127.0.0.1", "--port", strconv.Itoa(kumoPort)},
+		[]string{"KUMO_LOG_LEVEL=warn"}, filepath.Join(logs, "kumo.log"))
+	if err != nil {
+		return env, err
+	}
+	env.PIDs = append(env.PIDs, pid)
+	if err := writePIDs(state, env.PIDs); err != nil {
+		return env, err
+	}
+	env.AWSEndpoint = fmt.Sprintf("http://127.0.0.1:%d", kumoPort)
+
+	if err := waitHTTP(ctx, clientURL+"/health", "", 60*time.Second); err != nil {
+		return env, fmt.Errorf("etcd did not become healthy (log: %s): %w", filepath.Join(logs, "etcd.log"), err)
+	}
+
+	// kube-apiserver
+	pki := filepath.Join(state, "pki")
+	saKey := filepath.Join(pki, "sa.key")
+	if err := writeRSAKey(saKey); err != nil {
+		return env, err
+	}
+	env.KubeToken = randomHex(24)
+	tokenFile := filepath.Join(pki, "tokens.csv")
+	if err := os.WriteFile(tokenFile, []byte(env.KubeToken+",testbed-admin,testbed-admin,system:masters\n"), 0o600); err != nil {
+		return env, err
+	}
+	pid, err = spawn(bins.KubeAPIServer, []string{
+		"--etcd-servers=" + clientURL,
+		"--cert-dir=" + pki,
+		"--secure-port=" + strconv.Itoa(apiPort),
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + saKey,
+		"--service-account-signing-key-file=" + saKey,
+		"--token-auth-file=" + tokenFile,
+		"--authorization-mode=RBAC",
+		"--service-cluster-ip-range=10.96.0.0/16",
+		"--enable-priority-and-fairness=false",
+		"--v=0",
+	}, nil, filepath.Join(logs, "kube-apiserver.log"))
+	if err != nil {
+		return env, err
+	}
+	env.PIDs = append(env.PIDs, pid)
+	if err := writePIDs(state, env.PIDs); err != nil {
+		return env, err
+	}
+	env.KubeHost = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
+	if err := waitHTTP(ctx, env.KubeHost+"/readyz", env.KubeToken, 120*time.Second); err != nil {
+		return env, fmt.Errorf("kube-apiserver did not become ready (log: %s): %w", filepath.Join(logs, "kube-apiserver.log"), err)
+	}
+	if err := waitHTTP(ctx, env.AWSEndpoint+"/health", "", 60*time.Second); err != nil {
+		return env, fmt.Errorf("kumo did not become healthy (log: %s): %w", filepath.Join(logs, "kumo.log"), err)
+	}
+
+	env.KubeCAFile = filepath.Join(pki, "apiserver.crt")
+	env.Kubeconfig = filepath.Join(state, "kubeconfig")
+	if err := writeKubeconfig(env); err != nil {
+		return env, err
+	}
+	if logf != nil {
+		logf("test bed up: kube-apiserver %s, AWS emulator %s; installing Flink operator CRDs", env.KubeHost, env.AWSEndpoint)
+	}
+	if err := InstallCRDs(ctx, env); err != nil {
+		return env, err
+	}
+	if err := writeEnvFiles(state, env); err != nil {
+		return env, err
+	}
+	return env, nil
+}
+
+// healthy tells whether every process of a loaded env still answers.
+func (e Env) healthy(ctx context.Context) bool {
+	for _, pid := range e.PIDs {
+		if !alive(pid) {
+			return false
+		}
+	}
+	return len(e.PIDs) == 3 &&
+		waitHTTP(ctx, e.KubeHost+"/readyz", e.KubeToken, 2*time.Second) == nil &&
+		waitHTTP(ctx, e.AWSEndpoint+"/health", "", 2*time.Second) == nil
+}
+
+func spawn(bin string, args, extraEnv []string, logPath string) (int, error) {
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.Env = append(os.Environ(), extraEnv...)
+	// Its own process group: it outlives `testbed up`, and is stopped as a group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting %s: %w", filepath.Base(bin), err)
+	}
+	pid := cmd.Process.Pid
+	// Reap it when it exits so it never lingers as a zombie of a long-lived parent.
+	go func() { _ = cmd.Wait() }()
+	return pid, nil
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	// A zombie still answers signal 0; /proc tells the truth.
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(b))
+	return len(fields) < 3 || fields[2] != "Z"
+}
+
+// stopPIDs sends SIGTERM to each process group, then SIGKILL to what is
+// still alive after a grace period. API server first, etcd last.
+func stopPIDs(pids []int) {
+	for i := len(pids) - 1; i >= 0; i-- {
+		if alive(pids[i]) {
+			_ = syscall.Kill(-pids[i], syscall.SIGTERM)
+		}
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if alive(pid) {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			for i := 0; i < 50 && alive(pid); i++ {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+}
+
+func writePIDs(state string, pids []int) error {
+	var b strings.Builder
+	for _, p := range pids {
+		fmt.Fprintf(&b, "%d\n", p)
+	}
+	return os.WriteFile(filepath.Join(state, "pids"), []byte(b.String()), 0o644)
+}
+
+func readPIDs(state string) []int {
+	b, err := os.ReadFile(filepath.Join(state, "pids"))
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if p, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, p)
+		}
+	}
+	return pids
+}
+
+func cleanData(state string) {
+	for _, d := range []string{"etcd", "pki", "logs", "env", "env.json", "kubeconfig", "pids"} {
+		_ = os.RemoveAll(filepath.Join(state, d))
+	}
+}
+
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+func waitHTTP(ctx context.Context, url, token string, timeout time.Duration) error {
+	client := &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, // readiness probe of our own self-signed server only
+	}
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = fmt.Errorf("%s answered %s", url, resp.Status)
+		} else {
+			last = err
+		}
+		if time.Now().After(deadline) {
+			return last
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func writeRSAKey(path string) error {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	der := x509.MarshalPKCS1PrivateKey(key)
+	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: der}), 0o600)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func writeKubeconfig(env Env) error {
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: testbed
+  cluster:
+    server: %s
+    certificate-authority: %s
+users:
+- name: testbed-admin
+  user:
+    token: %s
+contexts:
+- name: testbed
+  context:
+    cluster: testbed
+    user: testbed-admin
+current-context: testbed
+`, env.KubeHost, env.KubeCAFile, env.KubeToken)
+	return os.WriteFile(env.Kubeconfig, []byte(cfg), 0o600)
+}
+
+func writeEnvFiles(state string, env Env) error {
+	var b strings.Builder
+	b.WriteString("# Written by the flinkstate test bed: . .testbed/env to use it from a shell.\n")
+	for _, kv := range env.Vars() {
+		fmt.Fprintf(&b, "export %s=%q\n", kv[0], kv[1])
+	}
+	fmt.Fprintf(&b, "export PATH=%q:\"$PATH\"\n", filepath.Dir(env.Kubectl))
+	if err := os.WriteFile(filepath.Join(state, "env"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(env, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(state, "env.json"), j, 0o600)
+}

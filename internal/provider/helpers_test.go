@@ -1,0 +1,59 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// Test clients are built by the same code the provider uses, from the same
+// environment the tests hand to terraform.
+
+func testAWS(t *testing.T) *awsclient.Clients {
+	t.Helper()
+	c, err := awsclient.New(context.Background(), awsclient.Config{})
+	if err != nil {
+		t.Fatalf("AWS clients: %v", err)
+	}
+	return c
+}
+
+func testKube(t *testing.T) *kube.Client {
+	t.Helper()
+	c, err := kube.New(kube.Config{ConfigPath: os.Getenv("KUBECONFIG")})
+	if err != nil {
+		t.Fatalf("Kubernetes client: %v", err)
+	}
+	return c
+}
+
+// randName is a short random suffix that keeps parallel and repeated runs
+// from colliding on the same names.
+func randName(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// testNamespace creates a namespace for one test. The test bed has no
+// namespace controller, so namespaces are left behind rather than stuck in
+// Terminating; their names are random.
+func testNamespace(t *testing.T) string {
+	t.Helper()
+	ns := randName("acc-")
+	_, err := testKube(t).Typed.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("creating namespace %s: %v", ns, err)
+	}
+	return ns
+}

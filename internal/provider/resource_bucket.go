@@ -1,0 +1,447 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
+)
+
+type bucketResource struct{ meta *meta }
+
+func newBucketResource() resource.Resource { return &bucketResource{} }
+
+type bucketModel struct {
+	ID                              types.String `tfsdk:"id"`
+	Bucket                          types.String `tfsdk:"bucket"`
+	ARN                             types.String `tfsdk:"arn"`
+	KMSKeyARN                       types.String `tfsdk:"kms_key_arn"`
+	AbortIncompleteMultipartDays    types.Int64  `tfsdk:"abort_incomplete_multipart_days"`
+	EnforceTLS                      types.Bool   `tfsdk:"enforce_tls"`
+	Versioning                      types.Bool   `tfsdk:"versioning"`
+	NoncurrentVersionExpirationDays types.Int64  `tfsdk:"noncurrent_version_expiration_days"`
+	Tags                            types.Map    `tfsdk:"tags"`
+	ForceDestroy                    types.Bool   `tfsdk:"force_destroy"`
+}
+
+var kmsKeyARNRE = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+$`)
+
+func (r *bucketResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_bucket"
+}
+
+func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "An S3 bucket hardened for Flink state: Block Public Access on, BucketOwnerEnforced, default encryption " +
+			"(SSE-S3, or SSE-KMS with a bucket key), a lifecycle rule that aborts incomplete multipart uploads, a deny-non-TLS " +
+			"bucket policy and optional versioning. It never gets an expiration rule on current objects: incremental " +
+			"checkpoints share files, and expiring them by age breaks restores.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The bucket name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"bucket": schema.StringAttribute{
+				Required:      true,
+				Description:   "Bucket name (S3 general purpose bucket naming rules). Changing it replaces the bucket.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{bucketNameValidator{}},
+			},
+			"arn": schema.StringAttribute{
+				Computed:      true,
+				Description:   "ARN of the bucket.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"kms_key_arn": schema.StringAttribute{
+				Optional:    true,
+				Description: "KMS key ARN for SSE-KMS default encryption with an S3 bucket key. Unset: SSE-S3 (AES256).",
+				Validators: []validator.String{stringvalidator.RegexMatches(kmsKeyARNRE,
+					"must be a KMS key or alias ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)")},
+			},
+			"abort_incomplete_multipart_days": schema.Int64Attribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     int64default.StaticInt64(1),
+				Description: "Days after which incomplete multipart uploads (left by failed checkpoints) are aborted. Default 1.",
+				Validators:  []validator.Int64{int64validator.Between(1, 365)},
+			},
+			"enforce_tls": schema.BoolAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     booldefault.StaticBool(true),
+				Description: "Attach a bucket policy denying every request not made over TLS. Default true.",
+			},
+			"versioning": schema.BoolAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     booldefault.StaticBool(false),
+				Description: "Enable versioning; noncurrent versions then expire after noncurrent_version_expiration_days. Default false.",
+			},
+			"noncurrent_version_expiration_days": schema.Int64Attribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     int64default.StaticInt64(30),
+				Description: "With versioning, days after which noncurrent versions expire. Current objects never expire. Default 30.",
+				Validators:  []validator.Int64{int64validator.Between(1, 3650)},
+			},
+			"tags": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Tags of the bucket.",
+			},
+			"force_destroy": schema.BoolAttribute{
+				Optional:    true,
+				Computed:    true,
+				Default:     booldefault.StaticBool(false),
+				Description: "Delete every object (and version) when the bucket is destroyed. Default false: destroying a non-empty bucket fails and says what it holds.",
+			},
+		},
+	}
+}
+
+func (r *bucketResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	if m, ok := req.ProviderData.(*meta); ok {
+		r.meta = m
+	}
+}
+
+func (r *bucketResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("bucket"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
+}
+
+func (r *bucketResource) s3(ctx context.Context, diags *diag.Diagnostics) *s3.Client {
+	c, err := r.meta.AWS(ctx)
+	if err != nil {
+		diags.AddError("AWS client", err.Error())
+		return nil
+	}
+	return c.S3
+}
+
+func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan bucketModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	cl := r.s3(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := plan.Bucket.ValueString()
+	in := &s3.CreateBucketInput{Bucket: aws.String(name), ObjectOwnership: s3types.ObjectOwnershipBucketOwnerEnforced}
+	if region := cl.Options().Region; region != "us-east-1" {
+		in.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(region)}
+	}
+	if _, err := cl.CreateBucket(ctx, in); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Creating bucket failed", fmt.Sprintf("s3:CreateBucket %s: %s", name, err))
+		return
+	}
+	// From here on the bucket exists: record it, so that a later failure
+	// leaves a tainted resource Terraform knows about, not an orphan.
+	plan.ID = types.StringValue(name)
+	plan.ARN = types.StringValue(bucketARN(name))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.apply(ctx, cl, plan, nil)...)
+}
+
+func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state bucketModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cl := r.s3(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID, plan.ARN = state.ID, state.ARN
+	resp.Diagnostics.Append(r.apply(ctx, cl, plan, &state)...)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+// apply writes every hardening setting of the plan (all of them on create,
+// the changed ones on update).
+func (r *bucketResource) apply(ctx context.Context, cl *s3.Client, plan bucketModel, prior *bucketModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	name := aws.String(plan.Bucket.ValueString())
+	step := func(what string, err error) bool {
+		if err != nil {
+			diags.AddError("Configuring bucket failed", fmt.Sprintf("%s on %s: %s", what, *name, err))
+			return false
+		}
+		return true
+	}
+	if prior == nil {
+		_, err := cl.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: name,
+			PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{
+				BlockPublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true),
+				IgnorePublicAcls: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true)}})
+		if !step("s3:PutPublicAccessBlock", err) {
+			return diags
+		}
+		// BucketOwnerEnforced was set by CreateBucket (x-amz-object-ownership),
+		// atomically with the bucket itself.
+	}
+	if prior == nil || !prior.KMSKeyARN.Equal(plan.KMSKeyARN) {
+		rule := s3types.ServerSideEncryptionRule{ApplyServerSideEncryptionByDefault: &s3types.ServerSideEncryptionByDefault{
+			SSEAlgorithm: s3types.ServerSideEncryptionAes256}}
+		if k := plan.KMSKeyARN.ValueString(); k != "" {
+			rule.ApplyServerSideEncryptionByDefault = &s3types.ServerSideEncryptionByDefault{
+				SSEAlgorithm: s3types.ServerSideEncryptionAwsKms, KMSMasterKeyID: aws.String(k)}
+			rule.BucketKeyEnabled = aws.Bool(true)
+		}
+		_, err := cl.PutBucketEncryption(ctx, &s3.PutBucketEncryptionInput{Bucket: name,
+			ServerSideEncryptionConfiguration: &s3types.ServerSideEncryptionConfiguration{Rules: []s3types.ServerSideEncryptionRule{rule}}})
+		if !step("s3:PutBucketEncryption", err) {
+			return diags
+		}
+	}
+	if prior == nil || !prior.Versioning.Equal(plan.Versioning) {
+		if plan.Versioning.ValueBool() || prior != nil {
+			status := s3types.BucketVersioningStatusSuspended
+			if plan.Versioning.ValueBool() {
+				status = s3types.BucketVersioningStatusEnabled
+			}
+			_, err := cl.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: name,
+				VersioningConfiguration: &s3types.VersioningConfiguration{Status: status}})
+			if !step("s3:PutBucketVersioning", err) {
+				return diags
+			}
+		}
+	}
+	if prior == nil || !prior.AbortIncompleteMultipartDays.Equal(plan.AbortIncompleteMultipartDays) ||
+		!prior.Versioning.Equal(plan.Versioning) || !prior.NoncurrentVersionExpirationDays.Equal(plan.NoncurrentVersionExpirationDays) {
+		_, err := cl.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: name,
+			LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: lifecycleRules(plan)}})
+		if !step("s3:PutBucketLifecycleConfiguration", err) {
+			return diags
+		}
+	}
+	if prior == nil || !prior.EnforceTLS.Equal(plan.EnforceTLS) {
+		var err error
+		if plan.EnforceTLS.ValueBool() {
+			_, err = cl.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: name, Policy: aws.String(s3state.TLSPolicy("aws", *name))})
+			step("s3:PutBucketPolicy", err)
+		} else if prior != nil {
+			_, err = cl.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: name})
+			step("s3:DeleteBucketPolicy", err)
+		}
+		if err != nil {
+			return diags
+		}
+	}
+	if prior == nil || !prior.Tags.Equal(plan.Tags) {
+		tags := map[string]string{}
+		diags.Append(plan.Tags.ElementsAs(ctx, &tags, false)...)
+		var err error
+		if len(tags) > 0 {
+			var set []s3types.Tag
+			for k, v := range tags {
+				set = append(set, s3types.Tag{Key: aws.String(k), Value: aws.String(v)})
+			}
+			_, err = cl.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: name, Tagging: &s3types.Tagging{TagSet: set}})
+			step("s3:PutBucketTagging", err)
+		} else if prior != nil {
+			_, err = cl.DeleteBucketTagging(ctx, &s3.DeleteBucketTaggingInput{Bucket: name})
+			step("s3:DeleteBucketTagging", err)
+		}
+	}
+	return diags
+}
+
+func lifecycleRules(plan bucketModel) []s3types.LifecycleRule {
+	var out []s3types.LifecycleRule
+	for _, r := range s3state.Lifecycle(int32(plan.AbortIncompleteMultipartDays.ValueInt64()), plan.Versioning.ValueBool(),
+		int32(plan.NoncurrentVersionExpirationDays.ValueInt64())) {
+		rule := s3types.LifecycleRule{ID: aws.String(r.ID), Status: s3types.ExpirationStatusEnabled,
+			Filter: &s3types.LifecycleRuleFilter{Prefix: aws.String("")}}
+		if r.AbortIncompleteMultipartDays > 0 {
+			rule.AbortIncompleteMultipartUpload = &s3types.AbortIncompleteMultipartUpload{DaysAfterInitiation: aws.Int32(r.AbortIncompleteMultipartDays)}
+		}
+		if r.NoncurrentVersionDays > 0 {
+			rule.NoncurrentVersionExpiration = &s3types.NoncurrentVersionExpiration{NoncurrentDays: aws.Int32(r.NoncurrentVersionDays)}
+		}
+		out = append(out, rule)
+	}
+	return out
+}
+
+func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state bucketModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cl := r.s3(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := aws.String(state.ID.ValueString())
+	if _, err := cl.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: name}); err != nil {
+		if isNotFound(err) {
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:HeadBucket %s: %s", *name, err))
+		return
+	}
+	state.Bucket = types.StringValue(*name)
+	state.ARN = types.StringValue(bucketARN(*name))
+
+	// Encryption
+	state.KMSKeyARN = types.StringNull()
+	if enc, err := cl.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: name}); err == nil && enc.ServerSideEncryptionConfiguration != nil {
+		for _, rule := range enc.ServerSideEncryptionConfiguration.Rules {
+			if d := rule.ApplyServerSideEncryptionByDefault; d != nil && d.SSEAlgorithm == s3types.ServerSideEncryptionAwsKms {
+				state.KMSKeyARN = types.StringValue(aws.ToString(d.KMSMasterKeyID))
+			}
+		}
+	}
+	// Versioning
+	if v, err := cl.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: name}); err == nil {
+		state.Versioning = types.BoolValue(v.Status == s3types.BucketVersioningStatusEnabled)
+	} else {
+		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketVersioning %s: %s", *name, err))
+		return
+	}
+	// Lifecycle: the provider's rules only.
+	if lc, err := cl.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: name}); err == nil {
+		abort := int64(0)
+		for _, rule := range lc.Rules {
+			if aws.ToString(rule.ID) == s3state.AbortMultipartRuleID && rule.AbortIncompleteMultipartUpload != nil {
+				abort = int64(aws.ToInt32(rule.AbortIncompleteMultipartUpload.DaysAfterInitiation))
+			}
+			if aws.ToString(rule.ID) == s3state.NoncurrentVersionsRuleID && rule.NoncurrentVersionExpiration != nil {
+				state.NoncurrentVersionExpirationDays = types.Int64Value(int64(aws.ToInt32(rule.NoncurrentVersionExpiration.NoncurrentDays)))
+			}
+		}
+		state.AbortIncompleteMultipartDays = types.Int64Value(abort)
+		if state.NoncurrentVersionExpirationDays.IsNull() {
+			// No versioning rule (versioning off, e.g. after import): the default stands.
+			state.NoncurrentVersionExpirationDays = types.Int64Value(30)
+		}
+	} else if isNotFound(err) {
+		state.AbortIncompleteMultipartDays = types.Int64Value(0)
+	}
+	// Policy
+	if p, err := cl.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: name}); err == nil {
+		state.EnforceTLS = types.BoolValue(s3state.PolicyDeniesInsecureTransport(aws.ToString(p.Policy)))
+	} else if isNotFound(err) {
+		state.EnforceTLS = types.BoolValue(false)
+	}
+	// Tags
+	if t, err := cl.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: name}); err == nil && len(t.TagSet) > 0 {
+		m := map[string]string{}
+		for _, tag := range t.TagSet {
+			m[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+		}
+		tags, d := types.MapValueFrom(ctx, types.StringType, m)
+		resp.Diagnostics.Append(d...)
+		state.Tags = tags
+	} else if err == nil || isNotFound(err) {
+		// No tags on the bucket: an empty map in the configuration stays as it is.
+		if state.Tags.IsNull() || len(state.Tags.Elements()) > 0 {
+			state.Tags = types.MapNull(types.StringType)
+		}
+	}
+	if state.ForceDestroy.IsNull() {
+		state.ForceDestroy = types.BoolValue(false)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state bucketModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cl := r.s3(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.ID.ValueString()
+	if state.ForceDestroy.ValueBool() {
+		n, err := s3state.DeleteAll(ctx, cl, name, "")
+		if err != nil {
+			resp.Diagnostics.AddError("Emptying bucket failed", err.Error())
+			return
+		}
+		if n > 0 {
+			resp.Diagnostics.AddWarning("Bucket emptied", fmt.Sprintf("force_destroy deleted %d object versions from s3://%s.", n, name))
+		}
+	} else {
+		n, more, err := s3state.Contents(ctx, cl, name, "", 1000)
+		if err != nil && !isNotFound(err) {
+			resp.Diagnostics.AddError("Checking bucket contents failed", err.Error())
+			return
+		}
+		if n > 0 {
+			count := fmt.Sprint(n)
+			if more {
+				count = "more than " + count
+			}
+			resp.Diagnostics.AddAttributeError(path.Root("force_destroy"), "Bucket is not empty",
+				fmt.Sprintf("s3://%s holds %s object versions (Flink checkpoints, savepoints or HA metadata may be among them). "+
+					"Nothing was deleted. Move or delete them yourself, or set force_destroy = true and apply before destroying "+
+					"to have the provider delete them.", name, count))
+			return
+		}
+	}
+	if _, err := cl.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil && !isNotFound(err) {
+		resp.Diagnostics.AddError("Deleting bucket failed", fmt.Sprintf("s3:DeleteBucket %s: %s", name, err))
+	}
+}
+
+func bucketARN(name string) string { return "arn:aws:s3:::" + name }
+
+// isNotFound recognises the "does not exist" answers of S3 and IAM.
+func isNotFound(err error) bool {
+	var nf *s3types.NotFound
+	var nsb *s3types.NoSuchBucket
+	if errors.As(err, &nf) || errors.As(err, &nsb) {
+		return true
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "NotFound", "NoSuchBucket", "NoSuchEntity", "NoSuchBucketPolicy", "NoSuchLifecycleConfiguration",
+			"NoSuchTagSet", "NoSuchTagSetError", "ServerSideEncryptionConfigurationNotFoundError", "ResourceNotFoundException":
+			return true
+		}
+	}
+	return strings.Contains(err.Error(), "StatusCode: 404")
+}
+
+type bucketNameValidator struct{}
+
+func (bucketNameValidator) Description(context.Context) string {
+	return "must follow S3 general purpose bucket naming rules"
+}
+func (v bucketNameValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (bucketNameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := s3state.ValidateBucketName(req.ConfigValue.ValueString()); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid bucket name",
+			fmt.Sprintf("%s %q %s.", req.Path, req.ConfigValue.ValueString(), msg))
+	}
+}

@@ -1,0 +1,351 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// IRSAAnnotation is the annotation EKS reads to inject web identity credentials.
+const IRSAAnnotation = "eks.amazonaws.com/role-arn"
+
+var (
+	dns1123Label     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	roleARNRE        = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$`)
+)
+
+func namespaceValidators() []validator.String {
+	return []validator.String{
+		stringvalidator.LengthBetween(1, 63),
+		stringvalidator.RegexMatches(dns1123Label, "must be a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit"),
+	}
+}
+
+func objectNameValidators() []validator.String {
+	return []validator.String{
+		stringvalidator.LengthBetween(1, 253),
+		stringvalidator.RegexMatches(dns1123Subdomain, "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"),
+	}
+}
+
+type serviceAccountResource struct{ meta *meta }
+
+func newServiceAccountResource() resource.Resource { return &serviceAccountResource{} }
+
+type serviceAccountModel struct {
+	ID          types.String      `tfsdk:"id"`
+	Namespace   types.String      `tfsdk:"namespace"`
+	Name        types.String      `tfsdk:"name"`
+	Labels      types.Map         `tfsdk:"labels"`
+	Annotations types.Map         `tfsdk:"annotations"`
+	IRSARoleARN types.String      `tfsdk:"irsa_role_arn"`
+	RoleBinding *roleBindingModel `tfsdk:"role_binding"`
+}
+
+type roleBindingModel struct {
+	RoleName types.String `tfsdk:"role_name"`
+	Kind     types.String `tfsdk:"kind"`
+}
+
+func (r *serviceAccountResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_service_account"
+}
+
+func (r *serviceAccountResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "A Kubernetes ServiceAccount for Flink pods, optionally annotated for IRSA, and with `role_binding` the " +
+			"RoleBinding of that account to the Flink operator's Role (`flink` by default) or a ClusterRole. " +
+			"Written with server-side apply; labels and annotations set by others are left alone.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "`namespace/name`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"namespace": schema.StringAttribute{
+				Required:      true,
+				Description:   "Namespace of the ServiceAccount (must exist). Changing it replaces the account.",
+				Validators:    namespaceValidators(),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"name": schema.StringAttribute{
+				Required:      true,
+				Description:   "Name of the ServiceAccount, and of its RoleBinding. Changing it replaces the account.",
+				Validators:    objectNameValidators(),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"labels": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Labels this resource manages on the ServiceAccount.",
+			},
+			"annotations": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Description: "Annotations this resource manages on the ServiceAccount (use irsa_role_arn for " + IRSAAnnotation + ").",
+				Validators:  []validator.Map{noIRSAAnnotationKey{}},
+			},
+			"irsa_role_arn": schema.StringAttribute{
+				Optional:    true,
+				Description: "IAM role ARN for IRSA: sets the " + IRSAAnnotation + " annotation. The role's trust policy must name this namespace and account.",
+				Validators:  []validator.String{stringvalidator.RegexMatches(roleARNRE, "must be an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)")},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"role_binding": schema.SingleNestedBlock{
+				Description: "Bind the ServiceAccount to the operator's Role so that Flink's JobManager can manage TaskManager pods and HA ConfigMaps.",
+				Attributes: map[string]schema.Attribute{
+					"role_name": schema.StringAttribute{
+						Optional:      true,
+						Computed:      true,
+						Description:   "Name of the Role or ClusterRole. Default `flink` (the Role the operator's Helm chart creates).",
+						Validators:    objectNameValidators(),
+						PlanModifiers: []planmodifier.String{defaultString("flink")},
+					},
+					"kind": schema.StringAttribute{
+						Optional:      true,
+						Computed:      true,
+						Description:   "`Role` (default) or `ClusterRole`.",
+						Validators:    []validator.String{stringvalidator.OneOf("Role", "ClusterRole")},
+						PlanModifiers: []planmodifier.String{defaultString("Role")},
+					},
+				},
+			},
+		},
+	}
+}
+
+func (r *serviceAccountResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	if m, ok := req.ProviderData.(*meta); ok {
+		r.meta = m
+	}
+}
+
+func (r *serviceAccountResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, name, ok := strings.Cut(req.ID, "/")
+	if !ok || ns == "" || name == "" {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected namespace/name, got %q", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}
+
+func (r *serviceAccountResource) client(diags *diag.Diagnostics) *kube.Client {
+	c, err := r.meta.Kube()
+	if err != nil {
+		diags.AddError("Kubernetes client", err.Error())
+		return nil
+	}
+	return c
+}
+
+func (r *serviceAccountResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan serviceAccountModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
+	resp.Diagnostics.Append(r.apply(ctx, c, plan, nil)...)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *serviceAccountResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state serviceAccountModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = state.ID
+	resp.Diagnostics.Append(r.apply(ctx, c, plan, &state)...)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan serviceAccountModel, prior *serviceAccountModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	labels, annotations := map[string]string{}, map[string]string{}
+	diags.Append(plan.Labels.ElementsAs(ctx, &labels, false)...)
+	diags.Append(plan.Annotations.ElementsAs(ctx, &annotations, false)...)
+	if v := plan.IRSARoleARN.ValueString(); v != "" {
+		annotations[IRSAAnnotation] = v
+	}
+	if diags.HasError() {
+		return diags
+	}
+	// Server-side apply owns exactly these keys: dropping one from the
+	// configuration removes it from the object; keys of other managers stay.
+	sa := corev1ac.ServiceAccount(name, ns).WithLabels(labels).WithAnnotations(annotations)
+	if _, err := c.Typed.CoreV1().ServiceAccounts(ns).Apply(ctx, sa, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+		diags.AddError("Applying ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		return diags
+	}
+	rbs := c.Typed.RbacV1().RoleBindings(ns)
+	wantRB := plan.RoleBinding != nil
+	hadRB := prior != nil && prior.RoleBinding != nil
+	if hadRB && (!wantRB || !prior.RoleBinding.RoleName.Equal(plan.RoleBinding.RoleName) || !prior.RoleBinding.Kind.Equal(plan.RoleBinding.Kind)) {
+		// roleRef is immutable: a changed role means a new binding.
+		if err := rbs.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			diags.AddError("Deleting RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+			return diags
+		}
+	}
+	if wantRB {
+		rb := rbacv1ac.RoleBinding(name, ns).
+			WithLabels(labels).
+			WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup("rbac.authorization.k8s.io").
+				WithKind(plan.RoleBinding.Kind.ValueString()).WithName(plan.RoleBinding.RoleName.ValueString())).
+			WithSubjects(rbacv1ac.Subject().WithKind("ServiceAccount").WithName(name).WithNamespace(ns))
+		if _, err := rbs.Apply(ctx, rb, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+			diags.AddAttributeError(path.Root("role_binding"), "Applying RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		}
+	}
+	return diags
+}
+
+func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state serviceAccountModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	sa, err := c.Typed.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Reading ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		return
+	}
+	imported := state.Labels.IsNull() && state.Annotations.IsNull() && state.IRSARoleARN.IsNull() && state.RoleBinding == nil
+	owned := kube.OwnedMetadataKeys(sa.ManagedFields, kube.FieldManager)
+
+	state.Labels = readOwnedMap(ctx, sa.Labels, owned.Labels, state.Labels, &resp.Diagnostics)
+	annotations := map[string]string{}
+	for k, v := range sa.Annotations {
+		if k != IRSAAnnotation {
+			annotations[k] = v
+		}
+	}
+	state.Annotations = readOwnedMap(ctx, annotations, owned.Annotations, state.Annotations, &resp.Diagnostics)
+	if v, ok := sa.Annotations[IRSAAnnotation]; ok && (owned.Annotations[IRSAAnnotation] || imported) {
+		state.IRSARoleARN = types.StringValue(v)
+	} else {
+		state.IRSARoleARN = types.StringNull()
+	}
+
+	rb, err := c.Typed.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		state.RoleBinding = nil
+	case err != nil:
+		resp.Diagnostics.AddError("Reading RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		return
+	case state.RoleBinding != nil || imported:
+		state.RoleBinding = &roleBindingModel{RoleName: types.StringValue(rb.RoleRef.Name), Kind: types.StringValue(rb.RoleRef.Kind)}
+	}
+	state.ID = types.StringValue(ns + "/" + name)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readOwnedMap reports the keys of live that this provider's field manager
+// owns (on import, when nothing is owned yet, every key), so keys that
+// others add never show as drift and keys removed out of band do.
+func readOwnedMap(ctx context.Context, live map[string]string, owned map[string]bool, prior types.Map, diags *diag.Diagnostics) types.Map {
+	out := map[string]string{}
+	for k, v := range live {
+		if owned[k] || len(owned) == 0 && prior.IsNull() {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		if !prior.IsNull() && len(prior.Elements()) == 0 {
+			return prior
+		}
+		return types.MapNull(types.StringType)
+	}
+	m, d := types.MapValueFrom(ctx, types.StringType, out)
+	diags.Append(d...)
+	return m
+}
+
+func (r *serviceAccountResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state serviceAccountModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	if state.RoleBinding != nil {
+		if err := c.Typed.RbacV1().RoleBindings(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			resp.Diagnostics.AddError("Deleting RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+			return
+		}
+	}
+	if err := c.Typed.CoreV1().ServiceAccounts(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		resp.Diagnostics.AddError("Deleting ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+	}
+}
+
+type noIRSAAnnotationKey struct{}
+
+func (noIRSAAnnotationKey) Description(context.Context) string {
+	return "must not hold " + IRSAAnnotation + " (use irsa_role_arn)"
+}
+func (v noIRSAAnnotationKey) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (noIRSAAnnotationKey) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, ok := req.ConfigValue.Elements()[IRSAAnnotation]; ok {
+		resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(IRSAAnnotation), "Use irsa_role_arn",
+			fmt.Sprintf("%s must not set %s; set irsa_role_arn instead, so the role and the annotation cannot disagree.", req.Path, IRSAAnnotation))
+	}
+}
+
+// defaultString is a plan modifier that plans a default for an unset
+// Optional+Computed attribute (usable inside blocks, where schema defaults are not).
+type defaultString string
+
+func (d defaultString) Description(context.Context) string {
+	return fmt.Sprintf("defaults to %q", string(d))
+}
+func (d defaultString) MarkdownDescription(ctx context.Context) string { return d.Description(ctx) }
+func (d defaultString) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.ConfigValue.IsNull() {
+		resp.PlanValue = types.StringValue(string(d))
+	}
+}

@@ -252,8 +252,7 @@ func (r *bucketResource) apply(ctx context.Context, cl *s3.Client, plan bucketMo
 		}
 	}
 	if prior == nil || !prior.Tags.Equal(plan.Tags) {
-		tags := map[string]string{}
-		diags.Append(plan.Tags.ElementsAs(ctx, &tags, false)...)
+		tags := stringMap(ctx, plan.Tags, &diags)
 		var err error
 		if len(tags) > 0 {
 			var set []s3types.Tag

@@ -148,7 +148,12 @@ func (r *serviceAccountResource) ImportState(ctx context.Context, req resource.I
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	// The first Read after an import reports every label and annotation, as
+	// nothing is owned by this provider's field manager yet.
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
 }
+
+const privateImported = "imported"
 
 func (r *serviceAccountResource) client(diags *diag.Diagnostics) *kube.Client {
 	c, err := r.meta.Kube()
@@ -191,9 +196,8 @@ func (r *serviceAccountResource) Update(ctx context.Context, req resource.Update
 func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan serviceAccountModel, prior *serviceAccountModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	labels, annotations := map[string]string{}, map[string]string{}
-	diags.Append(plan.Labels.ElementsAs(ctx, &labels, false)...)
-	diags.Append(plan.Annotations.ElementsAs(ctx, &annotations, false)...)
+	labels := stringMap(ctx, plan.Labels, &diags)
+	annotations := stringMap(ctx, plan.Annotations, &diags)
 	if v := plan.IRSARoleARN.ValueString(); v != "" {
 		annotations[IRSAAnnotation] = v
 	}
@@ -247,17 +251,22 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.Diagnostics.AddError("Reading ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return
 	}
-	imported := state.Labels.IsNull() && state.Annotations.IsNull() && state.IRSARoleARN.IsNull() && state.RoleBinding == nil
+	flag, d := req.Private.GetKey(ctx, privateImported)
+	resp.Diagnostics.Append(d...)
+	imported := string(flag) == "true"
+	if imported {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
+	}
 	owned := kube.OwnedMetadataKeys(sa.ManagedFields, kube.FieldManager)
 
-	state.Labels = readOwnedMap(ctx, sa.Labels, owned.Labels, state.Labels, &resp.Diagnostics)
+	state.Labels = readOwnedMap(ctx, sa.Labels, owned.Labels, imported, state.Labels, &resp.Diagnostics)
 	annotations := map[string]string{}
 	for k, v := range sa.Annotations {
 		if k != IRSAAnnotation {
 			annotations[k] = v
 		}
 	}
-	state.Annotations = readOwnedMap(ctx, annotations, owned.Annotations, state.Annotations, &resp.Diagnostics)
+	state.Annotations = readOwnedMap(ctx, annotations, owned.Annotations, imported, state.Annotations, &resp.Diagnostics)
 	if v, ok := sa.Annotations[IRSAAnnotation]; ok && (owned.Annotations[IRSAAnnotation] || imported) {
 		state.IRSARoleARN = types.StringValue(v)
 	} else {
@@ -279,12 +288,12 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 // readOwnedMap reports the keys of live that this provider's field manager
-// owns (on import, when nothing is owned yet, every key), so keys that
-// others add never show as drift and keys removed out of band do.
-func readOwnedMap(ctx context.Context, live map[string]string, owned map[string]bool, prior types.Map, diags *diag.Diagnostics) types.Map {
+// owns (right after an import, every key), so keys that others add never
+// show as drift and keys removed out of band do.
+func readOwnedMap(ctx context.Context, live map[string]string, owned map[string]bool, imported bool, prior types.Map, diags *diag.Diagnostics) types.Map {
 	out := map[string]string{}
 	for k, v := range live {
-		if owned[k] || len(owned) == 0 && prior.IsNull() {
+		if owned[k] || imported {
 			out[k] = v
 		}
 	}

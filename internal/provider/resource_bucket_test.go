@@ -1,0 +1,233 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
+)
+
+func bucketConfig(name, extra string) string {
+	return fmt.Sprintf(`
+resource "flinkstate_bucket" "test" {
+  bucket = %q
+%s
+}
+`, name, extra)
+}
+
+// checkBucketHardened reads the bucket's settings from S3 itself.
+func checkBucketHardened(t *testing.T, name string, wantVersioning bool, wantTags map[string]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, c := context.Background(), testAWS(t).S3
+		b := aws.String(name)
+		pab, err := c.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: b})
+		if err != nil {
+			return fmt.Errorf("GetPublicAccessBlock: %w", err)
+		}
+		p := pab.PublicAccessBlockConfiguration
+		if !aws.ToBool(p.BlockPublicAcls) || !aws.ToBool(p.BlockPublicPolicy) || !aws.ToBool(p.IgnorePublicAcls) || !aws.ToBool(p.RestrictPublicBuckets) {
+			return fmt.Errorf("public access block not fully on: %+v", p)
+		}
+		enc, err := c.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: b})
+		if err != nil {
+			return fmt.Errorf("GetBucketEncryption: %w", err)
+		}
+		if alg := enc.ServerSideEncryptionConfiguration.Rules[0].ApplyServerSideEncryptionByDefault.SSEAlgorithm; alg != s3types.ServerSideEncryptionAes256 {
+			return fmt.Errorf("default encryption %q, want AES256", alg)
+		}
+		lc, err := c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: b})
+		if err != nil {
+			return fmt.Errorf("GetBucketLifecycleConfiguration: %w", err)
+		}
+		var abort, noncurrent bool
+		for _, r := range lc.Rules {
+			if r.Expiration != nil {
+				return fmt.Errorf("lifecycle rule %s expires current objects: live checkpoints would lose shared files", aws.ToString(r.ID))
+			}
+			if r.AbortIncompleteMultipartUpload != nil && aws.ToInt32(r.AbortIncompleteMultipartUpload.DaysAfterInitiation) == 1 {
+				abort = true
+			}
+			if r.NoncurrentVersionExpiration != nil {
+				noncurrent = true
+			}
+		}
+		if !abort {
+			return fmt.Errorf("no rule aborting incomplete multipart uploads after 1 day: %+v", lc.Rules)
+		}
+		if noncurrent != wantVersioning {
+			return fmt.Errorf("noncurrent version expiration rule present=%v, want %v", noncurrent, wantVersioning)
+		}
+		pol, err := c.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: b})
+		if err != nil {
+			return fmt.Errorf("GetBucketPolicy: %w", err)
+		}
+		if !s3state.PolicyDeniesInsecureTransport(aws.ToString(pol.Policy)) || !strings.Contains(aws.ToString(pol.Policy), `"aws:SecureTransport":"false"`) {
+			return fmt.Errorf("bucket policy does not deny insecure transport: %s", aws.ToString(pol.Policy))
+		}
+		ver, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: b})
+		if err != nil {
+			return fmt.Errorf("GetBucketVersioning: %w", err)
+		}
+		if (ver.Status == s3types.BucketVersioningStatusEnabled) != wantVersioning {
+			return fmt.Errorf("versioning status %q, want enabled=%v", ver.Status, wantVersioning)
+		}
+		tags, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: b})
+		if err != nil {
+			return fmt.Errorf("GetBucketTagging: %w", err)
+		}
+		got := map[string]string{}
+		for _, tg := range tags.TagSet {
+			got[aws.ToString(tg.Key)] = aws.ToString(tg.Value)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(wantTags) {
+			return fmt.Errorf("tags %v, want %v", got, wantTags)
+		}
+		return nil
+	}
+}
+
+func checkBucketGone(t *testing.T, name string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		_, err := testAWS(t).S3.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(name)})
+		if !isNotFound(err) {
+			return fmt.Errorf("bucket %s still exists (HeadBucket: %v)", name, err)
+		}
+		return nil
+	}
+}
+
+func TestAccBucket_lifecycle(t *testing.T) {
+	skipUnlessAcc(t)
+	name := randName("fs-bucket-")
+	ctx := context.Background()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: bucketConfig(name, `  tags = { team = "data" }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_bucket.test", "id", name),
+					resource.TestCheckResourceAttr("flinkstate_bucket.test", "arn", "arn:aws:s3:::"+name),
+					resource.TestCheckResourceAttr("flinkstate_bucket.test", "enforce_tls", "true"),
+					resource.TestCheckResourceAttr("flinkstate_bucket.test", "abort_incomplete_multipart_days", "1"),
+					resource.TestCheckResourceAttr("flinkstate_bucket.test", "force_destroy", "false"),
+					checkBucketHardened(t, name, false, map[string]string{"team": "data"}),
+				),
+			},
+			{
+				ResourceName:            "flinkstate_bucket.test",
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"force_destroy"},
+			},
+			{
+				// In-place update: versioning on, tags changed.
+				Config: bucketConfig(name, `  tags = { team = "streaming" }
+  versioning = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
+			},
+			{
+				// Drift: the TLS policy deleted out of band is planned back and restored.
+				PreConfig: func() {
+					if _, err := testAWS(t).S3.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String(name)}); err != nil {
+						t.Fatalf("deleting policy out of band: %v", err)
+					}
+				},
+				Config: bucketConfig(name, `  tags = { team = "streaming" }
+  versioning = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
+			},
+			{
+				// Deleted out of band: the next plan creates it again.
+				PreConfig: func() {
+					if _, err := testAWS(t).S3.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil {
+						t.Fatalf("deleting bucket out of band: %v", err)
+					}
+				},
+				Config: bucketConfig(name, `  tags = { team = "streaming" }
+  versioning = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionCreate),
+				}},
+				Check: checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
+			},
+			{
+				// Not empty and no force_destroy: destroy refuses, deletes nothing, says what it found.
+				PreConfig: func() {
+					for _, k := range []string{"flink/orders/checkpoints/job/chk-1/_metadata", "flink/orders/checkpoints/job/shared/f1"} {
+						if _, err := testAWS(t).S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(name), Key: aws.String(k), Body: strings.NewReader("x")}); err != nil {
+							t.Fatalf("PutObject: %v", err)
+						}
+					}
+				},
+				Config: bucketConfig(name, `  tags = { team = "streaming" }
+  versioning = true`),
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`(?s)not empty.*holds 2 object versions.*force_destroy = true`),
+			},
+			{
+				Config: bucketConfig(name, `  tags = { team = "streaming" }
+  versioning = true`),
+				Check: func(*terraform.State) error {
+					n, _, err := s3state.Contents(ctx, testAWS(t).S3, name, "", 1000)
+					if err != nil || n != 2 {
+						return fmt.Errorf("after the refused destroy the bucket holds %d objects (%v), want the 2 it had", n, err)
+					}
+					return nil
+				},
+			},
+			{
+				// force_destroy = true is an in-place change; the final destroy then empties and deletes the bucket.
+				Config: bucketConfig(name, `  tags = { team = "streaming" }
+  versioning = true
+  force_destroy = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
+				}},
+			},
+		},
+	})
+}
+
+func TestBucket_invalidInput(t *testing.T) {
+	cases := map[string]struct{ extra, name, want string }{
+		"uppercase":       {name: "Flink-State", want: `(?s)Invalid bucket name.*bucket`},
+		"too short":       {name: "ab", want: `(?s)bucket.*3 to 63 characters`},
+		"ip address":      {name: "192.168.1.1", want: `(?s)bucket.*IP address`},
+		"adjacent dots":   {name: "flink..state", want: `(?s)bucket.*adjacent periods`},
+		"reserved prefix": {name: "xn--flink", want: `(?s)bucket.*reserved prefixes`},
+		"kms not an arn":  {name: "flink-state", extra: `  kms_key_arn = "alias/flink"`, want: `(?s)kms_key_arn.*KMS key`},
+		"abort days 0":    {name: "flink-state", extra: `  abort_incomplete_multipart_days = 0`, want: `(?s)abort_incomplete_multipart_days.*between 1 and 365`},
+	}
+	for label, tc := range cases {
+		t.Run(label, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      bucketConfig(tc.name, tc.extra),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# make demo: apply examples/complete against the local test bed with the
+# provider just built, installed through a dev_overrides CLI configuration.
+# The test bed must be up (make testbed-up) and the provider built (make build).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+action="${1:-apply}"
+state="${FLINKSTATE_TESTBED_DIR:-$root/.testbed}"
+[ -f "$state/env" ] || { echo "demo: no test bed running; run make testbed-up (make demo does)"; exit 1; }
+# shellcheck disable=SC1091
+. "$state/env"
+
+# A CLI configuration that makes terraform use bin/terraform-provider-flinkstate.
+rc="$state/terraformrc"
+cat > "$rc" <<RC
+provider_installation {
+  dev_overrides {
+    "flinkstate/flinkstate" = "$root/bin"
+  }
+  direct {}
+}
+RC
+export TF_CLI_CONFIG_FILE="$rc"
+export TF_IN_AUTOMATION=1
+
+# What the Flink operator's Helm chart would have created on a real cluster:
+# the namespace (the test bed has no operator; its CRDs are installed).
+kubectl get namespace data-processing >/dev/null 2>&1 || kubectl create namespace data-processing >/dev/null
+
+cd "$root/examples/complete"
+case "$action" in
+apply)
+  terraform apply -auto-approve -input=false -compact-warnings
+  echo
+  echo "== What a platform engineer wants to see =="
+  terraform output
+  echo
+  echo "Destroy it:        make demo-destroy"
+  echo "Stop the test bed: make testbed-down"
+  ;;
+destroy)
+  terraform destroy -auto-approve -input=false -compact-warnings
+  ;;
+*)
+  echo "usage: demo.sh apply|destroy"; exit 2 ;;
+esac

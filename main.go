@@ -14,7 +14,8 @@ import (
 // version is set at build time: -ldflags "-X main.version=1.2.3" (goreleaser does).
 var version = "dev"
 
-//go:generate go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs generate --provider-name flinkstate
+// Documentation: tfplugindocs, pinned in tools/docs, renders docs/ from templates/, examples/ and the schema.
+//go:generate sh -c "cd tools/docs && GOWORK=off go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs generate --provider-name flinkstate --provider-dir ../.."
 
 func main() {
 	var debug bool

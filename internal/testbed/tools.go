@@ -31,6 +31,12 @@ var toolModules = []toolModule{
 		dir:      "kumo",
 		packages: map[string]string{"kumo": "github.com/sivchari/kumo/cmd/kumo"},
 	},
+	{
+		// An IAM policy engine this project did not write, run as a program
+		// by the least-privilege tests (see tools/policycheck/go.mod).
+		dir:      "policycheck",
+		packages: map[string]string{"policycheck": "."},
+	},
 }
 
 // Binaries holds the absolute paths of the test bed's commands.
@@ -47,51 +53,19 @@ func CacheDir(root string) string {
 	return filepath.Join(root, ".cache")
 }
 
-// BuildTools builds every pinned tool once into the cache. A tool's folder in
-// the cache is keyed by a hash of its go.mod, go.sum, main sources and the Go
-// version, so changing a pin rebuilds it and nothing else does.
+// BuildTools builds every pinned tool of the test bed once into the cache.
 func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Binaries, error) {
-	cache := CacheDir(root)
 	paths := map[string]string{}
 	for _, m := range toolModules {
-		modDir := filepath.Join(root, "tools", m.dir)
-		key, err := moduleKey(modDir)
+		if m.dir == "policycheck" {
+			continue // built on demand by the tests that use it
+		}
+		p, err := buildModule(ctx, root, m, logf)
 		if err != nil {
 			return Binaries{}, err
 		}
-		outDir := filepath.Join(cache, "tools", m.dir+"-"+key)
-		missing := false
-		for name := range m.packages {
-			paths[name] = filepath.Join(outDir, name)
-			if _, err := os.Stat(paths[name]); err != nil {
-				missing = true
-			}
-		}
-		if !missing {
-			continue
-		}
-		if logf != nil {
-			logf("building test bed tools from tools/%s into %s (a few minutes on a fresh machine, once)", m.dir, outDir)
-		}
-		tmp := outDir + ".tmp"
-		_ = os.RemoveAll(tmp)
-		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			return Binaries{}, err
-		}
-		args := []string{"build", "-trimpath", "-o", tmp + string(os.PathSeparator)}
-		for _, pkg := range m.packages {
-			args = append(args, pkg)
-		}
-		cmd := exec.CommandContext(ctx, goCommand(), args...)
-		cmd.Dir = modDir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return Binaries{}, fmt.Errorf("building tools/%s: %w\n%s", m.dir, err, out)
-		}
-		_ = os.RemoveAll(outDir)
-		if err := os.Rename(tmp, outDir); err != nil {
-			return Binaries{}, err
+		for k, v := range p {
+			paths[k] = v
 		}
 	}
 	return Binaries{
@@ -100,6 +74,66 @@ func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Bi
 		Kubectl:       paths["kubectl"],
 		Kumo:          paths["kumo"],
 	}, nil
+}
+
+// Tool builds (once) the named command of one pinned tool module and returns its path.
+func Tool(ctx context.Context, root, name string) (string, error) {
+	for _, m := range toolModules {
+		if _, ok := m.packages[name]; ok {
+			paths, err := buildModule(ctx, root, m, nil)
+			if err != nil {
+				return "", err
+			}
+			return paths[name], nil
+		}
+	}
+	return "", fmt.Errorf("no pinned tool named %q", name)
+}
+
+// buildModule builds a tool module's commands into the cache unless they are
+// there. The folder is keyed by a hash of the module's go.mod, go.sum, main
+// sources and the Go version, so changing a pin rebuilds it and nothing
+// else does.
+func buildModule(ctx context.Context, root string, m toolModule, logf func(string, ...any)) (map[string]string, error) {
+	modDir := filepath.Join(root, "tools", m.dir)
+	key, err := moduleKey(modDir)
+	if err != nil {
+		return nil, err
+	}
+	outDir := filepath.Join(CacheDir(root), "tools", m.dir+"-"+key)
+	paths := map[string]string{}
+	missing := false
+	for name := range m.packages {
+		paths[name] = filepath.Join(outDir, name)
+		if !fileExists(paths[name]) {
+			missing = true
+		}
+	}
+	if !missing {
+		return paths, nil
+	}
+	if logf != nil {
+		logf("building test bed tools from tools/%s into %s (a few minutes on a fresh machine, once)", m.dir, outDir)
+	}
+	tmp := fmt.Sprintf("%s.tmp%d", outDir, os.Getpid())
+	_ = os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	for name, pkg := range m.packages {
+		cmd := exec.CommandContext(ctx, goCommand(), "build", "-trimpath", "-o", filepath.Join(tmp, name), pkg)
+		cmd.Dir = modDir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("building %s from tools/%s: %w\n%s", name, m.dir, err, out)
+		}
+	}
+	_ = os.RemoveAll(outDir)
+	if err := os.Rename(tmp, outDir); err != nil {
+		return nil, err
+	}
+	return paths, nil
 }
 
 func goCommand() string {
@@ -111,7 +145,7 @@ func goCommand() string {
 
 func moduleKey(modDir string) (string, error) {
 	h := sha256.New()
-	for _, f := range []string{"go.mod", "go.sum", "tools.go", filepath.Join("etcd", "main.go")} {
+	for _, f := range []string{"go.mod", "go.sum", "tools.go", "main.go", filepath.Join("etcd", "main.go")} {
 		b, err := os.ReadFile(filepath.Join(modDir, f))
 		if err != nil {
 			if os.IsNotExist(err) {

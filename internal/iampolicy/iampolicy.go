@@ -1,0 +1,296 @@
+// Package iampolicy builds the IAM documents of a Flink state role: the trust
+// policy for IRSA or EKS Pod Identity, and a least-privilege permission
+// policy on state stores (bucket + prefix). It does not import Terraform.
+package iampolicy
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// MaxRoleInlinePolicySize is IAM's limit on the aggregate size of a role's
+// inline policies, counted in characters without white space.
+const MaxRoleInlinePolicySize = 10240
+
+// Store is one application's state location: a bucket and a prefix inside it.
+type Store struct {
+	Bucket string
+	Prefix string
+}
+
+// ID is the store's identifier, "bucket/prefix".
+func (s Store) ID() string { return s.Bucket + "/" + s.Prefix }
+
+// URI is s3://bucket/prefix.
+func (s Store) URI() string { return "s3://" + s.ID() }
+
+// Dirs returns the checkpoint, savepoint and HA directories under the store.
+func (s Store) Dirs() (checkpoints, savepoints, ha string) {
+	return s.URI() + "/checkpoints", s.URI() + "/savepoints", s.URI() + "/ha"
+}
+
+// ValidatePrefix returns what is wrong with a store prefix, or "".
+// A prefix is one or more path segments: no leading or trailing slash, no
+// empty segment (//), no "." or ".." segment, nothing S3 or Flink paths
+// handle badly.
+func ValidatePrefix(p string) string {
+	switch {
+	case p == "":
+		return "must not be empty"
+	case len(p) > 512:
+		return "must be at most 512 characters"
+	case strings.HasPrefix(p, "/"):
+		return "must not start with a slash"
+	case strings.HasSuffix(p, "/"):
+		return "must not end with a slash"
+	case strings.Contains(p, "//"):
+		return "must not contain an empty segment (//)"
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "." || seg == ".." {
+			return "must not contain . or .. segments"
+		}
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || unicode.IsSpace(r) || strings.ContainsRune(`*?\{}[]^%#"<>|~`+"`", r) {
+			return fmt.Sprintf("must not contain %q (wildcards, spaces and characters S3 or Hadoop paths treat specially)", r)
+		}
+	}
+	return ""
+}
+
+// ParseStoreID parses "bucket/prefix" (the prefix may hold slashes).
+func ParseStoreID(id string) (Store, error) {
+	bucket, prefix, ok := strings.Cut(id, "/")
+	if !ok || bucket == "" || prefix == "" {
+		return Store{}, fmt.Errorf("%q is not a state store ID of the form bucket/prefix", id)
+	}
+	if msg := ValidatePrefix(prefix); msg != "" {
+		return Store{}, fmt.Errorf("%q: the prefix %s", id, msg)
+	}
+	return Store{Bucket: bucket, Prefix: prefix}, nil
+}
+
+// Document is an IAM policy document.
+type Document struct {
+	Version   string      `json:"Version"`
+	Statement []Statement `json:"Statement"`
+}
+
+// Statement is one IAM statement. Field order is the order AWS shows.
+type Statement struct {
+	Sid       string                    `json:"Sid,omitempty"`
+	Effect    string                    `json:"Effect"`
+	Principal map[string]string         `json:"Principal,omitempty"`
+	Action    []string                  `json:"Action"`
+	Resource  []string                  `json:"Resource,omitempty"`
+	Condition map[string]map[string]any `json:"Condition,omitempty"`
+}
+
+// JSON renders the document compactly (its length is then IAM's size).
+func (d Document) JSON() string {
+	b, _ := json.Marshal(d)
+	return string(b)
+}
+
+// Size is the document's size as IAM counts it: characters without white space.
+func Size(doc string) int {
+	n := 0
+	for _, r := range doc {
+		if !unicode.IsSpace(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// ObjectActions are what Flink does to state files: write checkpoint and
+// savepoint files (multipart for large ones), read them on restore, delete
+// subsumed checkpoints and disposed savepoints.
+var ObjectActions = []string{
+	"s3:GetObject",
+	"s3:PutObject",
+	"s3:DeleteObject",
+	"s3:AbortMultipartUpload",
+	"s3:ListMultipartUploadParts",
+}
+
+// BucketActions are the bucket-level calls the S3 filesystems make.
+var BucketActions = []string{"s3:GetBucketLocation", "s3:ListBucketMultipartUploads"}
+
+var kmsARNRE = regexp.MustCompile(`^arn:(aws[a-z-]*):kms:([a-z0-9-]+):(\d{12}):key/.+$`)
+
+// Permissions is the least-privilege permission policy for the stores:
+// ListBucket only under each prefix (s3:prefix is the prefix itself,
+// "prefix/" or "prefix/*", never a bare wildcard, so "app1" does not reach
+// "app10"), object actions on the prefix's objects only, and with KMS keys,
+// GenerateDataKey and Decrypt only when called through S3 in the key's region.
+func Permissions(partition string, stores []Store, kmsKeyARNs []string) (Document, error) {
+	if len(stores) == 0 {
+		return Document{}, fmt.Errorf("at least one state store is required")
+	}
+	if partition == "" {
+		partition = "aws"
+	}
+	doc := Document{Version: "2012-10-17"}
+	seen := map[string]bool{}
+	for i, s := range stores {
+		if seen[s.ID()] {
+			return Document{}, fmt.Errorf("state store %s is listed twice", s.ID())
+		}
+		seen[s.ID()] = true
+		bucketARN := fmt.Sprintf("arn:%s:s3:::%s", partition, s.Bucket)
+		p := s.Prefix
+		doc.Statement = append(doc.Statement,
+			Statement{
+				Sid:      fmt.Sprintf("ListStateStore%d", i),
+				Effect:   "Allow",
+				Action:   []string{"s3:ListBucket"},
+				Resource: []string{bucketARN},
+				Condition: map[string]map[string]any{
+					"StringLike": {"s3:prefix": []string{p, p + "/", p + "/*"}},
+				},
+			},
+			Statement{
+				Sid:      fmt.Sprintf("StateStoreObjects%d", i),
+				Effect:   "Allow",
+				Action:   ObjectActions,
+				Resource: []string{bucketARN + "/" + p, bucketARN + "/" + p + "/", bucketARN + "/" + p + "/*"},
+			},
+			Statement{
+				Sid:      fmt.Sprintf("StateStoreBucket%d", i),
+				Effect:   "Allow",
+				Action:   BucketActions,
+				Resource: []string{bucketARN},
+			},
+		)
+	}
+	for i, k := range kmsKeyARNs {
+		m := kmsARNRE.FindStringSubmatch(k)
+		if m == nil {
+			return Document{}, fmt.Errorf("%q is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)", k)
+		}
+		doc.Statement = append(doc.Statement, Statement{
+			Sid:      fmt.Sprintf("StateKMS%d", i),
+			Effect:   "Allow",
+			Action:   []string{"kms:Decrypt", "kms:GenerateDataKey"},
+			Resource: []string{k},
+			Condition: map[string]map[string]any{
+				"StringEquals": {"kms:ViaService": "s3." + m[2] + ".amazonaws.com"},
+			},
+		})
+	}
+	if n := Size(doc.JSON()); n > MaxRoleInlinePolicySize {
+		return doc, fmt.Errorf("the permission policy for %d stores is %d characters, over IAM's %d-character limit for a role's inline policies: "+
+			"split the stores across roles", len(stores), n, MaxRoleInlinePolicySize)
+	}
+	return doc, nil
+}
+
+var oidcProviderARNRE = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:oidc-provider/(.+)$`)
+
+// ValidateOIDCProviderARN returns what is wrong with an OIDC provider ARN, or "".
+func ValidateOIDCProviderARN(arn string) string {
+	m := oidcProviderARNRE.FindStringSubmatch(arn)
+	if m == nil {
+		return "must be an IAM OIDC provider ARN (arn:aws:iam::ACCOUNT:oidc-provider/ISSUER), e.g. the cluster's oidc.eks.REGION.amazonaws.com/id/ID"
+	}
+	if strings.HasPrefix(m[1], "https://") || strings.HasSuffix(m[1], "/") {
+		return "must name the issuer without https:// and without a trailing slash"
+	}
+	return ""
+}
+
+// IRSATrust lets exactly one ServiceAccount assume the role through the
+// cluster's OIDC provider.
+func IRSATrust(oidcProviderARN, namespace, serviceAccount string) (Document, error) {
+	if msg := ValidateOIDCProviderARN(oidcProviderARN); msg != "" {
+		return Document{}, fmt.Errorf("oidc_provider_arn %s", msg)
+	}
+	issuer := oidcProviderARNRE.FindStringSubmatch(oidcProviderARN)[1]
+	return Document{Version: "2012-10-17", Statement: []Statement{{
+		Effect:    "Allow",
+		Principal: map[string]string{"Federated": oidcProviderARN},
+		Action:    []string{"sts:AssumeRoleWithWebIdentity"},
+		Condition: map[string]map[string]any{"StringEquals": {
+			issuer + ":sub": "system:serviceaccount:" + namespace + ":" + serviceAccount,
+			issuer + ":aud": "sts.amazonaws.com",
+		}},
+	}}}, nil
+}
+
+// Pod Identity session tags that EKS sets when it assumes a role for a pod.
+const (
+	TagNamespace      = "kubernetes-namespace"
+	TagServiceAccount = "kubernetes-service-account"
+	TagClusterName    = "eks-cluster-name"
+)
+
+// PodIdentityTrust lets the EKS Pod Identity service assume the role and tag
+// the session, for the given namespace and ServiceAccount (and cluster, when
+// named) only.
+func PodIdentityTrust(namespace, serviceAccount, clusterName string) Document {
+	cond := map[string]any{
+		"aws:RequestTag/" + TagNamespace:      namespace,
+		"aws:RequestTag/" + TagServiceAccount: serviceAccount,
+	}
+	if clusterName != "" {
+		cond["aws:RequestTag/"+TagClusterName] = clusterName
+	}
+	return Document{Version: "2012-10-17", Statement: []Statement{{
+		Effect:    "Allow",
+		Principal: map[string]string{"Service": "pods.eks.amazonaws.com"},
+		Action:    []string{"sts:AssumeRole", "sts:TagSession"},
+		Condition: map[string]map[string]any{"StringEquals": cond},
+	}}}
+}
+
+// Equivalent tells whether two policy JSON documents mean the same (IAM
+// returns documents re-ordered, and single-element arrays may come back as
+// plain strings).
+func Equivalent(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	cx, _ := json.Marshal(normalize(x))
+	cy, _ := json.Marshal(normalize(y))
+	return string(cx) == string(cy)
+}
+
+// normalize turns single-element arrays into their element and sorts arrays
+// of strings, recursively (map keys are sorted by json.Marshal).
+func normalize(v any) any {
+	switch t := v.(type) {
+	case []any:
+		if len(t) == 1 {
+			return normalize(t[0])
+		}
+		out := make([]any, len(t))
+		var strs []string
+		for i, e := range t {
+			out[i] = normalize(e)
+			if s, ok := out[i].(string); ok {
+				strs = append(strs, s)
+			}
+		}
+		if len(strs) == len(out) {
+			sort.Strings(strs)
+			for i, s := range strs {
+				out[i] = s
+			}
+		}
+		return out
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalize(e)
+		}
+		return t
+	default:
+		return v
+	}
+}

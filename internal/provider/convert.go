@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,4 +17,16 @@ func stringMap(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[st
 	}
 	diags.Append(m.ElementsAs(ctx, &out, false)...)
 	return out
+}
+
+// countObjects says "1 object", "12 objects" or "more than 10000 objects".
+func countObjects(n int, more bool) string {
+	switch {
+	case more:
+		return fmt.Sprintf("more than %d objects", n)
+	case n == 1:
+		return "1 object"
+	default:
+		return fmt.Sprintf("%d objects", n)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,4 +58,14 @@ func testNamespace(t *testing.T) string {
 		t.Fatalf("creating namespace %s: %v", ns, err)
 	}
 	return ns
+}
+
+// errorRE matches the parts in order, anywhere in terraform's output, each
+// space allowed to be any run of white space (terraform wraps diagnostics).
+func errorRE(parts ...string) *regexp.Regexp {
+	quoted := make([]string, len(parts))
+	for i, p := range parts {
+		quoted[i] = strings.ReplaceAll(regexp.QuoteMeta(p), " ", `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
 }

@@ -188,6 +188,7 @@ func (p *flinkstateProvider) Resources(_ context.Context) []func() resource.Reso
 	return []func() resource.Resource{
 		newBucketResource,
 		newServiceAccountResource,
+		newStateStoreResource,
 	}
 }
 

@@ -391,14 +391,10 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 			return
 		}
 		if n > 0 {
-			count := fmt.Sprint(n)
-			if more {
-				count = "more than " + count
-			}
 			resp.Diagnostics.AddAttributeError(path.Root("force_destroy"), "Bucket is not empty",
-				fmt.Sprintf("s3://%s holds %s object versions (Flink checkpoints, savepoints or HA metadata may be among them). "+
+				fmt.Sprintf("s3://%s holds %s (Flink checkpoints, savepoints or HA metadata may be among them). "+
 					"Nothing was deleted. Move or delete them yourself, or set force_destroy = true and apply before destroying "+
-					"to have the provider delete them.", name, count))
+					"to have the provider delete them.", name, countObjects(n, more)))
 			return
 		}
 	}
@@ -411,6 +407,9 @@ func bucketARN(name string) string { return "arn:aws:s3:::" + name }
 
 // isNotFound recognises the "does not exist" answers of S3 and IAM.
 func isNotFound(err error) bool {
+	if err == nil {
+		return false
+	}
 	var nf *s3types.NotFound
 	var nsb *s3types.NoSuchBucket
 	if errors.As(err, &nf) || errors.As(err, &nsb) {

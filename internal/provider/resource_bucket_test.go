@@ -182,7 +182,7 @@ func TestAccBucket_lifecycle(t *testing.T) {
 				Config: bucketConfig(name, `  tags = { team = "streaming" }
   versioning = true`),
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(`(?s)not empty.*holds 2 object versions.*force_destroy = true`),
+				ExpectError: errorRE("Bucket is not empty", "holds 2 objects", "Nothing was deleted", "force_destroy = true"),
 			},
 			{
 				Config: bucketConfig(name, `  tags = { team = "streaming" }

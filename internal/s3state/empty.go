@@ -11,31 +11,31 @@ import (
 
 // S3API is the part of the S3 client this package uses.
 type S3API interface {
+	ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, opts ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
 	ListObjectVersions(ctx context.Context, in *s3.ListObjectVersionsInput, opts ...func(*s3.Options)) (*s3.ListObjectVersionsOutput, error)
 	DeleteObjects(ctx context.Context, in *s3.DeleteObjectsInput, opts ...func(*s3.Options)) (*s3.DeleteObjectsOutput, error)
 }
 
-// Contents counts the object versions and delete markers under prefix
-// ("" for the whole bucket; a non-empty prefix must end with "/" so that
-// "app1/" never matches "app10/"). It stops counting at limit and says so.
+// Contents counts the current objects under prefix ("" for the whole
+// bucket; a non-empty prefix must end with "/" so that "app1/" never
+// matches "app10/"), following pagination. It stops counting at limit and
+// says whether there is more.
 func Contents(ctx context.Context, c S3API, bucket, prefix string, limit int) (count int, more bool, err error) {
-	in := &s3.ListObjectVersionsInput{Bucket: aws.String(bucket)}
+	in := &s3.ListObjectsV2Input{Bucket: aws.String(bucket)}
 	if prefix != "" {
 		in.Prefix = aws.String(prefix)
 	}
 	for {
-		out, err := c.ListObjectVersions(ctx, in)
+		out, err := c.ListObjectsV2(ctx, in)
 		if err != nil {
 			return count, false, fmt.Errorf("listing s3://%s/%s: %w", bucket, prefix, err)
 		}
-		count += len(out.Versions) + len(out.DeleteMarkers)
-		if count >= limit {
-			return count, aws.ToBool(out.IsTruncated), nil
+		count += len(out.Contents)
+		truncated := aws.ToBool(out.IsTruncated) && out.NextContinuationToken != nil
+		if count >= limit || !truncated {
+			return count, truncated, nil
 		}
-		if !aws.ToBool(out.IsTruncated) {
-			return count, false, nil
-		}
-		in.KeyMarker, in.VersionIdMarker = out.NextKeyMarker, out.NextVersionIdMarker
+		in.ContinuationToken = out.NextContinuationToken
 	}
 }
 
@@ -44,6 +44,7 @@ func Contents(ctx context.Context, c S3API, bucket, prefix string, limit int) (c
 // DeleteObjects call, following pagination. It returns how many it deleted.
 func DeleteAll(ctx context.Context, c S3API, bucket, prefix string) (int, error) {
 	deleted := 0
+	done := map[string]bool{} // key + version already deleted
 	for {
 		in := &s3.ListObjectVersionsInput{Bucket: aws.String(bucket)}
 		if prefix != "" {
@@ -62,6 +63,14 @@ func DeleteAll(ctx context.Context, c S3API, bucket, prefix string) (int, error)
 		}
 		if len(ids) == 0 {
 			return deleted, nil
+		}
+		// Each round lists from the start again (deletions shift pages). If S3
+		// lists something it said it deleted, stop rather than loop forever.
+		if k := aws.ToString(ids[0].Key) + "\x00" + aws.ToString(ids[0].VersionId); done[k] {
+			return deleted, fmt.Errorf("s3://%s/%s still lists %s after deleting it", bucket, prefix, aws.ToString(ids[0].Key))
+		}
+		for _, id := range ids {
+			done[aws.ToString(id.Key)+"\x00"+aws.ToString(id.VersionId)] = true
 		}
 		for start := 0; start < len(ids); start += 1000 {
 			end := min(start+1000, len(ids))

@@ -1,0 +1,190 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
+)
+
+const testJobID = "9f3c2a8d7e6b5a4c3d2e1f0a9b8c7d6e"
+
+func storesConfig(bucket string, app1, app1Force, app10Force bool) string {
+	cfg := fmt.Sprintf(`
+resource "flinkstate_bucket" "state" {
+  bucket        = %q
+  force_destroy = true
+}
+
+resource "flinkstate_state_store" "app10" {
+  bucket        = flinkstate_bucket.state.bucket
+  prefix        = "flink/app10"
+  force_destroy = %v
+}
+`, bucket, app10Force)
+	if app1 {
+		cfg += fmt.Sprintf(`
+resource "flinkstate_state_store" "app1" {
+  bucket        = flinkstate_bucket.state.bucket
+  prefix        = "flink/app1"
+  force_destroy = %v
+}
+`, app1Force)
+	}
+	return cfg
+}
+
+// putObjects writes keys (empty bodies) with a few concurrent writers.
+func putObjects(t *testing.T, bucket string, keys []string) {
+	t.Helper()
+	c := testAWS(t).S3
+	var wg sync.WaitGroup
+	errs := make(chan error, len(keys))
+	sem := make(chan struct{}, 8)
+	for _, k := range keys {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(k string) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if _, err := c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(k), Body: strings.NewReader("")}); err != nil {
+				errs <- fmt.Errorf("put %s: %w", k, err)
+			}
+		}(k)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func countUnder(t *testing.T, bucket, prefix string) int {
+	t.Helper()
+	n, _, err := s3state.Contents(context.Background(), testAWS(t).S3, bucket, prefix, 1<<30)
+	if err != nil {
+		t.Fatalf("counting s3://%s/%s: %v", bucket, prefix, err)
+	}
+	return n
+}
+
+func TestAccStateStore_destroyKeepsSiblings(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-store-")
+	job := "flink/app1/checkpoints/" + testJobID
+	// app1: chk-9 and chk-10 complete, chk-11 in progress (no _metadata),
+	// 1000 shared files (more than one page of a listing), a savepoint, HA metadata.
+	app1 := []string{job + "/chk-9/_metadata", job + "/chk-10/_metadata", job + "/chk-11/part-0",
+		"flink/app1/savepoints/savepoint-9f3c2a-1/_metadata", "flink/app1/ha/orders/completedCheckpoint1"}
+	for i := 0; i < 1000; i++ {
+		app1 = append(app1, fmt.Sprintf("%s/shared/%04d-sst", job, i))
+	}
+	// app10 shares the bucket and the "flink/app1" string prefix.
+	app10 := []string{"flink/app10/checkpoints/" + testJobID + "/chk-1/_metadata", "flink/app10/savepoints/s/_metadata", "flink/app10/ha/x"}
+	// ... and a file directly beside the stores.
+	beside := []string{"flink/app1.txt"}
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{
+				Config: storesConfig(bucket, true, false, false),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "id", bucket+"/flink/app1"),
+					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "uri", "s3://"+bucket+"/flink/app1"),
+					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "checkpoint_dir", "s3://"+bucket+"/flink/app1/checkpoints"),
+					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "savepoint_dir", "s3://"+bucket+"/flink/app1/savepoints"),
+					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "ha_dir", "s3://"+bucket+"/flink/app1/ha"),
+				),
+			},
+			{
+				ResourceName:            "flinkstate_state_store.app1",
+				ImportState:             true,
+				ImportStateId:           bucket + "/flink/app1",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"force_destroy"},
+			},
+			{
+				// Removing app1 from the configuration while it holds state: refused, nothing deleted,
+				// and the error names the counts and the newest completed checkpoint (chk-10, not chk-9 or chk-11).
+				PreConfig: func() {
+					putObjects(t, bucket, append(append(append([]string{}, app1...), app10...), beside...))
+				},
+				Config: storesConfig(bucket, false, false, false),
+				ExpectError: errorRE("State store is not empty", "s3://"+bucket+"/flink/app1 holds Flink state: 1003 objects under checkpoints/",
+					"1 object under savepoints/, 1 object under ha/",
+					"Newest completed checkpoint: s3://"+bucket+"/flink/app1/checkpoints/"+testJobID+"/chk-10 (job", "Nothing was deleted"),
+			},
+			{
+				Config: storesConfig(bucket, true, true, false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_state_store.app1", plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if n := countUnder(t, bucket, "flink/app1/"); n != len(app1) {
+						return fmt.Errorf("after the refused destroy app1 holds %d objects, want all %d", n, len(app1))
+					}
+					return nil
+				},
+			},
+			{
+				// With force_destroy, app1 goes with everything under flink/app1/ and nothing else.
+				Config: storesConfig(bucket, false, false, false),
+				Check: func(*terraform.State) error {
+					if n := countUnder(t, bucket, "flink/app1/"); n != 0 {
+						return fmt.Errorf("app1 still holds %d objects", n)
+					}
+					if n := countUnder(t, bucket, "flink/app10/"); n != len(app10) {
+						return fmt.Errorf("sibling app10 holds %d objects, want its %d", n, len(app10))
+					}
+					if n := countUnder(t, bucket, "flink/app1.txt"); n != 1 {
+						return fmt.Errorf("the file beside the stores is gone")
+					}
+					return nil
+				},
+			},
+			{
+				// Let the final destroy through.
+				Config: storesConfig(bucket, false, false, true),
+			},
+		},
+	})
+}
+
+func TestStateStore_invalidInput(t *testing.T) {
+	cases := map[string]struct{ bucket, prefix, want string }{
+		"leading slash":  {"acme", "/flink/orders", `(?s)prefix.*must not start with a slash`},
+		"trailing slash": {"acme", "flink/orders/", `(?s)prefix.*must not end with a slash`},
+		"empty segment":  {"acme", "flink//orders", `(?s)prefix.*empty segment`},
+		"dot dot":        {"acme", "flink/../orders", `(?s)prefix.*\. or \.\. segments`},
+		"wildcard":       {"acme", "flink/*", `(?s)prefix.*wildcards`},
+		"bad bucket":     {"Acme", "flink/orders", `(?s)Invalid bucket name`},
+	}
+	for label, tc := range cases {
+		t.Run(label, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+resource "flinkstate_state_store" "s" {
+  bucket = %q
+  prefix = %q
+}`, tc.bucket, tc.prefix),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}

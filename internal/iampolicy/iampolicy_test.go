@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os/exec"
 	"strings"
 	"testing"
@@ -263,4 +264,29 @@ func evaluateWithMinIO(t *testing.T, policy string, table []policyRequest) []boo
 		t.Fatalf("policycheck output %q: %v", out, err)
 	}
 	return res
+}
+
+func TestParseRoundTrip(t *testing.T) {
+	arn := "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABC123"
+	irsa, _ := IRSATrust(arn, "data-processing", "flink-orders")
+	// IAM hands documents back URL-encoded.
+	got := ParseTrust(url.QueryEscape(irsa.JSON()))
+	if got != (Trust{Kind: "irsa", OIDCProviderARN: arn, Namespace: "data-processing", ServiceAccount: "flink-orders"}) {
+		t.Errorf("irsa: %+v", got)
+	}
+	got = ParseTrust(PodIdentityTrust("ns", "sa", "prod").JSON())
+	if got != (Trust{Kind: "pod_identity", Namespace: "ns", ServiceAccount: "sa", ClusterName: "prod"}) {
+		t.Errorf("pod identity: %+v", got)
+	}
+	if ParseTrust(`{"Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`).Kind != "" {
+		t.Error("a foreign trust policy was recognised")
+	}
+	perm, err := Permissions("aws", []Store{{"b1", "flink/app1"}, {"b2", "x"}}, []string{"arn:aws:kms:eu-west-1:123456789012:key/k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores, keys := ParseGrants(url.QueryEscape(perm.JSON()))
+	if strings.Join(stores, ",") != "b1/flink/app1,b2/x" || strings.Join(keys, ",") != "arn:aws:kms:eu-west-1:123456789012:key/k" {
+		t.Errorf("grants: %v %v", stores, keys)
+	}
 }

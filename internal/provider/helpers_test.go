@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,3 +71,7 @@ func errorRE(parts ...string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(quoted, ".*"))
 }
+
+func tfjsonPath(attr string) tfjsonpath.Path { return tfjsonpath.New(attr) }
+func knownString(s string) knownvalue.Check  { return knownvalue.StringExact(s) }
+func regexpMust(expr string) *regexp.Regexp  { return regexp.MustCompile(expr) }

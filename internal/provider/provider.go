@@ -189,6 +189,7 @@ func (p *flinkstateProvider) Resources(_ context.Context) []func() resource.Reso
 		newBucketResource,
 		newServiceAccountResource,
 		newStateStoreResource,
+		newIAMRoleResource,
 	}
 }
 

@@ -1,0 +1,223 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+)
+
+// testOIDCProvider creates an IAM OIDC provider in the emulator, as
+// aws_iam_openid_connect_provider would for an EKS cluster.
+func testOIDCProvider(t *testing.T) string {
+	t.Helper()
+	issuer := "https://oidc.eks.us-east-1.amazonaws.com/id/" + strings.ToUpper(randName("")) + "A1B2C3D4"
+	out, err := testAWS(t).IAM.CreateOpenIDConnectProvider(context.Background(), &iam.CreateOpenIDConnectProviderInput{
+		Url:            aws.String(issuer),
+		ClientIDList:   []string{"sts.amazonaws.com"},
+		ThumbprintList: []string{strings.Repeat("9", 40)},
+	})
+	if err != nil {
+		t.Fatalf("creating OIDC provider: %v", err)
+	}
+	arn := aws.ToString(out.OpenIDConnectProviderArn)
+	t.Cleanup(func() {
+		_, _ = testAWS(t).IAM.DeleteOpenIDConnectProvider(context.Background(), &iam.DeleteOpenIDConnectProviderInput{OpenIDConnectProviderArn: aws.String(arn)})
+	})
+	return arn
+}
+
+func iamRoleConfig(name, identity, stores, extra string) string {
+	return fmt.Sprintf(`
+resource "flinkstate_iam_role" "test" {
+  name            = %q
+  state_store_ids = %s
+%s
+%s
+}
+`, name, stores, identity, extra)
+}
+
+// checkRoleDocuments reads the role's trust and inline policy from IAM and
+// compares them with what this project's policy code produces.
+func checkRoleDocuments(t *testing.T, name string, wantTrust iampolicy.Document, wantStores []iampolicy.Store) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, c := context.Background(), testAWS(t).IAM
+		role, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
+		if err != nil {
+			return err
+		}
+		if got := iampolicy.Decode(aws.ToString(role.Role.AssumeRolePolicyDocument)); !iampolicy.Equivalent(got, wantTrust.JSON()) {
+			return fmt.Errorf("trust policy in IAM:\n%s\nwant:\n%s", got, wantTrust.JSON())
+		}
+		pol, err := c.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)})
+		if err != nil {
+			return err
+		}
+		want, _ := iampolicy.Permissions("aws", wantStores, nil)
+		if got := iampolicy.Decode(aws.ToString(pol.PolicyDocument)); !iampolicy.Equivalent(got, want.JSON()) {
+			return fmt.Errorf("inline policy in IAM:\n%s\nwant:\n%s", got, want.JSON())
+		}
+		return nil
+	}
+}
+
+func TestAccIAMRole_lifecycle(t *testing.T) {
+	skipUnlessAcc(t)
+	oidc := testOIDCProvider(t)
+	name := randName("flink-orders-")
+	ctx := context.Background()
+	irsa := fmt.Sprintf(`  irsa {
+    oidc_provider_arn = %q
+    namespace         = "data-processing"
+    service_account   = "flink-orders"
+  }`, oidc)
+	podIdentity := `  pod_identity {
+    namespace       = "data-processing"
+    service_account = "flink-orders"
+    cluster_name    = "prod"
+  }`
+	irsaTrust, _ := iampolicy.IRSATrust(oidc, "data-processing", "flink-orders")
+	one := []iampolicy.Store{{Bucket: "acme-flink-state", Prefix: "flink/orders"}}
+	two := append(append([]iampolicy.Store{}, one...), iampolicy.Store{Bucket: "acme-flink-state", Prefix: "flink/payments"})
+	oneHCL := `["acme-flink-state/flink/orders"]`
+	twoHCL := `["acme-flink-state/flink/orders", "acme-flink-state/flink/payments"]`
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := testAWS(t).IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)}); !isNotFound(err) {
+				return fmt.Errorf("role %s still exists after destroy (%v)", name, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: iamRoleConfig(name, irsa, oneHCL, `  tags = { team = "data" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					// The documents are known at plan time.
+					plancheck.ExpectKnownValue("flinkstate_iam_role.test", tfjsonPath("policy_json"), knownString(func() string {
+						d, _ := iampolicy.Permissions("aws", one, nil)
+						return d.JSON()
+					}())),
+					plancheck.ExpectKnownValue("flinkstate_iam_role.test", tfjsonPath("trust_policy_json"), knownString(irsaTrust.JSON())),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_iam_role.test", "id", name),
+					resource.TestMatchResourceAttr("flinkstate_iam_role.test", "arn", regexpMust(`^arn:aws:iam::\d{12}:role/`+name+`$`)),
+					checkRoleDocuments(t, name, irsaTrust, one),
+				),
+			},
+			{
+				ResourceName:            "flinkstate_iam_role.test",
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// A second store and new tags: in place.
+				Config: iamRoleConfig(name, irsa, twoHCL, `  tags = { team = "streaming" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_iam_role.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkRoleDocuments(t, name, irsaTrust, two),
+			},
+			{
+				// The inline policy deleted out of band is planned back.
+				PreConfig: func() {
+					if _, err := testAWS(t).IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)}); err != nil {
+						t.Fatalf("deleting policy out of band: %v", err)
+					}
+				},
+				Config: iamRoleConfig(name, irsa, twoHCL, `  tags = { team = "streaming" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_iam_role.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkRoleDocuments(t, name, irsaTrust, two),
+			},
+			{
+				// From IRSA to Pod Identity: the trust policy changes in place.
+				Config: iamRoleConfig(name, podIdentity, twoHCL, `  tags = { team = "streaming" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_iam_role.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkRoleDocuments(t, name, iampolicy.PodIdentityTrust("data-processing", "flink-orders", "prod"), two),
+			},
+			{
+				ResourceName:            "flinkstate_iam_role.test",
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// Deleted out of band: planned as a create.
+				PreConfig: func() {
+					c := testAWS(t).IAM
+					_, _ = c.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)})
+					if _, err := c.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)}); err != nil {
+						t.Fatalf("deleting role out of band: %v", err)
+					}
+				},
+				Config: iamRoleConfig(name, podIdentity, twoHCL, `  tags = { team = "streaming" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_iam_role.test", plancheck.ResourceActionCreate),
+				}},
+				Check: checkRoleDocuments(t, name, iampolicy.PodIdentityTrust("data-processing", "flink-orders", "prod"), two),
+			},
+		},
+	})
+}
+
+func TestIAMRole_invalidInput(t *testing.T) {
+	irsa := `  irsa {
+    oidc_provider_arn = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC"
+    namespace         = "ns"
+    service_account   = "sa"
+  }`
+	pod := `  pod_identity {
+    namespace       = "ns"
+    service_account = "sa"
+  }`
+	var many []string
+	for i := 0; i < 60; i++ {
+		many = append(many, fmt.Sprintf(`"acme-flink-state/flink/application-number-%03d"`, i))
+	}
+	cases := map[string]struct {
+		name, identity, stores string
+		want                   []string
+	}{
+		"name over 64":    {strings.Repeat("r", 65), irsa, `["b/p"]`, []string{"name", "string length must be between 1 and 64, got: 65"}},
+		"name bad chars":  {"flink orders", irsa, `["b/p"]`, []string{"name", "letters, digits"}},
+		"both identities": {"r", irsa + "\n" + pod, `["b/p"]`, []string{"irsa", "pod_identity"}},
+		"no identity":     {"r", "", `["b/p"]`, []string{"irsa", "pod_identity"}},
+		"oidc arn not a provider": {"r", strings.Replace(irsa, "oidc-provider/", "role/", 1), `["b/p"]`,
+			[]string{"irsa.oidc_provider_arn", "oidc-provider/"}},
+		"irsa without namespace":  {"r", strings.Replace(irsa, `namespace         = "ns"`, "", 1), `["b/p"]`, []string{"irsa.namespace", "required"}},
+		"store id without prefix": {"r", irsa, `["acme-flink-state"]`, []string{"state_store_ids", "bucket/prefix"}},
+		"store id trailing slash": {"r", irsa, `["b/flink/"]`, []string{"state_store_ids", "slash"}},
+		"no stores":               {"r", irsa, `[]`, []string{"state_store_ids", "at least 1"}},
+		"policy over IAM's limit": {"r", irsa, "[" + strings.Join(many, ",") + "]", []string{"state_store_ids", "10240-character limit"}},
+	}
+	for label, tc := range cases {
+		t.Run(label, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      iamRoleConfig(tc.name, tc.identity, tc.stores, ""),
+					PlanOnly:    true,
+					ExpectError: errorRE(tc.want...),
+				}},
+			})
+		})
+	}
+}

@@ -14,12 +14,12 @@ func apiErr(code, msg string) error { return &smithy.GenericAPIError{Code: code,
 func TestIAMPropagating(t *testing.T) {
 	cases := map[error]bool{
 		apiErr("MalformedPolicyDocument", "Invalid principal in policy: \"Federated\":\"arn:...\""): true,
-		apiErr("MalformedPolicyDocument", "Syntax errors in policy."):                           false,
-		apiErr("NoSuchEntity", "The role cannot be found"):                                      true,
-		apiErr("InvalidParameterException", "Role arn:aws:iam::1:role/x does not exist"):        true,
-		apiErr("InvalidParameterException", "namespace is invalid"):                             false,
-		apiErr("AccessDenied", "no"):                                                            false,
-		errors.New("dial tcp: connection refused"):                                              false,
+		apiErr("MalformedPolicyDocument", "Syntax errors in policy."):                               false,
+		apiErr("NoSuchEntity", "The role cannot be found"):                                          true,
+		apiErr("InvalidParameterException", "Role arn:aws:iam::1:role/x does not exist"):            true,
+		apiErr("InvalidParameterException", "namespace is invalid"):                                 false,
+		apiErr("AccessDenied", "no"):                                                                false,
+		errors.New("dial tcp: connection refused"):                                                  false,
 	}
 	for err, want := range cases {
 		if got := IAMPropagating(err); got != want {

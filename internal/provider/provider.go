@@ -190,11 +190,14 @@ func (p *flinkstateProvider) Resources(_ context.Context) []func() resource.Reso
 		newServiceAccountResource,
 		newStateStoreResource,
 		newIAMRoleResource,
+		newPodIdentityAssociationResource,
 	}
 }
 
 func (p *flinkstateProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{
+		newPolicyDocumentDataSource,
+	}
 }
 
 // httpURL validates an absolute http(s) URL.

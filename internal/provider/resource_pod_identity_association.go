@@ -1,0 +1,194 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+)
+
+type podIdentityAssociationResource struct{ meta *meta }
+
+func newPodIdentityAssociationResource() resource.Resource { return &podIdentityAssociationResource{} }
+
+type podIdentityAssociationModel struct {
+	ID             types.String   `tfsdk:"id"`
+	ClusterName    types.String   `tfsdk:"cluster_name"`
+	Namespace      types.String   `tfsdk:"namespace"`
+	ServiceAccount types.String   `tfsdk:"service_account"`
+	RoleARN        types.String   `tfsdk:"role_arn"`
+	AssociationID  types.String   `tfsdk:"association_id"`
+	AssociationARN types.String   `tfsdk:"association_arn"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *podIdentityAssociationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_pod_identity_association"
+}
+
+func (r *podIdentityAssociationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		Description: "An EKS Pod Identity association: pods of the ServiceAccount get credentials of the role through the EKS Pod " +
+			"Identity Agent. Use it with a flinkstate_iam_role that has a `pod_identity` block, and `identity = \"pod_identity\"` " +
+			"on the deployment (the Flink S3 plugin then needs a container-credentials chain).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, Description: "`cluster_name,association_id`.", PlanModifiers: keep},
+			"cluster_name": schema.StringAttribute{Required: true, Description: "EKS cluster name. Changing it replaces the association.",
+				PlanModifiers: replace, Validators: []validator.String{stringvalidator.LengthBetween(1, 100)}},
+			"namespace": schema.StringAttribute{Required: true, Description: "Namespace of the ServiceAccount. Changing it replaces the association.",
+				PlanModifiers: replace, Validators: namespaceValidators()},
+			"service_account": schema.StringAttribute{Required: true, Description: "Name of the ServiceAccount. Changing it replaces the association.",
+				PlanModifiers: replace, Validators: objectNameValidators()},
+			"role_arn": schema.StringAttribute{Required: true, Description: "ARN of the role the pods get (e.g. flinkstate_iam_role.orders.arn). Updated in place.",
+				Validators: []validator.String{stringvalidator.RegexMatches(roleARNRE, "must be an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)")}},
+			"association_id":  schema.StringAttribute{Computed: true, Description: "ID of the association.", PlanModifiers: keep},
+			"association_arn": schema.StringAttribute{Computed: true, Description: "ARN of the association.", PlanModifiers: keep},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true}),
+		},
+	}
+}
+
+func (r *podIdentityAssociationResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	if m, ok := req.ProviderData.(*meta); ok {
+		r.meta = m
+	}
+}
+
+func (r *podIdentityAssociationResource) eks(ctx context.Context, diags *diag.Diagnostics) *eks.Client {
+	c, err := r.meta.AWS(ctx)
+	if err != nil {
+		diags.AddError("AWS client", err.Error())
+		return nil
+	}
+	return c.EKS
+}
+
+func (r *podIdentityAssociationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan podIdentityAssociationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	cl := r.eks(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, 2*time.Minute)
+	resp.Diagnostics.Append(d...)
+	var out *eks.CreatePodIdentityAssociationOutput
+	// A role created seconds ago may not be usable by EKS yet.
+	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() (err error) {
+		out, err = cl.CreatePodIdentityAssociation(ctx, &eks.CreatePodIdentityAssociationInput{
+			ClusterName:    plan.ClusterName.ValueStringPointer(),
+			Namespace:      plan.Namespace.ValueStringPointer(),
+			ServiceAccount: plan.ServiceAccount.ValueStringPointer(),
+			RoleArn:        plan.RoleARN.ValueStringPointer(),
+		})
+		return err
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Creating Pod Identity association failed", fmt.Sprintf("eks:CreatePodIdentityAssociation on cluster %s for %s/%s: %s",
+			plan.ClusterName.ValueString(), plan.Namespace.ValueString(), plan.ServiceAccount.ValueString(), err))
+		return
+	}
+	a := out.Association
+	plan.AssociationID = types.StringValue(aws.ToString(a.AssociationId))
+	plan.AssociationARN = types.StringValue(aws.ToString(a.AssociationArn))
+	plan.ID = types.StringValue(plan.ClusterName.ValueString() + "," + plan.AssociationID.ValueString())
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *podIdentityAssociationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state podIdentityAssociationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cl := r.eks(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	out, err := cl.DescribePodIdentityAssociation(ctx, &eks.DescribePodIdentityAssociationInput{
+		ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer()})
+	if isNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Reading Pod Identity association failed", fmt.Sprintf("eks:DescribePodIdentityAssociation %s: %s", state.ID.ValueString(), err))
+		return
+	}
+	a := out.Association
+	state.Namespace = types.StringValue(aws.ToString(a.Namespace))
+	state.ServiceAccount = types.StringValue(aws.ToString(a.ServiceAccount))
+	state.RoleARN = types.StringValue(aws.ToString(a.RoleArn))
+	state.AssociationARN = types.StringValue(aws.ToString(a.AssociationArn))
+	state.ID = types.StringValue(state.ClusterName.ValueString() + "," + state.AssociationID.ValueString())
+	if state.Timeouts.Object.IsNull() {
+		state.Timeouts = timeouts.Value{Object: types.ObjectNull(state.Timeouts.Object.AttributeTypes(ctx))}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *podIdentityAssociationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state podIdentityAssociationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cl := r.eks(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, 2*time.Minute)
+	resp.Diagnostics.Append(d...)
+	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() error {
+		_, err := cl.UpdatePodIdentityAssociation(ctx, &eks.UpdatePodIdentityAssociationInput{
+			ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer(),
+			RoleArn: plan.RoleARN.ValueStringPointer()})
+		return err
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("role_arn"), "Updating Pod Identity association failed",
+			fmt.Sprintf("eks:UpdatePodIdentityAssociation %s: %s", state.ID.ValueString(), err))
+		return
+	}
+	plan.ID, plan.AssociationID, plan.AssociationARN = state.ID, state.AssociationID, state.AssociationARN
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *podIdentityAssociationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state podIdentityAssociationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cl := r.eks(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	_, err := cl.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{
+		ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer()})
+	if err != nil && !isNotFound(err) {
+		resp.Diagnostics.AddError("Deleting Pod Identity association failed", fmt.Sprintf("eks:DeletePodIdentityAssociation %s: %s", state.ID.ValueString(), err))
+	}
+}
+
+func (r *podIdentityAssociationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	cluster, id, ok := strings.Cut(req.ID, ",")
+	if !ok || cluster == "" || id == "" {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected cluster_name,association_id, got %q", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster_name"), cluster)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("association_id"), id)...)
+}

@@ -23,9 +23,10 @@ RC
 export TF_CLI_CONFIG_FILE="$rc"
 export TF_IN_AUTOMATION=1
 
-# What the Flink operator's Helm chart would have created on a real cluster:
-# the namespace (the test bed has no operator; its CRDs are installed).
-kubectl get namespace data-processing >/dev/null 2>&1 || kubectl create namespace data-processing >/dev/null
+# What a real EKS cluster with the operator would already have: the
+# namespace, and the cluster's IAM OIDC provider (in the AWS emulator).
+oidc_arn="$(cd "$root" && go run ./internal/testbed/cmd/testbed prereqs)"
+export TF_VAR_oidc_provider_arn="$oidc_arn"
 
 cd "$root/examples/complete"
 case "$action" in

@@ -28,10 +28,33 @@ resource "flinkstate_bucket" "state" {
   }
 }
 
+resource "flinkstate_state_store" "orders" {
+  bucket        = flinkstate_bucket.state.bucket
+  prefix        = "flink/orders"
+  force_destroy = true # demo only
+}
+
+# On EKS this is the cluster's aws_iam_openid_connect_provider; the test bed's
+# AWS emulator has one made by `make demo` (tools/demo.sh).
+variable "oidc_provider_arn" {
+  description = "ARN of the cluster's IAM OIDC provider."
+  type        = string
+}
+
+resource "flinkstate_iam_role" "orders" {
+  name = "flink-orders"
+  irsa {
+    oidc_provider_arn = var.oidc_provider_arn
+    namespace         = var.namespace
+    service_account   = "flink-orders"
+  }
+  state_store_ids = [flinkstate_state_store.orders.id]
+}
+
 resource "flinkstate_service_account" "orders" {
   namespace     = var.namespace
   name          = "flink-orders"
-  irsa_role_arn = "arn:aws:iam::000000000000:role/flink-orders"
+  irsa_role_arn = flinkstate_iam_role.orders.arn
   role_binding {
     role_name = "flink"
   }
@@ -39,6 +62,14 @@ resource "flinkstate_service_account" "orders" {
 
 output "bucket_arn" {
   value = flinkstate_bucket.state.arn
+}
+
+output "checkpoint_dir" {
+  value = flinkstate_state_store.orders.checkpoint_dir
+}
+
+output "role_arn" {
+  value = flinkstate_iam_role.orders.arn
 }
 
 output "service_account" {

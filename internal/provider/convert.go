@@ -30,3 +30,22 @@ func countObjects(n int, more bool) string {
 		return fmt.Sprintf("%d objects", n)
 	}
 }
+
+// knownStrings returns the elements of a list of strings, and false when
+// the list or any element is not known yet (e.g. IDs of resources created
+// in the same run).
+func knownStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) ([]string, bool) {
+	if l.IsUnknown() {
+		return nil, false
+	}
+	for _, e := range l.Elements() {
+		if e.IsUnknown() {
+			return nil, false
+		}
+	}
+	var out []string
+	if !l.IsNull() {
+		diags.Append(l.ElementsAs(ctx, &out, false)...)
+	}
+	return out, true
+}

@@ -153,13 +153,10 @@ func (r *iamRoleResource) Configure(_ context.Context, req resource.ConfigureReq
 // documents computes the trust and permission policies of a model. ok is
 // false when some input is still unknown.
 func (m *iamRoleModel) documents(ctx context.Context, diags *diag.Diagnostics) (trust, perm string, ok bool) {
-	if m.StateStoreIDs.IsUnknown() || m.KMSKeyARNs.IsUnknown() {
+	ids, idsKnown := knownStrings(ctx, m.StateStoreIDs, diags)
+	keys, keysKnown := knownStrings(ctx, m.KMSKeyARNs, diags)
+	if !idsKnown || !keysKnown || diags.HasError() {
 		return "", "", false
-	}
-	var ids, keys []string
-	diags.Append(m.StateStoreIDs.ElementsAs(ctx, &ids, false)...)
-	if !m.KMSKeyARNs.IsNull() {
-		diags.Append(m.KMSKeyARNs.ElementsAs(ctx, &keys, false)...)
 	}
 	var stores []iampolicy.Store
 	for _, id := range ids {

@@ -221,3 +221,78 @@ func TestIAMRole_invalidInput(t *testing.T) {
 		})
 	}
 }
+
+// State store IDs from stores created in the same run: the store computes
+// its ID at plan time, so the role's policy is in the plan already; and with
+// a bucket name unknown until apply, the policy is simply known after apply.
+func TestAccIAMRole_storesFromSameRun(t *testing.T) {
+	skipUnlessAcc(t)
+	oidc := testOIDCProvider(t)
+	bucket := randName("fs-samerun-")
+	name := randName("flink-samerun-")
+	want, _ := iampolicy.Permissions("aws", []iampolicy.Store{{Bucket: bucket, Prefix: "flink/orders"}}, nil)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "terraform_data" "bucket_name" {
+  input = %q
+}
+
+resource "flinkstate_bucket" "state" {
+  bucket        = %q
+  force_destroy = true
+}
+
+resource "flinkstate_state_store" "orders" {
+  bucket = flinkstate_bucket.state.bucket
+  prefix = "flink/orders"
+}
+
+# Its bucket name is only known after apply.
+resource "flinkstate_state_store" "late" {
+  bucket     = terraform_data.bucket_name.output
+  prefix     = "flink/late"
+  depends_on = [flinkstate_bucket.state]
+}
+
+resource "flinkstate_iam_role" "r" {
+  name            = %q
+  state_store_ids = [flinkstate_state_store.orders.id]
+  irsa {
+    oidc_provider_arn = %q
+    namespace         = "data-processing"
+    service_account   = "flink"
+  }
+}
+
+resource "flinkstate_iam_role" "late" {
+  name            = "${%q}-late"
+  state_store_ids = [flinkstate_state_store.late.id]
+  irsa {
+    oidc_provider_arn = %q
+    namespace         = "data-processing"
+    service_account   = "flink-late"
+  }
+}
+`, bucket, bucket, name, oidc, name, oidc),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue("flinkstate_state_store.orders", tfjsonPath("checkpoint_dir"), knownString("s3://"+bucket+"/flink/orders/checkpoints")),
+				plancheck.ExpectKnownValue("flinkstate_iam_role.r", tfjsonPath("policy_json"), knownString(want.JSON())),
+				plancheck.ExpectUnknownValue("flinkstate_iam_role.late", tfjsonPath("policy_json")),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkRoleDocuments(t, name, mustIRSATrust(t, oidc, "data-processing", "flink"), []iampolicy.Store{{Bucket: bucket, Prefix: "flink/orders"}}),
+				checkRoleDocuments(t, name+"-late", mustIRSATrust(t, oidc, "data-processing", "flink-late"), []iampolicy.Store{{Bucket: bucket, Prefix: "flink/late"}}),
+			),
+		}},
+	})
+}
+
+func mustIRSATrust(t *testing.T, oidc, ns, sa string) iampolicy.Document {
+	d, err := iampolicy.IRSATrust(oidc, ns, sa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

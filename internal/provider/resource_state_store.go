@@ -80,6 +80,22 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	}
 }
 
+// ModifyPlan computes the ID and directories at plan time: they follow
+// from bucket and prefix alone, and a role or deployment planned in the same
+// run can then show its policy and configuration in full.
+func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan stateStoreModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.Bucket.IsUnknown() || plan.Prefix.IsUnknown() {
+		return
+	}
+	plan.fill()
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
 func (r *stateStoreResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
 	if m, ok := req.ProviderData.(*meta); ok {
 		r.meta = m

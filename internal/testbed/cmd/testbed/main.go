@@ -2,6 +2,9 @@
 // local acceptance test bed: etcd + kube-apiserver with the Flink operator's
 // CRDs, and the kumo AWS emulator. `up` leaves them running in the background
 // and writes .testbed/env; calling it again reuses a healthy test bed.
+// `prereqs` creates in it what a real EKS cluster would already have for
+// examples/complete (the namespace, the IAM OIDC provider) and prints the
+// OIDC provider's ARN.
 package main
 
 import (
@@ -17,7 +20,7 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build")
+		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build|prereqs")
 		os.Exit(2)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -45,13 +48,24 @@ func main() {
 			logf("already running")
 		}
 		fmt.Printf("kube-apiserver %s\nAWS emulator   %s\nuse it:        . %s\n", env.KubeHost, env.AWSEndpoint, envFile)
+	case "prereqs":
+		// What a real cluster would have: the namespace and the IAM OIDC provider.
+		env, err := testbed.Load(root)
+		if err != nil {
+			fail(fmt.Errorf("no test bed running (make testbed-up): %w", err))
+		}
+		arn, err := testbed.Prereqs(ctx, env, "data-processing")
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println(arn)
 	case "down":
 		if err := testbed.Down(root); err != nil {
 			fail(err)
 		}
 		logf("stopped, data removed")
 	default:
-		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build")
+		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build|prereqs")
 		os.Exit(2)
 	}
 }

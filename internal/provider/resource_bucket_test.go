@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -230,4 +231,50 @@ func TestBucket_invalidInput(t *testing.T) {
 			})
 		})
 	}
+}
+
+// SSE-KMS with an S3 bucket key when kms_key_arn is set, and back to SSE-S3 without.
+func TestAccBucket_kms(t *testing.T) {
+	skipUnlessAcc(t)
+	ctx := context.Background()
+	key, err := kms.NewFromConfig(testAWS(t).Config).CreateKey(ctx, &kms.CreateKeyInput{Description: aws.String("flinkstate bucket test")})
+	if err != nil {
+		t.Fatalf("creating a KMS key: %v", err)
+	}
+	keyARN := aws.ToString(key.KeyMetadata.Arn)
+	name := randName("fs-kms-")
+	checkEncryption := func(wantKMS bool) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			enc, err := testAWS(t).S3.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: aws.String(name)})
+			if err != nil {
+				return err
+			}
+			rule := enc.ServerSideEncryptionConfiguration.Rules[0]
+			d := rule.ApplyServerSideEncryptionByDefault
+			if wantKMS && (d.SSEAlgorithm != s3types.ServerSideEncryptionAwsKms || aws.ToString(d.KMSMasterKeyID) != keyARN || !aws.ToBool(rule.BucketKeyEnabled)) {
+				return fmt.Errorf("want SSE-KMS with %s and a bucket key, got %s %s bucketKey=%v", keyARN, d.SSEAlgorithm, aws.ToString(d.KMSMasterKeyID), aws.ToBool(rule.BucketKeyEnabled))
+			}
+			if !wantKMS && d.SSEAlgorithm != s3types.ServerSideEncryptionAes256 {
+				return fmt.Errorf("want SSE-S3 (AES256), got %s", d.SSEAlgorithm)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: bucketConfig(name, fmt.Sprintf("  kms_key_arn = %q", keyARN)),
+				Check:  resource.ComposeAggregateTestCheckFunc(checkEncryption(true), resource.TestCheckResourceAttr("flinkstate_bucket.test", "kms_key_arn", keyARN)),
+			},
+			{
+				Config: bucketConfig(name, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkEncryption(false),
+			},
+		},
+	})
 }

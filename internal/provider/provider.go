@@ -191,12 +191,15 @@ func (p *flinkstateProvider) Resources(_ context.Context) []func() resource.Reso
 		newStateStoreResource,
 		newIAMRoleResource,
 		newPodIdentityAssociationResource,
+		newSnapshotResource,
 	}
 }
 
 func (p *flinkstateProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		newPolicyDocumentDataSource,
+		newLatestCheckpointDataSource,
+		newLatestSavepointDataSource,
 	}
 }
 

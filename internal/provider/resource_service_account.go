@@ -30,6 +30,10 @@ var (
 	dns1123Label     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 	roleARNRE        = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$`)
+	// dns1123Prefix is a generateName prefix: a subdomain start, which may end in '-' or '.'.
+	dns1123Prefix = regexp.MustCompile(`^[a-z0-9][-a-z0-9.]*$`)
+	jobIDRE       = regexp.MustCompile(`^[0-9a-f]{32}$`)
+	s3URIRE       = regexp.MustCompile(`^s3a?://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$`)
 )
 
 func namespaceValidators() []validator.String {

@@ -1,0 +1,258 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// The Flink operator's resources.
+var (
+	FlinkDeploymentGVR    = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkdeployments"}
+	FlinkStateSnapshotGVR = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkstatesnapshots"}
+)
+
+// Snapshot states the operator reports.
+const (
+	SnapshotCompleted      = "COMPLETED"
+	SnapshotFailed         = "FAILED"
+	SnapshotAbandoned      = "ABANDONED"
+	SnapshotInProgress     = "IN_PROGRESS"
+	SnapshotTriggerPending = "TRIGGER_PENDING"
+)
+
+// SnapshotSpec is what the provider asks of the operator.
+type SnapshotSpec struct {
+	DeploymentName  string
+	Type            string // "savepoint" or "checkpoint"
+	FormatType      string // CANONICAL or NATIVE (savepoints)
+	DisposeOnDelete bool
+	Path            string // savepoint target dir, or the existing savepoint with AlreadyExists
+	AlreadyExists   bool
+	BackoffLimit    int64
+}
+
+// Object renders the FlinkStateSnapshot. disposeOnDelete is always written:
+// the operator's default (true) deletes the savepoint's files with the object.
+func (s SnapshotSpec) Object(namespace, name, generateName string) *unstructured.Unstructured {
+	spec := map[string]any{
+		"jobReference": map[string]any{"kind": "FlinkDeployment", "name": s.DeploymentName},
+		"backoffLimit": s.BackoffLimit,
+	}
+	if s.Type == "checkpoint" {
+		spec["checkpoint"] = map[string]any{}
+	} else {
+		sp := map[string]any{"formatType": s.FormatType, "disposeOnDelete": s.DisposeOnDelete, "alreadyExists": s.AlreadyExists}
+		if s.Path != "" {
+			sp["path"] = s.Path
+		}
+		spec["savepoint"] = sp
+	}
+	meta := map[string]any{"namespace": namespace}
+	if name != "" {
+		meta["name"] = name
+	} else {
+		meta["generateName"] = generateName
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1",
+		"kind":       "FlinkStateSnapshot",
+		"metadata":   meta,
+		"spec":       spec,
+	}}
+}
+
+// SnapshotStatus is the operator's view of a snapshot.
+type SnapshotStatus struct {
+	State           string
+	Path            string
+	Error           string
+	Failures        int64
+	ResultTimestamp string
+}
+
+// ReadSnapshotStatus reads status from a FlinkStateSnapshot object.
+func ReadSnapshotStatus(obj *unstructured.Unstructured) SnapshotStatus {
+	st := SnapshotStatus{}
+	st.State, _, _ = unstructured.NestedString(obj.Object, "status", "state")
+	st.Path, _, _ = unstructured.NestedString(obj.Object, "status", "path")
+	st.Error, _, _ = unstructured.NestedString(obj.Object, "status", "error")
+	st.ResultTimestamp, _, _ = unstructured.NestedString(obj.Object, "status", "resultTimestamp")
+	if f, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "status", "failures"); ok {
+		switch n := f.(type) {
+		case int64:
+			st.Failures = n
+		case float64:
+			st.Failures = int64(n)
+		}
+	}
+	return st
+}
+
+// OperatorMessage extracts the human message from the operator's
+// status.error, a JSON-serialised exception ({"type", "message",
+// "throwableList": [...]}); anything else is returned as is.
+func OperatorMessage(errField string) string {
+	var e struct {
+		Type          string `json:"type"`
+		Message       string `json:"message"`
+		ThrowableList []struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"throwableList"`
+	}
+	if json.Unmarshal([]byte(errField), &e) != nil || e.Message == "" {
+		return strings.TrimSpace(errField)
+	}
+	msg := e.Message
+	for _, c := range e.ThrowableList {
+		if c.Message != "" && !strings.Contains(msg, c.Message) {
+			msg += "; caused by " + c.Message
+		}
+	}
+	if e.Type != "" {
+		msg += " (" + e.Type + ")"
+	}
+	return msg
+}
+
+// ErrSnapshotTimeout is returned when a snapshot has not ended in time.
+var ErrSnapshotTimeout = errors.New("snapshot did not complete in time")
+
+// WaitSnapshot polls a snapshot until it is COMPLETED, FAILED or ABANDONED,
+// or until timeout. The last status seen is always returned.
+func WaitSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, name string, timeout, every time.Duration) (SnapshotStatus, error) {
+	deadline := time.Now().Add(timeout)
+	var last SnapshotStatus
+	for {
+		obj, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return last, fmt.Errorf("reading FlinkStateSnapshot %s/%s: %w", namespace, name, err)
+		}
+		last = ReadSnapshotStatus(obj)
+		switch last.State {
+		case SnapshotCompleted:
+			return last, nil
+		case SnapshotFailed, SnapshotAbandoned:
+			msg := OperatorMessage(last.Error)
+			if msg == "" {
+				msg = "the operator gave no error message"
+			}
+			return last, fmt.Errorf("FlinkStateSnapshot %s/%s is %s after %d failure(s): %s", namespace, name, last.State, last.Failures, msg)
+		}
+		if time.Now().After(deadline) {
+			state := last.State
+			if state == "" {
+				state = "no status yet (is the Flink operator running, and the deployment's job running?)"
+			}
+			return last, fmt.Errorf("%w: FlinkStateSnapshot %s/%s after %s: last state %s, %d failure(s)", ErrSnapshotTimeout, namespace, name, timeout, state, last.Failures)
+		}
+		select {
+		case <-ctx.Done():
+			return last, ctx.Err()
+		case <-time.After(every):
+		}
+	}
+}
+
+// DeleteAndWait deletes an object and waits, within timeout, until it is
+// gone (finalizers included). A missing object is not an error.
+func DeleteAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, name string, timeout time.Duration) error {
+	r := dyn.Resource(gvr).Namespace(namespace)
+	// Default (background) propagation: foreground would add a finalizer that
+	// only the garbage collector removes.
+	if err := r.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		obj, err := r.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s %s/%s still exists %s after delete (finalizers: %v): is the Flink operator running?",
+				obj.GetKind(), namespace, name, timeout, obj.GetFinalizers())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// SavepointInfo is one completed snapshot found by LatestSnapshot.
+type SavepointInfo struct {
+	Name            string
+	Path            string
+	ResultTimestamp string
+	Type            string
+}
+
+// LatestSnapshot finds the newest COMPLETED FlinkStateSnapshot in namespace
+// whose spec.jobReference names the FlinkDeployment (the operator's labels
+// appear only after it reconciles, so they are not used), optionally of one
+// type, newest by status.resultTimestamp. nil means none.
+func LatestSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, deployment, typ string) (*SavepointInfo, error) {
+	var found []SavepointInfo
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing FlinkStateSnapshots in %s: %w", namespace, err)
+		}
+		for i := range list.Items {
+			obj := &list.Items[i]
+			kind, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "kind")
+			name, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
+			if name != deployment || (kind != "" && kind != "FlinkDeployment") {
+				continue
+			}
+			t := "savepoint"
+			if _, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "checkpoint"); ok {
+				t = "checkpoint"
+			}
+			if typ != "" && t != typ {
+				continue
+			}
+			st := ReadSnapshotStatus(obj)
+			if st.State != SnapshotCompleted || st.Path == "" {
+				continue
+			}
+			found = append(found, SavepointInfo{Name: obj.GetName(), Path: st.Path, ResultTimestamp: st.ResultTimestamp, Type: t})
+		}
+		if list.GetContinue() == "" {
+			break
+		}
+		opts.Continue = list.GetContinue()
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	sort.SliceStable(found, func(i, j int) bool {
+		ti, ei := time.Parse(time.RFC3339Nano, found[i].ResultTimestamp)
+		tj, ej := time.Parse(time.RFC3339Nano, found[j].ResultTimestamp)
+		if ei != nil || ej != nil {
+			return found[i].ResultTimestamp > found[j].ResultTimestamp
+		}
+		return ti.After(tj)
+	})
+	return &found[0], nil
+}

@@ -1,0 +1,365 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+type snapshotResource struct{ meta *meta }
+
+func newSnapshotResource() resource.Resource { return &snapshotResource{} }
+
+type snapshotModel struct {
+	ID              types.String   `tfsdk:"id"`
+	Namespace       types.String   `tfsdk:"namespace"`
+	DeploymentName  types.String   `tfsdk:"deployment_name"`
+	Type            types.String   `tfsdk:"type"`
+	FormatType      types.String   `tfsdk:"format_type"`
+	DisposeOnDelete types.Bool     `tfsdk:"dispose_on_delete"`
+	TargetDir       types.String   `tfsdk:"target_dir"`
+	AlreadyExists   types.Bool     `tfsdk:"already_exists"`
+	BackoffLimit    types.Int64    `tfsdk:"backoff_limit"`
+	NamePrefix      types.String   `tfsdk:"name_prefix"`
+	Triggers        types.Map      `tfsdk:"triggers"`
+	Wait            types.Bool     `tfsdk:"wait"`
+	Name            types.String   `tfsdk:"name"`
+	State           types.String   `tfsdk:"state"`
+	Path            types.String   `tfsdk:"path"`
+	ResultTimestamp types.String   `tfsdk:"result_timestamp"`
+	Error           types.String   `tfsdk:"error"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+}
+
+// snapshotPollInterval is how often a create waits between status reads.
+var snapshotPollInterval = time.Second
+
+func (r *snapshotResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_snapshot"
+}
+
+func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replaceS := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	keepS := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		Description: "A FlinkStateSnapshot: a savepoint (or checkpoint) the Flink operator takes of a FlinkDeployment's job, " +
+			"for example before an upgrade. Every create makes a new object (generateName); any change to `triggers` makes a new " +
+			"snapshot. Create waits until the operator reports COMPLETED and fails with the operator's error on FAILED or " +
+			"ABANDONED. Deleting the resource deletes the object; the savepoint's files are deleted with it only when " +
+			"`dispose_on_delete = true` (the default here is false, unlike the operator's), so a savepoint outlives its resource " +
+			"unless you say otherwise: decide who deletes retained savepoints.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, Description: "`namespace/name`.", PlanModifiers: keepS},
+			"namespace": schema.StringAttribute{Required: true, Description: "Namespace of the FlinkDeployment.",
+				Validators: namespaceValidators(), PlanModifiers: replaceS},
+			"deployment_name": schema.StringAttribute{Required: true, Description: "Name of the FlinkDeployment whose job is snapshotted (spec.jobReference).",
+				Validators: objectNameValidators(), PlanModifiers: replaceS},
+			"type": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("savepoint"),
+				Description: "`savepoint` (default) or `checkpoint`.", Validators: []validator.String{stringvalidator.OneOf("savepoint", "checkpoint")},
+				PlanModifiers: replaceS},
+			"format_type": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("CANONICAL"),
+				Description: "Savepoint format: `CANONICAL` (default; portable across state backends) or `NATIVE` (backend-specific, faster).",
+				Validators:  []validator.String{stringvalidator.OneOf("CANONICAL", "NATIVE")}, PlanModifiers: replaceS},
+			"dispose_on_delete": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Delete the savepoint's files when this resource (the FlinkStateSnapshot) is deleted. Default false " +
+					"(the operator's own default is true). Changing it updates the object in place, e.g. to dispose of it on the next destroy."},
+			"target_dir": schema.StringAttribute{Optional: true,
+				Description: "Directory to write the savepoint to (s3://...); defaults to the deployment's savepoint dir.",
+				Validators:  []validator.String{stringvalidator.RegexMatches(s3URIRE, "must be an s3:// or s3a:// URI")}, PlanModifiers: replaceS},
+			"already_exists": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description:   "Record an existing savepoint at `path` instead of taking one.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
+			"path": schema.StringAttribute{Optional: true, Computed: true,
+				Description: "The snapshot's final path, set when it completes: what job.initial_savepoint_path takes. " +
+					"Set it only with already_exists = true (the existing savepoint's path).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
+			"backoff_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
+				Description: "Retries the operator makes before FAILED. Default 1. (The operator's -1, retry forever, is refused: nobody would be told.)",
+				Validators:  []validator.Int64{int64validator.Between(0, 100)}, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()}},
+			"name_prefix": schema.StringAttribute{Optional: true, Computed: true,
+				Description: "generateName of the object; default `<deployment_name>-`.",
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 200),
+					stringvalidator.RegexMatches(dns1123Prefix, "must be lowercase letters, digits, '-' and '.', starting with a letter or digit")},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}},
+			"triggers": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				Description:   "Arbitrary values; any change makes a new snapshot (e.g. { image = flinkstate_deployment.x.image }).",
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()}},
+			"wait": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				Description: "Wait for COMPLETED on create (default true). With false, path and state fill in on later refreshes."},
+			"name":             schema.StringAttribute{Computed: true, Description: "Name the API server generated.", PlanModifiers: keepS},
+			"state":            schema.StringAttribute{Computed: true, Description: "status.state: TRIGGER_PENDING, IN_PROGRESS, COMPLETED, FAILED or ABANDONED."},
+			"result_timestamp": schema.StringAttribute{Computed: true, Description: "status.resultTimestamp."},
+			"error":            schema.StringAttribute{Computed: true, Description: "The operator's error message, if any."},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+		},
+	}
+}
+
+func (r *snapshotResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.Conflicting(path.MatchRoot("target_dir"), path.MatchRoot("path")),
+		snapshotConfigValidator{},
+	}
+}
+
+// snapshotConfigValidator: path only with already_exists, and the reverse;
+// no savepoint options on a checkpoint.
+type snapshotConfigValidator struct{}
+
+func (snapshotConfigValidator) Description(context.Context) string {
+	return "path goes with already_exists; savepoint options not on checkpoints"
+}
+func (v snapshotConfigValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (snapshotConfigValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m snapshotModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	exists := m.AlreadyExists.ValueBool()
+	if !m.Path.IsNull() && !m.Path.IsUnknown() && !exists && !m.AlreadyExists.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("path"), "path needs already_exists",
+			"path names an existing savepoint and is only set with already_exists = true; to choose where a new savepoint goes, set target_dir.")
+	}
+	if exists && m.Path.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("already_exists"), "already_exists needs path",
+			"already_exists = true records an existing savepoint: set path to it.")
+	}
+	if m.Type.ValueString() == "checkpoint" {
+		for _, a := range []struct {
+			name string
+			set  bool
+		}{{"format_type", !m.FormatType.IsNull()}, {"target_dir", !m.TargetDir.IsNull()}, {"already_exists", !m.AlreadyExists.IsNull()},
+			{"path", !m.Path.IsNull()}, {"dispose_on_delete", !m.DisposeOnDelete.IsNull()}} {
+			if a.set {
+				resp.Diagnostics.AddAttributeError(path.Root(a.name), "Not for checkpoints",
+					fmt.Sprintf("%s applies to savepoints only, and type is \"checkpoint\".", a.name))
+			}
+		}
+	}
+}
+
+func (r *snapshotResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	if m, ok := req.ProviderData.(*meta); ok {
+		r.meta = m
+	}
+}
+
+// ModifyPlan fills the default name prefix, and the path of an existing savepoint.
+func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
+		return
+	}
+	var plan snapshotModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if plan.NamePrefix.IsUnknown() && !plan.DeploymentName.IsUnknown() {
+		plan.NamePrefix = types.StringValue(plan.DeploymentName.ValueString() + "-")
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *snapshotResource) client(diags *diag.Diagnostics) *kube.Client {
+	c, err := r.meta.Kube()
+	if err != nil {
+		diags.AddError("Kubernetes client", err.Error())
+		return nil
+	}
+	return c
+}
+
+func (m *snapshotModel) setStatus(st kube.SnapshotStatus) {
+	m.State = types.StringValue(st.State)
+	if st.Path != "" || m.Path.IsUnknown() || m.Path.IsNull() {
+		m.Path = optionalString(st.Path)
+	}
+	m.ResultTimestamp = optionalString(st.ResultTimestamp)
+	m.Error = optionalString(kube.OperatorMessage(st.Error))
+}
+
+func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan snapshotModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ns := plan.Namespace.ValueString()
+	spec := kube.SnapshotSpec{
+		DeploymentName:  plan.DeploymentName.ValueString(),
+		Type:            plan.Type.ValueString(),
+		FormatType:      plan.FormatType.ValueString(),
+		DisposeOnDelete: plan.DisposeOnDelete.ValueBool(),
+		Path:            plan.TargetDir.ValueString(),
+		AlreadyExists:   plan.AlreadyExists.ValueBool(),
+		BackoffLimit:    plan.BackoffLimit.ValueInt64(),
+	}
+	if spec.AlreadyExists {
+		spec.Path = plan.Path.ValueString()
+	}
+	created, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx,
+		spec.Object(ns, "", plan.NamePrefix.ValueString()), metav1.CreateOptions{FieldManager: kube.FieldManager})
+	if err != nil {
+		resp.Diagnostics.AddError("Creating FlinkStateSnapshot failed", fmt.Sprintf("in namespace %s for deployment %s: %s", ns, spec.DeploymentName, err))
+		return
+	}
+	name := created.GetName()
+	plan.Name = types.StringValue(name)
+	plan.ID = types.StringValue(ns + "/" + name)
+	plan.setStatus(kube.ReadSnapshotStatus(created))
+	if !plan.Wait.ValueBool() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	st, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, name, timeout, snapshotPollInterval)
+	plan.setStatus(st)
+	// The object exists whatever happened: record it. On error Terraform
+	// marks it tainted, so it is never taken for a completed snapshot, and
+	// the next apply replaces it.
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if err != nil {
+		resp.Diagnostics.AddError("Snapshot did not complete", err.Error())
+	}
+}
+
+func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state snapshotModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	obj, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Reading FlinkStateSnapshot failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		return
+	}
+	readSnapshotSpec(obj, &state)
+	state.setStatus(kube.ReadSnapshotStatus(obj))
+	if state.Wait.IsNull() {
+		state.Wait = types.BoolValue(true)
+	}
+	if state.Timeouts.Object.IsNull() {
+		state.Timeouts = timeouts.Value{Object: types.ObjectNull(state.Timeouts.Object.AttributeTypes(ctx))}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readSnapshotSpec copies the object's spec into the model (for import and drift).
+func readSnapshotSpec(obj *unstructured.Unstructured, m *snapshotModel) {
+	m.ID = types.StringValue(obj.GetNamespace() + "/" + obj.GetName())
+	m.Namespace = types.StringValue(obj.GetNamespace())
+	m.Name = types.StringValue(obj.GetName())
+	if gn := obj.GetGenerateName(); gn != "" {
+		m.NamePrefix = types.StringValue(gn)
+	} else if m.NamePrefix.IsNull() {
+		m.NamePrefix = types.StringValue(obj.GetName())
+	}
+	dep, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
+	m.DeploymentName = types.StringValue(dep)
+	if bl, ok, _ := unstructured.NestedInt64(obj.Object, "spec", "backoffLimit"); ok {
+		m.BackoffLimit = types.Int64Value(bl)
+	}
+	if sp, ok, _ := unstructured.NestedMap(obj.Object, "spec", "savepoint"); ok {
+		m.Type = types.StringValue("savepoint")
+		if f, ok := sp["formatType"].(string); ok {
+			m.FormatType = types.StringValue(f)
+		}
+		d, _ := sp["disposeOnDelete"].(bool)
+		m.DisposeOnDelete = types.BoolValue(d)
+		exists, _ := sp["alreadyExists"].(bool)
+		m.AlreadyExists = types.BoolValue(exists)
+		if p, _ := sp["path"].(string); p != "" && !exists {
+			m.TargetDir = types.StringValue(p)
+		}
+	} else {
+		m.Type = types.StringValue("checkpoint")
+	}
+}
+
+func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state snapshotModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.DisposeOnDelete.Equal(state.DisposeOnDelete) {
+		patch := fmt.Sprintf(`{"spec":{"savepoint":{"disposeOnDelete":%v}}}`, plan.DisposeOnDelete.ValueBool())
+		if _, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(state.Namespace.ValueString()).Patch(ctx,
+			state.Name.ValueString(), ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("dispose_on_delete"), "Updating FlinkStateSnapshot failed", err.Error())
+			return
+		}
+	}
+	// Everything else either replaces the snapshot or lives in state only.
+	plan.ID, plan.Name, plan.State, plan.Path, plan.ResultTimestamp, plan.Error =
+		state.ID, state.Name, state.State, state.Path, state.ResultTimestamp, state.Error
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state snapshotModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
+	resp.Diagnostics.Append(d...)
+	if err := kube.DeleteAndWait(ctx, c.Dynamic, kube.FlinkStateSnapshotGVR, state.Namespace.ValueString(), state.Name.ValueString(), timeout); err != nil {
+		resp.Diagnostics.AddError("Deleting FlinkStateSnapshot failed", err.Error())
+	}
+}
+
+func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, name, ok := strings.Cut(req.ID, "/")
+	if !ok || ns == "" || name == "" {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected namespace/name, got %q", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait"), true)...)
+}

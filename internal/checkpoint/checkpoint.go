@@ -42,7 +42,7 @@ type Checkpoint struct {
 
 var (
 	jobIDRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
-	chkRE   = regexp.MustCompile(`^chk-(\d+)$`)
+	chkNumRE = regexp.MustCompile(`^(\d+)$`) // what follows "chk-"
 )
 
 // ValidJobID tells whether s is a Flink JobID (32 lowercase hex characters).
@@ -100,13 +100,15 @@ func Latest(ctx context.Context, c S3API, bucket, dir, jobID string) (*Checkpoin
 
 func latestOfJob(ctx context.Context, c S3API, bucket, dir, job string) (*Checkpoint, error) {
 	jobPrefix := dir + "/" + job + "/"
-	dirs, err := listDirs(ctx, c, bucket, jobPrefix)
+	// Listing "<job>/chk-" (not "<job>/") keeps shared/ and taskowned/ out
+	// of the request entirely: the server never rolls their files up.
+	dirs, err := listDirs(ctx, c, bucket, jobPrefix+"chk-")
 	if err != nil {
 		return nil, err
 	}
 	var ids []int64
 	for _, d := range dirs {
-		if m := chkRE.FindStringSubmatch(d); m != nil {
+		if m := chkNumRE.FindStringSubmatch(d); m != nil {
 			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
 				ids = append(ids, n)
 			}
@@ -136,8 +138,9 @@ func latestOfJob(ctx context.Context, c S3API, bucket, dir, job string) (*Checkp
 	return nil, nil
 }
 
-// listDirs lists the immediate "subdirectories" of prefix (which ends with
-// "/") with a delimiter, following pagination.
+// listDirs lists, with a delimiter and following pagination, the
+// "subdirectories" starting with prefix, returned without the prefix and
+// the trailing "/".
 func listDirs(ctx context.Context, c S3API, bucket, prefix string) ([]string, error) {
 	var out []string
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix), Delimiter: aws.String("/")}

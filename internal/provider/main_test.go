@@ -33,6 +33,8 @@ func runTests(m *testing.M) int {
 	if os.Getenv("TF_ACC") == "" {
 		return m.Run()
 	}
+	// Never fall back to the EC2 metadata endpoint for credentials.
+	os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	if err := findTerraform(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -54,6 +54,8 @@ func (e Env) Vars() [][2]string {
 		{"AWS_ACCESS_KEY_ID", e.AccessKey},
 		{"AWS_SECRET_ACCESS_KEY", e.SecretKey},
 		{"FLINKSTATE_TESTBED_KUBECTL", e.Kubectl},
+		// Never ask the EC2 metadata endpoint for credentials: nothing here runs on EC2.
+		{"AWS_EC2_METADATA_DISABLED", "true"},
 	}
 }
 

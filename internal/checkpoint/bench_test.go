@@ -1,0 +1,117 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+// countingS3 counts the requests the finder makes.
+type countingS3 struct {
+	S3API
+	n atomic.Int64
+}
+
+func (c *countingS3) ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, o ...func(*s3.Options)) (*s3.ListObjectsV2Output, error) {
+	c.n.Add(1)
+	return c.S3API.ListObjectsV2(ctx, in, o...)
+}
+
+func (c *countingS3) HeadObject(ctx context.Context, in *s3.HeadObjectInput, o ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
+	c.n.Add(1)
+	return c.S3API.HeadObject(ctx, in, o...)
+}
+
+// BenchmarkLatestCheckpoint runs the finder against the test bed's S3 (make
+// bench starts it) on a job directory with 10 checkpoint dirs and 0 or
+// 100,000 shared state files, and reports S3 requests per lookup. Setup
+// (writing 100,000 objects) is excluded from the timing.
+func BenchmarkLatestCheckpoint(b *testing.B) {
+	root, err := testbed.FindRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, err := testbed.Load(root)
+	if err != nil {
+		b.Skip("no test bed running: make testbed-up (make bench does it)")
+	}
+	for _, kv := range env.Vars() {
+		b.Setenv(kv[0], kv[1])
+	}
+	ctx := context.Background()
+	cl, err := awsclient.New(ctx, awsclient.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, shared := range []int{0, 100000} {
+		bucket := fmt.Sprintf("fs-bench-shared-%d", shared)
+		seedBenchBucket(b, cl.S3, bucket, shared)
+		for _, job := range []string{"", jobA} {
+			name := fmt.Sprintf("shared=%d/any-job", shared)
+			if job != "" {
+				name = fmt.Sprintf("shared=%d/job_id", shared)
+			}
+			b.Run(name, func(b *testing.B) {
+				c := &countingS3{S3API: cl.S3}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					cp, err := Latest(ctx, c, bucket, "flink/orders/checkpoints", job)
+					if err != nil || cp == nil || cp.ID != 10 {
+						b.Fatalf("%+v %v", cp, err)
+					}
+				}
+				b.ReportMetric(float64(c.n.Load())/float64(b.N), "requests/op")
+			})
+		}
+	}
+}
+
+// seedBenchBucket writes the layout once; a bucket that already holds it is reused.
+func seedBenchBucket(b *testing.B, c *s3.Client, bucket string, shared int) {
+	ctx := context.Background()
+	dir := "flink/orders/checkpoints/" + jobA
+	if _, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(dir + "/chk-10/_metadata")}); err == nil {
+		return
+	}
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil && !strings.Contains(err.Error(), "BucketAlreadyOwnedByYou") {
+		b.Fatal(err)
+	}
+	var keys []string
+	for i := 0; i < shared; i++ {
+		keys = append(keys, fmt.Sprintf("%s/shared/%08d-sst", dir, i))
+	}
+	for id := 1; id <= 10; id++ {
+		keys = append(keys, fmt.Sprintf("%s/chk-%d/_metadata", dir, id)) // _metadata last: the checkpoints complete after their files
+	}
+	work := make(chan string)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range work {
+				if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(k), Body: strings.NewReader("x")}); err != nil {
+					failed.Store(err)
+				}
+			}
+		}()
+	}
+	for _, k := range keys {
+		work <- k
+	}
+	close(work)
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+}

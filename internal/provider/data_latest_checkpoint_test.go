@@ -1,0 +1,166 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
+)
+
+const (
+	jobA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	jobB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	jobC = "cccccccccccccccccccccccccccccccc"
+)
+
+// testCheckpointBucket creates a bucket and writes objects in order: groups
+// are written one after another with a pause, so _metadata files of later
+// groups are newer (S3 times have a resolution of a second).
+func testCheckpointBucket(t *testing.T, groups ...[]string) string {
+	t.Helper()
+	ctx := context.Background()
+	bucket := randName("fs-chk-")
+	c := testAWS(t).S3
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = s3state.DeleteAll(ctx, c, bucket, "")
+		_, _ = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
+	})
+	for i, g := range groups {
+		if i > 0 {
+			time.Sleep(1100 * time.Millisecond)
+		}
+		putObjects(t, bucket, g)
+	}
+	return bucket
+}
+
+func chkKeys(dir, job string, ids []int, complete bool) []string {
+	var keys []string
+	for _, id := range ids {
+		if complete {
+			keys = append(keys, fmt.Sprintf("%s/%s/chk-%d/_metadata", dir, job, id))
+		} else {
+			keys = append(keys, fmt.Sprintf("%s/%s/chk-%d/3f9a-part", dir, job, id))
+		}
+	}
+	return keys
+}
+
+func TestAccLatestCheckpoint(t *testing.T) {
+	skipUnlessAcc(t)
+	dir := "flink/orders/checkpoints"
+	// Job A: chk-9 and chk-10 complete (chk-10 must win over chk-9: numeric
+	// order), chk-11 in progress, and shared/taskowned state files.
+	a := append(chkKeys(dir, jobA, []int{8, 9, 10}, true), chkKeys(dir, jobA, []int{11}, false)...)
+	a = append(a, dir+"/"+jobA+"/shared/0001-sst", dir+"/"+jobA+"/taskowned/x", dir+"/not-a-job/chk-99/_metadata")
+	// Job B, written later: its chk-3 is the newest completed checkpoint of the directory.
+	b := chkKeys(dir, jobB, []int{3}, true)
+	// Job C elsewhere: 1006 checkpoint directories, more than one page of a
+	// listing. chk-1..chk-999 complete, chk-1000..chk-1005 in progress, so the
+	// newest complete one, chk-999, sorts last by name.
+	var cIDs, cOpen []int
+	for i := 1; i <= 999; i++ {
+		cIDs = append(cIDs, i)
+	}
+	for i := 1000; i <= 1005; i++ {
+		cOpen = append(cOpen, i)
+	}
+	c := append(chkKeys("flink/big/checkpoints", jobC, cIDs, true), chkKeys("flink/big/checkpoints", jobC, cOpen, false)...)
+	bucket := testCheckpointBucket(t, append(a, c...), b)
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+data "flinkstate_latest_checkpoint" "any_job" {
+  checkpoint_dir = "s3://%[1]s/flink/orders/checkpoints"
+}
+
+data "flinkstate_latest_checkpoint" "job_a" {
+  store_id = "%[1]s/flink/orders"
+  job_id   = %[2]q
+}
+
+data "flinkstate_latest_checkpoint" "many" {
+  checkpoint_dir = "s3://%[1]s/flink/big/checkpoints/"
+}
+
+data "flinkstate_latest_checkpoint" "empty" {
+  checkpoint_dir = "s3://%[1]s/flink/nothing-here/checkpoints"
+}
+
+data "flinkstate_latest_checkpoint" "unknown_job" {
+  store_id = "%[1]s/flink/orders"
+  job_id   = "dddddddddddddddddddddddddddddddd"
+}
+`, bucket, jobA),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.any_job", "found", "true"),
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.any_job", "job_id", jobB),
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.any_job", "checkpoint_id", "3"),
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.any_job", "path", "s3://"+bucket+"/"+dir+"/"+jobB+"/chk-3"),
+
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.job_a", "checkpoint_id", "10"),
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.job_a", "path", "s3://"+bucket+"/"+dir+"/"+jobA+"/chk-10"),
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.job_a", "metadata_path", "s3://"+bucket+"/"+dir+"/"+jobA+"/chk-10/_metadata"),
+				resource.TestMatchResourceAttr("data.flinkstate_latest_checkpoint.job_a", "last_modified", regexpMust(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)),
+
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.many", "checkpoint_id", "999"),
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.many", "job_id", jobC),
+
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.empty", "found", "false"),
+				resource.TestCheckNoResourceAttr("data.flinkstate_latest_checkpoint.empty", "path"),
+				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.unknown_job", "found", "false"),
+			),
+		}},
+	})
+}
+
+func TestAccLatestCheckpoint_require(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := testCheckpointBucket(t, chkKeys("flink/orders/checkpoints", jobA, []int{1}, false))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+data "flinkstate_latest_checkpoint" "x" {
+  checkpoint_dir = "s3://%s/flink/orders/checkpoints"
+  require        = true
+}`, bucket),
+			ExpectError: errorRE("No completed checkpoint", "no chk-N directory with _metadata under s3://"+bucket+"/flink/orders/checkpoints/"),
+		}},
+	})
+}
+
+func TestLatestCheckpoint_invalidInput(t *testing.T) {
+	cases := map[string]struct{ body, want string }{
+		"job id not hex": {`  checkpoint_dir = "s3://b/flink/checkpoints"
+  job_id = "not-a-job"`, "job_id"},
+		"both sources": {`  checkpoint_dir = "s3://b/flink/checkpoints"
+  store_id = "b/flink"`, "checkpoint_dir"},
+		"neither source":     {``, "checkpoint_dir"},
+		"dir not an s3 uri":  {`  checkpoint_dir = "/tmp/checkpoints"`, "checkpoint_dir"},
+		"store id no prefix": {`  store_id = "bucket"`, "store_id"},
+	}
+	for label, tc := range cases {
+		t.Run(label, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      "data \"flinkstate_latest_checkpoint\" \"x\" {\n" + tc.body + "\n}",
+					PlanOnly:    true,
+					ExpectError: errorRE(tc.want),
+				}},
+			})
+		})
+	}
+}

@@ -41,7 +41,7 @@ type Checkpoint struct {
 }
 
 var (
-	jobIDRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
+	jobIDRE  = regexp.MustCompile(`^[0-9a-f]{32}$`)
 	chkNumRE = regexp.MustCompile(`^(\d+)$`) // what follows "chk-"
 )
 

@@ -1,0 +1,370 @@
+// Package flinkconf derives what a FlinkDeployment needs to keep its state
+// on S3 (flinkConfiguration keys, the operator's flinkVersion, the S3 plugin
+// jar, the S3 credentials class for IRSA or Pod Identity) and checks the
+// combination, as plain Go: no Terraform here. Its checks come from the
+// project's guide (the seeds) and are reported with the attribute path they
+// concern.
+package flinkconf
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Severity of a finding.
+type Severity int
+
+const (
+	Warning Severity = iota
+	Error
+)
+
+// Finding is a plan-time check result about one attribute.
+type Finding struct {
+	Severity Severity
+	Path     []string // attribute path, e.g. ["state", "min_pause"]
+	Summary  string
+	Detail   string
+}
+
+// OperatorFlinkVersions are the flinkVersion values the Flink Kubernetes
+// Operator 1.15.0 CRD accepts.
+var OperatorFlinkVersions = []string{"v1_13", "v1_14", "v1_15", "v1_16", "v1_17", "v1_18", "v1_19", "v1_20", "v2_0", "v2_1", "v2_2"}
+
+var versionRE = regexp.MustCompile(`^(\d+)\.(\d+)\.(\d+)$`)
+
+// Version is a full Flink version such as 2.2.1.
+type Version struct{ Major, Minor, Patch int }
+
+// ParseVersion parses "2.2.1" and checks that the operator knows its minor version.
+func ParseVersion(s string) (Version, error) {
+	m := versionRE.FindStringSubmatch(s)
+	if m == nil {
+		return Version{}, fmt.Errorf("%q is not a full Flink version such as 2.2.1", s)
+	}
+	v := Version{}
+	v.Major, _ = strconv.Atoi(m[1])
+	v.Minor, _ = strconv.Atoi(m[2])
+	v.Patch, _ = strconv.Atoi(m[3])
+	ok := false
+	for _, e := range OperatorFlinkVersions {
+		if e == v.OperatorEnum() {
+			ok = true
+		}
+	}
+	if !ok {
+		return v, fmt.Errorf("Flink %s is not supported by the Flink Kubernetes Operator 1.15.0, which knows %s", s, strings.Join(displayVersions(), ", "))
+	}
+	return v, nil
+}
+
+func displayVersions() []string {
+	out := make([]string, len(OperatorFlinkVersions))
+	for i, e := range OperatorFlinkVersions {
+		out[i] = strings.ReplaceAll(strings.TrimPrefix(e, "v"), "_", ".") + ".x"
+	}
+	return out
+}
+
+func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
+
+// OperatorEnum is the operator's flinkVersion value, e.g. v2_2.
+func (v Version) OperatorEnum() string { return fmt.Sprintf("v%d_%d", v.Major, v.Minor) }
+
+// S3PluginJar is the built-in Hadoop S3 filesystem plugin of that version,
+// as ENABLE_BUILT_IN_PLUGINS names it.
+func (v Version) S3PluginJar() string { return "flink-s3-fs-hadoop-" + v.String() + ".jar" }
+
+// Credentials providers of the AWS SDK for Java v1 that the Hadoop S3
+// plugin (s3a) bundles.
+const (
+	IRSACredentialsProvider        = "com.amazonaws.auth.WebIdentityTokenCredentialsProvider"
+	PodIdentityCredentialsProvider = "com.amazonaws.auth.DefaultAWSCredentialsProviderChain"
+	KubernetesHAFactory            = "org.apache.flink.kubernetes.highavailability.KubernetesHaServicesFactory"
+	DefaultLocalDir                = "/opt/flink/state"
+)
+
+// State is the state-related part of a deployment.
+type State struct {
+	CheckpointDir, SavepointDir, HADir string
+	Backend                            string // rocksdb, hashmap, forst
+	Incremental                        *bool
+	CheckpointInterval                 string
+	MinPause                           string
+	Timeout                            string
+	Mode                               string // EXACTLY_ONCE, AT_LEAST_ONCE
+	NumRetained                        *int64
+	ExternalizedRetention              string // RETAIN_ON_CANCELLATION, DELETE_ON_CANCELLATION, NO_EXTERNALIZED_CHECKPOINTS
+	LocalDir                           string
+}
+
+// Input is everything the derivation looks at.
+type Input struct {
+	FlinkVersion     string
+	Identity         string // irsa, pod_identity
+	UpgradeMode      string // last-state, savepoint, stateless
+	HighAvailability *bool  // nil: on with last-state
+	TaskSlots        *int64
+	State            State
+	Extra            map[string]string // flink_configuration
+}
+
+// HAEnabled tells whether Kubernetes HA is on: explicitly, or by default with last-state.
+func (in Input) HAEnabled() bool {
+	if in.HighAvailability != nil {
+		return *in.HighAvailability
+	}
+	return in.UpgradeMode == "last-state"
+}
+
+// LocalDir is the RocksDB/ForSt local working directory (an emptyDir).
+func (in Input) LocalDir() string {
+	if in.State.LocalDir != "" {
+		return in.State.LocalDir
+	}
+	return DefaultLocalDir
+}
+
+// UsesLocalDir tells whether the backend keeps local files that need a volume.
+func (in Input) UsesLocalDir() bool {
+	return in.State.Backend == "rocksdb" || in.State.Backend == "forst"
+}
+
+// keyAttr maps every configuration key the provider manages to the
+// attribute that sets it (for "a key the provider manages" errors).
+var keyAttr = map[string]string{
+	"taskmanager.numberOfTaskSlots":                             "task_manager.task_slots",
+	"state.backend.type":                                        "state.backend",
+	"state.backend.rocksdb.localdir":                            "state.local_dir",
+	"state.backend.forst.local-dir":                             "state.local_dir",
+	"state.backend.incremental":                                 "state.incremental",
+	"execution.checkpointing.storage":                           "state",
+	"execution.checkpointing.dir":                               "state.checkpoint_dir",
+	"execution.checkpointing.savepoint-dir":                     "state.savepoint_dir",
+	"execution.checkpointing.interval":                          "state.checkpoint_interval",
+	"execution.checkpointing.min-pause":                         "state.min_pause",
+	"execution.checkpointing.timeout":                           "state.timeout",
+	"execution.checkpointing.mode":                              "state.mode",
+	"execution.checkpointing.incremental":                       "state.incremental",
+	"execution.checkpointing.num-retained":                      "state.num_retained",
+	"execution.checkpointing.externalized-checkpoint-retention": "state.externalized_retention",
+	"state.checkpoints.dir":                                     "state.checkpoint_dir",
+	"state.savepoints.dir":                                      "state.savepoint_dir",
+	"high-availability.type":                                    "high_availability",
+	"high-availability":                                         "high_availability",
+	"high-availability.storageDir":                              "state.ha_dir",
+	"fs.s3a.aws.credentials.provider":                           "identity",
+}
+
+// ManagedKeys lists the configuration keys the provider owns, sorted.
+func ManagedKeys() []string {
+	out := make([]string, 0, len(keyAttr))
+	for k := range keyAttr {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Derive returns the flinkConfiguration the provider writes (managed keys
+// plus the user's extra keys) and the findings of the plan-time checks.
+// With any Error finding the configuration must not be applied.
+func Derive(in Input) (map[string]string, []Finding) {
+	var fs []Finding
+	add := func(sev Severity, summary, detail string, path ...string) {
+		fs = append(fs, Finding{Severity: sev, Path: path, Summary: summary, Detail: detail})
+	}
+	cfg := map[string]string{}
+
+	v, err := ParseVersion(in.FlinkVersion)
+	if err != nil {
+		add(Error, "Unsupported Flink version", err.Error(), "flink_version")
+	} else if v.Major == 2 && v.Minor == 2 {
+		detail := "The Flink 2.2 Hadoop S3 plugin (" + v.S3PluginJar() + ") bundles Hadoop 3.3.4 and the AWS SDK for Java 1.12.779, " +
+			"which reached end of support on 2025-12-31. The provider uses that SDK's real v1 credentials classes; do not swap " +
+			"single jars or class names between SDK generations. Assess the file system's support and security for production."
+		if in.Identity == "pod_identity" {
+			detail += " For EKS Pod Identity, SDK 1.12.779 meets the documented minimum (1.12.746); the container-credentials chain " +
+				PodIdentityCredentialsProvider + " is used."
+		}
+		add(Warning, "S3 plugin bundles an AWS SDK past end of support", detail, "flink_version")
+	}
+
+	switch in.Identity {
+	case "irsa":
+		cfg["fs.s3a.aws.credentials.provider"] = IRSACredentialsProvider
+	case "pod_identity":
+		cfg["fs.s3a.aws.credentials.provider"] = PodIdentityCredentialsProvider
+	default:
+		add(Error, "Invalid identity", fmt.Sprintf("identity must be irsa or pod_identity, got %q", in.Identity), "identity")
+	}
+
+	if in.TaskSlots != nil {
+		if *in.TaskSlots < 1 {
+			add(Error, "Invalid task slots", "task_slots must be at least 1", "task_manager", "task_slots")
+		}
+		cfg["taskmanager.numberOfTaskSlots"] = strconv.FormatInt(*in.TaskSlots, 10)
+	}
+
+	st := in.State
+	switch st.Backend {
+	case "rocksdb", "hashmap", "forst":
+		cfg["state.backend.type"] = st.Backend
+	default:
+		add(Error, "Invalid state backend", fmt.Sprintf("backend must be rocksdb, hashmap or forst, got %q", st.Backend), "state", "backend")
+	}
+	if st.Backend == "forst" {
+		add(Warning, "ForSt is experimental", "The ForSt state backend is experimental in Flink 2.2: check the asynchronous state APIs "+
+			"and its snapshot restrictions before relying on it.", "state", "backend")
+	}
+	if in.UsesLocalDir() {
+		if st.Backend == "forst" {
+			cfg["state.backend.forst.local-dir"] = in.LocalDir()
+		} else {
+			cfg["state.backend.rocksdb.localdir"] = in.LocalDir()
+		}
+		if !strings.HasPrefix(in.LocalDir(), "/") {
+			add(Error, "Invalid local directory", "local_dir must be an absolute path in the container", "state", "local_dir")
+		}
+	}
+	cfg["execution.checkpointing.storage"] = "filesystem"
+	if st.CheckpointDir != "" {
+		cfg["execution.checkpointing.dir"] = st.CheckpointDir
+	}
+	if st.SavepointDir != "" {
+		cfg["execution.checkpointing.savepoint-dir"] = st.SavepointDir
+	}
+	for _, d := range []struct{ val, attr string }{{st.CheckpointDir, "checkpoint_dir"}, {st.SavepointDir, "savepoint_dir"}, {st.HADir, "ha_dir"}} {
+		if d.val != "" && !strings.HasPrefix(d.val, "s3://") && !strings.HasPrefix(d.val, "s3a://") {
+			add(Error, "Not an S3 directory", fmt.Sprintf("%s must be an s3:// URI (state on S3 survives pods and nodes), got %q", d.attr, d.val), "state", d.attr)
+		}
+	}
+
+	durations := map[string]time.Duration{}
+	for _, d := range []struct{ val, attr, key string }{
+		{st.CheckpointInterval, "checkpoint_interval", "execution.checkpointing.interval"},
+		{st.MinPause, "min_pause", "execution.checkpointing.min-pause"},
+		{st.Timeout, "timeout", "execution.checkpointing.timeout"},
+	} {
+		if d.val == "" {
+			continue
+		}
+		dur, err := ParseDuration(d.val)
+		if err != nil {
+			add(Error, "Invalid duration", fmt.Sprintf("%s: %s", d.attr, err), "state", d.attr)
+			continue
+		}
+		durations[d.attr] = dur
+		cfg[d.key] = d.val
+	}
+	if iv, ok := durations["checkpoint_interval"]; ok {
+		if mp, ok := durations["min_pause"]; ok && mp > iv {
+			add(Warning, "Checkpoints will not happen every interval",
+				fmt.Sprintf("min_pause (%s) is longer than checkpoint_interval (%s): a checkpoint starts at the earliest min_pause after the "+
+					"previous one ended, so snapshots come less often than the interval says. Application code may also override the interval "+
+					"(StateMachineExample sets 2 s in code); check the effective runtime settings.", st.MinPause, st.CheckpointInterval),
+				"state", "min_pause")
+		}
+	}
+	if st.Mode != "" {
+		cfg["execution.checkpointing.mode"] = st.Mode
+	}
+	if st.Incremental != nil {
+		cfg["execution.checkpointing.incremental"] = strconv.FormatBool(*st.Incremental)
+	}
+	if st.NumRetained != nil {
+		if *st.NumRetained < 1 {
+			add(Error, "Invalid num_retained", "num_retained must be at least 1", "state", "num_retained")
+		}
+		cfg["execution.checkpointing.num-retained"] = strconv.FormatInt(*st.NumRetained, 10)
+	}
+	if st.ExternalizedRetention != "" {
+		cfg["execution.checkpointing.externalized-checkpoint-retention"] = st.ExternalizedRetention
+	}
+
+	if in.HAEnabled() {
+		cfg["high-availability.type"] = KubernetesHAFactory
+		if st.HADir == "" {
+			add(Error, "High availability needs a storage directory",
+				"Kubernetes HA keeps its metadata in high-availability.storageDir: set state.ha_dir or state.store_id.", "state", "ha_dir")
+		} else {
+			cfg["high-availability.storageDir"] = st.HADir
+		}
+	}
+	switch in.UpgradeMode {
+	case "last-state":
+		if !in.HAEnabled() {
+			add(Error, "last-state upgrades need high availability",
+				"upgrade_mode = \"last-state\" restores from the HA metadata of the running job: keep high_availability on.", "high_availability")
+		}
+		if st.CheckpointDir == "" {
+			add(Error, "last-state upgrades need checkpoints",
+				"upgrade_mode = \"last-state\" resumes from the latest retained checkpoint: set state.checkpoint_dir or state.store_id.", "state", "checkpoint_dir")
+		}
+		if st.ExternalizedRetention == "NO_EXTERNALIZED_CHECKPOINTS" {
+			add(Error, "last-state upgrades need retained checkpoints",
+				"upgrade_mode = \"last-state\" needs checkpoints retained on cancellation, not NO_EXTERNALIZED_CHECKPOINTS.", "state", "externalized_retention")
+		}
+	case "savepoint":
+		if st.SavepointDir == "" {
+			add(Error, "savepoint upgrades need a savepoint directory",
+				"upgrade_mode = \"savepoint\" takes a savepoint before each upgrade: set state.savepoint_dir or state.store_id.", "state", "savepoint_dir")
+		}
+	}
+
+	keys := make([]string, 0, len(in.Extra))
+	for k := range in.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if attr, managed := keyAttr[k]; managed {
+			add(Error, "Key managed by the provider",
+				fmt.Sprintf("flink_configuration sets %q, which the provider derives from %s: set %s instead.", k, attr, attr),
+				"flink_configuration", k)
+			continue
+		}
+		cfg[k] = in.Extra[k]
+	}
+	return cfg, fs
+}
+
+var durationRE = regexp.MustCompile(`^(\d+)\s*([a-zA-Z]*)$`)
+
+// ParseDuration parses Flink's duration syntax ("60s", "2 s", "10 min",
+// "500ms", "1h"); a bare number is milliseconds, as in Flink.
+func ParseDuration(s string) (time.Duration, error) {
+	m := durationRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return 0, fmt.Errorf("%q is not a duration such as 60s, 10 min or 500 ms", s)
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q: %w", s, err)
+	}
+	var unit time.Duration
+	switch strings.ToLower(m[2]) {
+	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
+		unit = time.Millisecond
+	case "s", "sec", "secs", "second", "seconds":
+		unit = time.Second
+	case "m", "min", "mins", "minute", "minutes":
+		unit = time.Minute
+	case "h", "hour", "hours":
+		unit = time.Hour
+	case "d", "day", "days":
+		unit = 24 * time.Hour
+	default:
+		return 0, fmt.Errorf("%q has an unknown unit %q (use ms, s, min, h or d)", s, m[2])
+	}
+	return time.Duration(n) * unit, nil
+}
+
+var memoryRE = regexp.MustCompile(`(?i)^\d+(\.\d+)?\s*(b|bytes|k|kb|kib|kibibytes|m|mb|mib|mebibytes|g|gb|gib|gibibytes|t|tb|tib|tebibytes)?$`)
+
+// ValidMemory tells whether s is a Flink memory size such as 2048m or 2g.
+func ValidMemory(s string) bool { return memoryRE.MatchString(strings.TrimSpace(s)) }

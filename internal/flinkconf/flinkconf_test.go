@@ -1,0 +1,297 @@
+package flinkconf
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func b(v bool) *bool   { return &v }
+func i(v int64) *int64 { return &v }
+
+// seedInput is the seed's FlinkDeployment, as provider inputs.
+func seedInput() Input {
+	return Input{
+		FlinkVersion: "2.2.1",
+		Identity:     "irsa",
+		UpgradeMode:  "last-state",
+		TaskSlots:    i(2),
+		State: State{
+			CheckpointDir:         "s3://bucket/flink-state-demo/checkpoints",
+			SavepointDir:          "s3://bucket/flink-state-demo/savepoints",
+			HADir:                 "s3://bucket/flink-state-demo/ha",
+			Backend:               "rocksdb",
+			Incremental:           b(true),
+			CheckpointInterval:    "2 s",
+			MinPause:              "30 s",
+			Timeout:               "10 min",
+			Mode:                  "EXACTLY_ONCE",
+			NumRetained:           i(3),
+			ExternalizedRetention: "RETAIN_ON_CANCELLATION",
+		},
+	}
+}
+
+func findings(fs []Finding, sev Severity) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Severity == sev {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func hasFinding(fs []Finding, sev Severity, path string, text string) bool {
+	for _, f := range fs {
+		if f.Severity == sev && strings.Join(f.Path, ".") == path && strings.Contains(f.Summary+" "+f.Detail, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// The seed's flinkConfiguration, key by key.
+func TestDerive_seedKeys(t *testing.T) {
+	cfg, fs := Derive(seedInput())
+	if errs := findings(fs, Error); len(errs) > 0 {
+		t.Fatalf("errors: %+v", errs)
+	}
+	want := map[string]string{
+		"taskmanager.numberOfTaskSlots":                             "2",
+		"state.backend.type":                                        "rocksdb",
+		"state.backend.rocksdb.localdir":                            "/opt/flink/state",
+		"execution.checkpointing.storage":                           "filesystem",
+		"execution.checkpointing.dir":                               "s3://bucket/flink-state-demo/checkpoints",
+		"execution.checkpointing.savepoint-dir":                     "s3://bucket/flink-state-demo/savepoints",
+		"execution.checkpointing.interval":                          "2 s",
+		"execution.checkpointing.mode":                              "EXACTLY_ONCE",
+		"execution.checkpointing.timeout":                           "10 min",
+		"execution.checkpointing.min-pause":                         "30 s",
+		"execution.checkpointing.incremental":                       "true",
+		"execution.checkpointing.num-retained":                      "3",
+		"execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION",
+		"high-availability.type":                                    "org.apache.flink.kubernetes.highavailability.KubernetesHaServicesFactory",
+		"high-availability.storageDir":                              "s3://bucket/flink-state-demo/ha",
+		"fs.s3a.aws.credentials.provider":                           "com.amazonaws.auth.WebIdentityTokenCredentialsProvider",
+	}
+	for k, v := range want {
+		if cfg[k] != v {
+			t.Errorf("%s = %q, want %q", k, cfg[k], v)
+		}
+	}
+	if len(cfg) != len(want) {
+		t.Errorf("%d keys, want %d: %v", len(cfg), len(want), cfg)
+	}
+}
+
+func TestDerive_identity(t *testing.T) {
+	in := seedInput()
+	in.Identity = "pod_identity"
+	cfg, fs := Derive(in)
+	if cfg["fs.s3a.aws.credentials.provider"] != "com.amazonaws.auth.DefaultAWSCredentialsProviderChain" {
+		t.Fatalf("pod identity provider %q", cfg["fs.s3a.aws.credentials.provider"])
+	}
+	if !hasFinding(fs, Warning, "flink_version", "1.12.746") {
+		t.Errorf("no Pod Identity SDK note in %+v", fs)
+	}
+	in.Identity = "keys"
+	if _, fs := Derive(in); !hasFinding(fs, Error, "identity", "irsa or pod_identity") {
+		t.Errorf("bad identity accepted: %+v", fs)
+	}
+}
+
+func TestDerive_checks(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(*Input)
+		sev    Severity
+		path   string
+		text   string
+	}{
+		{"min pause longer than interval", func(in *Input) {}, Warning, "state.min_pause", "longer than checkpoint_interval"},
+		{"sdk v1 end of support", func(in *Input) {}, Warning, "flink_version", "2025-12-31"},
+		{"forst experimental", func(in *Input) { in.State.Backend = "forst" }, Warning, "state.backend", "experimental"},
+		{"unknown backend", func(in *Input) { in.State.Backend = "memory" }, Error, "state.backend", "rocksdb, hashmap or forst"},
+		{"version too new", func(in *Input) { in.FlinkVersion = "2.3.0" }, Error, "flink_version", "1.13.x, 1.14.x"},
+		{"version not full", func(in *Input) { in.FlinkVersion = "2.2" }, Error, "flink_version", "full Flink version"},
+		{"last-state without HA", func(in *Input) { in.HighAvailability = b(false) }, Error, "high_availability", "last-state"},
+		{"last-state without checkpoints", func(in *Input) { in.State.CheckpointDir = "" }, Error, "state.checkpoint_dir", "latest retained checkpoint"},
+		{"last-state without retention", func(in *Input) { in.State.ExternalizedRetention = "NO_EXTERNALIZED_CHECKPOINTS" }, Error, "state.externalized_retention", "retained"},
+		{"HA without storage dir", func(in *Input) { in.State.HADir = "" }, Error, "state.ha_dir", "storageDir"},
+		{"savepoint upgrades without dir", func(in *Input) { in.UpgradeMode = "savepoint"; in.State.SavepointDir = "" }, Error, "state.savepoint_dir", "savepoint"},
+		{"bad duration", func(in *Input) { in.State.CheckpointInterval = "often" }, Error, "state.checkpoint_interval", "not a duration"},
+		{"bad unit", func(in *Input) { in.State.Timeout = "10 fortnights" }, Error, "state.timeout", "unknown unit"},
+		{"not s3", func(in *Input) { in.State.CheckpointDir = "file:///tmp/cp" }, Error, "state.checkpoint_dir", "s3://"},
+		{"num retained 0", func(in *Input) { in.State.NumRetained = i(0) }, Error, "state.num_retained", "at least 1"},
+		{"managed key in extra", func(in *Input) {
+			in.Extra = map[string]string{"execution.checkpointing.interval": "5s"}
+		}, Error, "flink_configuration.execution.checkpointing.interval", "state.checkpoint_interval"},
+		{"relative local dir", func(in *Input) { in.State.LocalDir = "state" }, Error, "state.local_dir", "absolute"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := seedInput()
+			tc.change(&in)
+			_, fs := Derive(in)
+			if !hasFinding(fs, tc.sev, tc.path, tc.text) {
+				t.Errorf("want %v at %s mentioning %q, got %+v", tc.sev, tc.path, tc.text, fs)
+			}
+		})
+	}
+}
+
+func TestDerive_defaultsAndExtras(t *testing.T) {
+	in := seedInput()
+	in.UpgradeMode = "stateless"
+	in.State.HADir = ""
+	in.State.MinPause = ""
+	in.Extra = map[string]string{"metrics.reporters": "prom"}
+	cfg, fs := Derive(in)
+	if len(findings(fs, Error)) > 0 {
+		t.Fatalf("errors: %+v", fs)
+	}
+	if _, ok := cfg["high-availability.type"]; ok {
+		t.Error("HA on by default without last-state")
+	}
+	if cfg["metrics.reporters"] != "prom" {
+		t.Error("extra key dropped")
+	}
+	in.State.Backend = "hashmap"
+	cfg, _ = Derive(in)
+	if _, ok := cfg["state.backend.rocksdb.localdir"]; ok {
+		t.Error("a local dir for the heap backend")
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for s, want := range map[string]time.Duration{"60s": time.Minute, "2 s": 2 * time.Second, "10 min": 10 * time.Minute,
+		"500": 500 * time.Millisecond, "500 ms": 500 * time.Millisecond, "1h": time.Hour, "1 d": 24 * time.Hour} {
+		if got, err := ParseDuration(s); err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", s, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "s", "1.5s", "-1s", "10 parsecs"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestValidMemory(t *testing.T) {
+	for _, ok := range []string{"2048m", "2g", "1024 mb", "1.5g", "4096"} {
+		if !ValidMemory(ok) {
+			t.Errorf("%q rejected", ok)
+		}
+	}
+	for _, bad := range []string{"", "lots", "2 gigs", "-1g"} {
+		if ValidMemory(bad) {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	v, err := ParseVersion("2.2.1")
+	if err != nil || v.OperatorEnum() != "v2_2" || v.S3PluginJar() != "flink-s3-fs-hadoop-2.2.1.jar" {
+		t.Fatalf("%v %v", v, err)
+	}
+	if v, err := ParseVersion("1.20.3"); err != nil || v.OperatorEnum() != "v1_20" {
+		t.Fatalf("%v %v", v, err)
+	}
+}
+
+func TestPodTemplate_addsAndMerges(t *testing.T) {
+	user := `
+metadata:
+  labels:
+    team: data
+spec:
+  containers:
+  - name: flink-main-container
+    env:
+    - name: TZ
+      value: UTC
+  - name: sidecar
+    image: busybox
+`
+	pod, fs := PodTemplate(user, seedInput())
+	if len(fs) > 0 {
+		t.Fatalf("findings %+v", fs)
+	}
+	spec := pod["spec"].(map[string]any)
+	if spec["securityContext"].(map[string]any)["fsGroup"] != int64(9999) {
+		t.Errorf("fsGroup %v", spec["securityContext"])
+	}
+	cs := spec["containers"].([]any)
+	if len(cs) != 2 {
+		t.Fatalf("containers %v", cs)
+	}
+	main := cs[0].(map[string]any)
+	env := main["env"].([]any)
+	if len(env) != 2 || env[1].(map[string]any)["value"] != "flink-s3-fs-hadoop-2.2.1.jar" || env[0].(map[string]any)["name"] != "TZ" {
+		t.Errorf("env %v", env)
+	}
+	mounts := main["volumeMounts"].([]any)
+	if mounts[0].(map[string]any)["mountPath"] != "/opt/flink/state" {
+		t.Errorf("mounts %v", mounts)
+	}
+	vols := spec["volumes"].([]any)
+	if vols[0].(map[string]any)["name"] != LocalVolumeName || vols[0].(map[string]any)["emptyDir"] == nil {
+		t.Errorf("volumes %v", vols)
+	}
+	if pod["metadata"].(map[string]any)["labels"].(map[string]any)["team"] != "data" {
+		t.Error("user metadata lost")
+	}
+}
+
+func TestPodTemplate_userOverridesAndConflicts(t *testing.T) {
+	// The user's own fsGroup, plugin list and volume at the local dir are kept.
+	pod, fs := PodTemplate(`
+spec:
+  securityContext:
+    fsGroup: 1000
+  containers:
+  - name: flink-main-container
+    env:
+    - name: ENABLE_BUILT_IN_PLUGINS
+      value: flink-s3-fs-presto-2.2.1.jar;flink-s3-fs-hadoop-2.2.1.jar
+    volumeMounts:
+    - name: nvme
+      mountPath: /opt/flink/state
+  volumes:
+  - name: nvme
+    hostPath:
+      path: /mnt/nvme
+`, seedInput())
+	if len(fs) > 0 {
+		t.Fatalf("findings %+v", fs)
+	}
+	spec := pod["spec"].(map[string]any)
+	if spec["securityContext"].(map[string]any)["fsGroup"] != float64(1000) {
+		t.Errorf("fsGroup override lost: %v", spec["securityContext"])
+	}
+	if n := len(spec["volumes"].([]any)); n != 1 {
+		t.Errorf("an emptyDir was added beside the user's volume: %v", spec["volumes"])
+	}
+	// A plugin list without the S3 plugin is a conflict.
+	_, fs = PodTemplate(`
+spec:
+  containers:
+  - name: flink-main-container
+    env:
+    - name: ENABLE_BUILT_IN_PLUGINS
+      value: flink-gs-fs-hadoop-2.2.1.jar
+`, seedInput())
+	if !hasFinding(fs, Error, "pod_template", "lacks flink-s3-fs-hadoop-2.2.1.jar") {
+		t.Errorf("plugin conflict not reported: %+v", fs)
+	}
+	_, fs = PodTemplate("spec: [unclosed", seedInput())
+	if !hasFinding(fs, Error, "pod_template", "not valid YAML") {
+		t.Errorf("bad YAML not reported: %+v", fs)
+	}
+	_, fs = PodTemplate("kind: Deployment", seedInput())
+	if !hasFinding(fs, Error, "pod_template", "kind: Pod") {
+		t.Errorf("wrong kind not reported: %+v", fs)
+	}
+}

@@ -1,0 +1,130 @@
+package flinkconf
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Names in the pod template the provider adds.
+const (
+	MainContainer   = "flink-main-container"
+	PluginsEnv      = "ENABLE_BUILT_IN_PLUGINS"
+	LocalVolumeName = "flink-state-local"
+	FlinkFSGroup    = int64(9999) // flink's UID/GID in the official images
+)
+
+// PodTemplate merges what the provider adds into the user's pod template
+// (YAML of a Pod: apiVersion, kind, metadata, spec; may be empty):
+// fsGroup 9999 unless the user sets one, the S3 plugin in
+// ENABLE_BUILT_IN_PLUGINS on the main container, and for RocksDB/ForSt an
+// emptyDir mounted at the local directory (not a backup: durable state is
+// only what the checkpoint directory holds). Conflicts are Error findings on
+// pod_template.
+func PodTemplate(userYAML string, in Input) (map[string]any, []Finding) {
+	var fs []Finding
+	conflict := func(detail string) {
+		fs = append(fs, Finding{Severity: Error, Path: []string{"pod_template"}, Summary: "Pod template conflicts with the provider's settings", Detail: detail})
+	}
+	pod := map[string]any{}
+	if strings.TrimSpace(userYAML) != "" {
+		if err := yaml.Unmarshal([]byte(userYAML), &pod); err != nil {
+			return nil, []Finding{{Severity: Error, Path: []string{"pod_template"}, Summary: "Invalid pod template", Detail: "pod_template is not valid YAML: " + err.Error()}}
+		}
+		if pod == nil {
+			pod = map[string]any{}
+		}
+	}
+	if k, ok := pod["kind"]; ok && k != "Pod" {
+		conflict(fmt.Sprintf("pod_template must describe a Pod (kind: Pod), got kind %v", k))
+		return nil, fs
+	}
+	spec := child(pod, "spec")
+	sc := child(spec, "securityContext")
+	if _, ok := sc["fsGroup"]; !ok {
+		sc["fsGroup"] = FlinkFSGroup
+	}
+
+	containers, _ := spec["containers"].([]any)
+	var main map[string]any
+	for _, c := range containers {
+		if m, ok := c.(map[string]any); ok && m["name"] == MainContainer {
+			main = m
+		}
+	}
+	if main == nil {
+		main = map[string]any{"name": MainContainer}
+		containers = append(containers, main)
+	}
+	spec["containers"] = containers
+
+	if v, err := ParseVersion(in.FlinkVersion); err == nil {
+		jar := v.S3PluginJar()
+		env, _ := main["env"].([]any)
+		found := false
+		for _, e := range env {
+			m, _ := e.(map[string]any)
+			if m["name"] != PluginsEnv {
+				continue
+			}
+			found = true
+			val, _ := m["value"].(string)
+			if !containsPlugin(val, jar) {
+				conflict(fmt.Sprintf("%s on %s is %q, which lacks %s: the S3 file system would not load. Add it (plugins are separated by ';') or remove the variable.",
+					PluginsEnv, MainContainer, val, jar))
+			}
+		}
+		if !found {
+			env = append(env, map[string]any{"name": PluginsEnv, "value": jar})
+		}
+		main["env"] = env
+	}
+
+	if in.UsesLocalDir() {
+		dir := in.LocalDir()
+		mounts, _ := main["volumeMounts"].([]any)
+		own := false
+		for _, mt := range mounts {
+			m, _ := mt.(map[string]any)
+			switch {
+			case m["mountPath"] == dir:
+				own = true // the user brings their own volume there (e.g. a local NVMe or PVC)
+			case m["name"] == LocalVolumeName:
+				conflict(fmt.Sprintf("volume mount %q is at %v, but the state backend's local directory is %s", LocalVolumeName, m["mountPath"], dir))
+				own = true
+			}
+		}
+		if !own {
+			mounts = append(mounts, map[string]any{"name": LocalVolumeName, "mountPath": dir})
+			main["volumeMounts"] = mounts
+			volumes, _ := spec["volumes"].([]any)
+			for _, vl := range volumes {
+				if m, _ := vl.(map[string]any); m["name"] == LocalVolumeName {
+					conflict(fmt.Sprintf("a volume named %q exists but is not mounted at %s", LocalVolumeName, dir))
+				}
+			}
+			spec["volumes"] = append(volumes, map[string]any{"name": LocalVolumeName, "emptyDir": map[string]any{}})
+		}
+	}
+	return pod, fs
+}
+
+func containsPlugin(list, jar string) bool {
+	for _, p := range strings.Split(list, ";") {
+		if strings.TrimSpace(p) == jar {
+			return true
+		}
+	}
+	return false
+}
+
+// child returns m[key] as a map, creating it when missing.
+func child(m map[string]any, key string) map[string]any {
+	if c, ok := m[key].(map[string]any); ok {
+		return c
+	}
+	c := map[string]any{}
+	m[key] = c
+	return c
+}

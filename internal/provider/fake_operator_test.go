@@ -113,3 +113,62 @@ func endAs(state string) func(*unstructured.Unstructured) map[string]any {
 			"resultTimestamp": time.Now().UTC().Format(time.RFC3339Nano)}
 	}
 }
+
+// startFakeDeploymentOperator plays the operator for FlinkDeployments: it
+// adds its finalizer, a label and an annotation (which must never show as
+// drift), and for each new generation writes the status decide returns
+// (nil: never answer). Deleted deployments lose the finalizer after a delay.
+func startFakeDeploymentOperator(t *testing.T, ns string, decide func(obj *unstructured.Unstructured) map[string]any) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns)
+		for ctx.Err() == nil {
+			list, err := r.List(ctx, metav1.ListOptions{})
+			if err == nil {
+				for i := range list.Items {
+					obj := &list.Items[i]
+					name := obj.GetName()
+					if ts := obj.GetDeletionTimestamp(); ts != nil {
+						if time.Since(ts.Time) > 500*time.Millisecond {
+							_, _ = r.Patch(ctx, name, ktypes.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+						}
+						continue
+					}
+					observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+					if observed == obj.GetGeneration() {
+						continue
+					}
+					meta := []byte(`{"metadata":{"finalizers":["flinkdeployments.flink.apache.org/finalizer"],` +
+						`"labels":{"app.kubernetes.io/managed-by":"flink-kubernetes-operator"},` +
+						`"annotations":{"flink.apache.org/last-reconciled":"` + time.Now().UTC().Format(time.RFC3339) + `"}}}`)
+					updated, err := r.Patch(ctx, name, ktypes.MergePatchType, meta, metav1.PatchOptions{FieldManager: "flink-kubernetes-operator"})
+					if err != nil {
+						continue
+					}
+					status := decide(updated)
+					if status == nil {
+						status = map[string]any{}
+					}
+					status["observedGeneration"] = updated.GetGeneration()
+					updated.Object["status"] = status
+					_, _ = r.UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: "flink-kubernetes-operator"})
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(150 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func deploymentRunning(obj *unstructured.Unstructured) map[string]any {
+	return map[string]any{
+		"lifecycleState":             "STABLE",
+		"jobManagerDeploymentStatus": "READY",
+		"jobStatus":                  map[string]any{"state": "RUNNING", "jobId": "9f3c2a8d7e6b5a4c3d2e1f0a9b8c7d6e", "jobName": obj.GetName()},
+	}
+}

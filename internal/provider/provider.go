@@ -192,6 +192,7 @@ func (p *flinkstateProvider) Resources(_ context.Context) []func() resource.Reso
 		newIAMRoleResource,
 		newPodIdentityAssociationResource,
 		newSnapshotResource,
+		newDeploymentResource,
 	}
 }
 

@@ -1,0 +1,566 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+type deploymentResource struct{ meta *meta }
+
+func newDeploymentResource() resource.Resource { return &deploymentResource{} }
+
+type deploymentModel struct {
+	ID                 types.String     `tfsdk:"id"`
+	Namespace          types.String     `tfsdk:"namespace"`
+	Name               types.String     `tfsdk:"name"`
+	Image              types.String     `tfsdk:"image"`
+	FlinkVersion       types.String     `tfsdk:"flink_version"`
+	Mode               types.String     `tfsdk:"mode"`
+	ServiceAccount     types.String     `tfsdk:"service_account"`
+	Identity           types.String     `tfsdk:"identity"`
+	HighAvailability   types.Bool       `tfsdk:"high_availability"`
+	FlinkConfiguration types.Map        `tfsdk:"flink_configuration"`
+	PodTemplate        types.String     `tfsdk:"pod_template"`
+	WaitFor            types.String     `tfsdk:"wait_for"`
+	JobManager         *jobManagerModel `tfsdk:"job_manager"`
+	TaskManager        *taskMgrModel    `tfsdk:"task_manager"`
+	Job                *jobModel        `tfsdk:"job"`
+	State              *stateBlockModel `tfsdk:"state"`
+	JobID              types.String     `tfsdk:"job_id"`
+	LifecycleState     types.String     `tfsdk:"lifecycle_state"`
+	JobState           types.String     `tfsdk:"job_state"`
+	EffectiveConfig    types.Map        `tfsdk:"effective_flink_configuration"`
+	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
+}
+
+type jobManagerModel struct {
+	Memory   types.String  `tfsdk:"memory"`
+	CPU      types.Float64 `tfsdk:"cpu"`
+	Replicas types.Int64   `tfsdk:"replicas"`
+}
+
+type taskMgrModel struct {
+	Memory    types.String  `tfsdk:"memory"`
+	CPU       types.Float64 `tfsdk:"cpu"`
+	TaskSlots types.Int64   `tfsdk:"task_slots"`
+}
+
+type jobModel struct {
+	JarURI                types.String `tfsdk:"jar_uri"`
+	EntryClass            types.String `tfsdk:"entry_class"`
+	Args                  types.List   `tfsdk:"args"`
+	Parallelism           types.Int64  `tfsdk:"parallelism"`
+	UpgradeMode           types.String `tfsdk:"upgrade_mode"`
+	State                 types.String `tfsdk:"state"`
+	AllowNonRestoredState types.Bool   `tfsdk:"allow_non_restored_state"`
+	InitialSavepointPath  types.String `tfsdk:"initial_savepoint_path"`
+}
+
+// deploymentPollInterval is how often waits read the status.
+var deploymentPollInterval = time.Second
+
+func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_deployment"
+}
+
+type memoryValidator struct{}
+
+func (memoryValidator) Description(context.Context) string {
+	return "a Flink memory size such as 2048m or 2g"
+}
+func (v memoryValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (memoryValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if !flinkconf.ValidMemory(req.ConfigValue.ValueString()) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid memory size",
+			fmt.Sprintf("%s must be a Flink memory size such as 2048m or 2g, got %q.", req.Path, req.ConfigValue.ValueString()))
+	}
+}
+
+type durationValidator struct{}
+
+func (durationValidator) Description(context.Context) string {
+	return "a Flink duration such as 60s or 10 min"
+}
+func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := flinkconf.ParseDuration(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", fmt.Sprintf("%s: %s", req.Path, err))
+	}
+}
+
+var flinkVersionRE = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	s3Dir := []validator.String{stringvalidator.RegexMatches(s3URIRE, "must be an s3:// or s3a:// URI")}
+	resp.Schema = schema.Schema{
+		Description: "A FlinkDeployment of the Flink Kubernetes Operator, wired to its state: the provider derives the " +
+			"flinkConfiguration keys for the state backend, checkpoint/savepoint/HA directories and S3 credentials class, the " +
+			"operator's flinkVersion and the S3 plugin jar from the Flink version and identity mode, and merges what the pod needs " +
+			"into the pod template. Written with server-side apply (field manager terraform-provider-flinkstate); the operator's " +
+			"status and defaults never show as a diff. Planning a create needs no cluster.",
+		Attributes: map[string]schema.Attribute{
+			"id":        schema.StringAttribute{Computed: true, Description: "`namespace/name`.", PlanModifiers: keep},
+			"namespace": schema.StringAttribute{Required: true, Description: "Namespace.", Validators: namespaceValidators(), PlanModifiers: replace},
+			"name": schema.StringAttribute{Required: true, Description: "Name of the FlinkDeployment.", PlanModifiers: replace,
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 45),
+					stringvalidator.RegexMatches(dns1123Label, "must be a DNS-1123 label: lowercase letters, digits and '-' (the operator names Services after it)")}},
+			"image": schema.StringAttribute{Required: true, Description: "Container image, e.g. flink:2.2.1-java17. Changing it upgrades the job with upgrade_mode."},
+			"flink_version": schema.StringAttribute{Required: true,
+				Description: "The full Flink version of the image, e.g. `2.2.1`: gives the operator's flinkVersion (v2_2) and the S3 plugin jar (flink-s3-fs-hadoop-2.2.1.jar).",
+				Validators:  []validator.String{stringvalidator.RegexMatches(flinkVersionRE, "must be a full Flink version such as 2.2.1")}},
+			"mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("native"),
+				Description: "Deployment mode: `native` (default) or `standalone`.", Validators: []validator.String{stringvalidator.OneOf("native", "standalone")}},
+			"service_account": schema.StringAttribute{Required: true, Description: "ServiceAccount of the Flink pods (e.g. flinkstate_service_account.x.name).",
+				Validators: objectNameValidators()},
+			"identity": schema.StringAttribute{Required: true,
+				Description: "How pods get AWS credentials: `irsa` (WebIdentityTokenCredentialsProvider) or `pod_identity` (DefaultAWSCredentialsProviderChain, container credentials).",
+				Validators:  []validator.String{stringvalidator.OneOf("irsa", "pod_identity")}},
+			"high_availability": schema.BoolAttribute{Optional: true,
+				Description: "Kubernetes HA with metadata in state.ha_dir. Default: on with upgrade_mode last-state, off otherwise."},
+			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				Description: "Extra flinkConfiguration keys. A key the provider manages is an error naming the attribute to set instead."},
+			"pod_template": schema.StringAttribute{Optional: true,
+				Description: "Pod template YAML merged with what the provider adds (fsGroup 9999 unless set, ENABLE_BUILT_IN_PLUGINS with the S3 plugin, an emptyDir at state.local_dir)."},
+			"wait_for": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("deployed"),
+				Description: "What create and update wait for: `none`, `deployed` (default: lifecycleState DEPLOYED or STABLE) or `running` (jobStatus.state RUNNING).",
+				Validators:  []validator.String{stringvalidator.OneOf("none", "deployed", "running")}},
+			"job_id":          schema.StringAttribute{Computed: true, Description: "status.jobStatus.jobId.", PlanModifiers: keep},
+			"lifecycle_state": schema.StringAttribute{Computed: true, Description: "status.lifecycleState.", PlanModifiers: keep},
+			"job_state":       schema.StringAttribute{Computed: true, Description: "status.jobStatus.state.", PlanModifiers: keep},
+			"effective_flink_configuration": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				Description: "The flinkConfiguration written: derived keys plus flink_configuration. Known at plan time."},
+		},
+		Blocks: map[string]schema.Block{
+			"job_manager": schema.SingleNestedBlock{
+				Description: "JobManager resources.",
+				Attributes: map[string]schema.Attribute{
+					"memory":   schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryValidator{}}},
+					"cpu":      schema.Float64Attribute{Optional: true, Description: "CPU cores.", Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
+					"replicas": schema.Int64Attribute{Optional: true, Description: "JobManager replicas (more than 1 needs high_availability).", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+				},
+				Validators: []validator.Object{blockRequires("memory", "cpu")},
+			},
+			"task_manager": schema.SingleNestedBlock{
+				Description: "TaskManager resources.",
+				Attributes: map[string]schema.Attribute{
+					"memory":     schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryValidator{}}},
+					"cpu":        schema.Float64Attribute{Optional: true, Description: "CPU cores.", Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
+					"task_slots": schema.Int64Attribute{Optional: true, Description: "taskmanager.numberOfTaskSlots.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+				},
+				Validators: []validator.Object{blockRequires("memory", "cpu")},
+			},
+			"job": schema.SingleNestedBlock{
+				Description: "The application job.",
+				Attributes: map[string]schema.Attribute{
+					"jar_uri":     schema.StringAttribute{Optional: true, Description: "Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar."},
+					"entry_class": schema.StringAttribute{Optional: true, Description: "Main class."},
+					"args":        schema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Program arguments."},
+					"parallelism": schema.Int64Attribute{Optional: true, Description: "Parallelism.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+					"upgrade_mode": schema.StringAttribute{Optional: true,
+						Description: "`last-state` (needs HA and retained checkpoints), `savepoint` (needs a savepoint dir) or `stateless` (the operator's default).",
+						Validators:  []validator.String{stringvalidator.OneOf("last-state", "savepoint", "stateless")}},
+					"state": schema.StringAttribute{Optional: true, Description: "`running` or `suspended`.",
+						Validators: []validator.String{stringvalidator.OneOf("running", "suspended")}},
+					"allow_non_restored_state": schema.BoolAttribute{Optional: true, Description: "Allow state the new job cannot map to be skipped on restore."},
+					"initial_savepoint_path": schema.StringAttribute{Optional: true,
+						Description: "Savepoint or checkpoint the job starts from on first deployment (e.g. flinkstate_snapshot.x.path or data.flinkstate_latest_checkpoint.x.path).",
+						Validators:  s3Dir},
+				},
+				Validators: []validator.Object{blockRequires("jar_uri")},
+			},
+			"state": schema.SingleNestedBlock{
+				Description: "Where and how the job keeps state.",
+				Attributes:  stateBlockAttributes(s3Dir),
+			},
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func stateBlockAttributes(s3Dir []validator.String) map[string]schema.Attribute {
+	d := stateAttrDescriptions
+	str := func(name string, v ...validator.String) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Description: d[name], Validators: v}
+	}
+	return map[string]schema.Attribute{
+		"store_id":            str("store_id", storeIDValidator{}),
+		"checkpoint_dir":      str("checkpoint_dir", s3Dir...),
+		"savepoint_dir":       str("savepoint_dir", s3Dir...),
+		"ha_dir":              str("ha_dir", s3Dir...),
+		"backend":             str("backend", stringvalidator.OneOf("rocksdb", "hashmap", "forst")),
+		"incremental":         schema.BoolAttribute{Optional: true, Description: d["incremental"]},
+		"checkpoint_interval": str("checkpoint_interval", durationValidator{}),
+		"min_pause":           str("min_pause", durationValidator{}),
+		"timeout":             str("timeout", durationValidator{}),
+		"mode":                str("mode", stringvalidator.OneOf("EXACTLY_ONCE", "AT_LEAST_ONCE")),
+		"num_retained":        schema.Int64Attribute{Optional: true, Description: d["num_retained"], Validators: []validator.Int64{int64validator.AtLeast(1)}},
+		"externalized_retention": str("externalized_retention",
+			stringvalidator.OneOf("RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION", "NO_EXTERNALIZED_CHECKPOINTS")),
+		"local_dir": str("local_dir"),
+	}
+}
+
+func (r *deploymentResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.AtLeastOneOf(path.MatchRoot("state").AtName("store_id"), path.MatchRoot("state").AtName("checkpoint_dir")),
+	}
+}
+
+func (r *deploymentResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	if m, ok := req.ProviderData.(*meta); ok {
+		r.meta = m
+	}
+}
+
+// input converts the model for flinkconf; ok is false while something it
+// needs is unknown.
+func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (flinkconf.Input, bool) {
+	if anyUnknown(m.FlinkVersion, m.Identity, m.HighAvailability, m.FlinkConfiguration) || m.State.unknown() ||
+		(m.Job != nil && m.Job.UpgradeMode.IsUnknown()) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
+		return flinkconf.Input{}, false
+	}
+	for _, e := range m.FlinkConfiguration.Elements() {
+		if e.IsUnknown() {
+			return flinkconf.Input{}, false
+		}
+	}
+	in := flinkconf.Input{
+		FlinkVersion: m.FlinkVersion.ValueString(),
+		Identity:     m.Identity.ValueString(),
+		State:        m.State.flinkState(diags, path.Root("state")),
+		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),
+	}
+	if m.Job != nil {
+		in.UpgradeMode = m.Job.UpgradeMode.ValueString()
+	}
+	if !m.HighAvailability.IsNull() {
+		v := m.HighAvailability.ValueBool()
+		in.HighAvailability = &v
+	}
+	if m.TaskManager != nil && !m.TaskManager.TaskSlots.IsNull() {
+		v := m.TaskManager.TaskSlots.ValueInt64()
+		in.TaskSlots = &v
+	}
+	return in, true
+}
+
+// object renders the FlinkDeployment the provider applies.
+func (m *deploymentModel) object(ctx context.Context, diags *diag.Diagnostics) *unstructured.Unstructured {
+	in, ok := m.input(ctx, diags)
+	if !ok {
+		diags.AddError("Configuration not known", "the deployment's configuration still holds unknown values at apply time")
+		return nil
+	}
+	cfg, fs := flinkconf.Derive(in)
+	pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
+	addFindings(diags, append(fs, pfs...))
+	if diags.HasError() {
+		return nil
+	}
+	v, _ := flinkconf.ParseVersion(in.FlinkVersion)
+	spec := map[string]any{
+		"image":              m.Image.ValueString(),
+		"flinkVersion":       v.OperatorEnum(),
+		"mode":               m.Mode.ValueString(),
+		"serviceAccount":     m.ServiceAccount.ValueString(),
+		"flinkConfiguration": toAnyMap(cfg),
+		"podTemplate":        pod,
+	}
+	if jm := m.JobManager; jm != nil {
+		o := map[string]any{"resource": map[string]any{"memory": jm.Memory.ValueString(), "cpu": jm.CPU.ValueFloat64()}}
+		if !jm.Replicas.IsNull() {
+			o["replicas"] = jm.Replicas.ValueInt64()
+		}
+		spec["jobManager"] = o
+	}
+	if tm := m.TaskManager; tm != nil {
+		spec["taskManager"] = map[string]any{"resource": map[string]any{"memory": tm.Memory.ValueString(), "cpu": tm.CPU.ValueFloat64()}}
+	}
+	if j := m.Job; j != nil {
+		o := map[string]any{"jarURI": j.JarURI.ValueString()}
+		setIf(o, "entryClass", j.EntryClass)
+		setIf(o, "upgradeMode", j.UpgradeMode)
+		setIf(o, "state", j.State)
+		setIf(o, "initialSavepointPath", j.InitialSavepointPath)
+		if !j.Parallelism.IsNull() {
+			o["parallelism"] = j.Parallelism.ValueInt64()
+		}
+		if !j.AllowNonRestoredState.IsNull() {
+			o["allowNonRestoredState"] = j.AllowNonRestoredState.ValueBool()
+		}
+		if args := stringList(ctx, j.Args, diags); len(args) > 0 {
+			o["args"] = args
+		}
+		spec["job"] = o
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1",
+		"kind":       "FlinkDeployment",
+		"metadata":   map[string]any{"name": m.Name.ValueString(), "namespace": m.Namespace.ValueString()},
+		"spec":       spec,
+	}}
+}
+
+func setIf(o map[string]any, key string, v types.String) {
+	if !v.IsNull() && !v.IsUnknown() {
+		o[key] = v.ValueString()
+	}
+}
+
+func toAnyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []any {
+	var s []string
+	if !l.IsNull() && !l.IsUnknown() {
+		diags.Append(l.ElementsAs(ctx, &s, false)...)
+	}
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// ModifyPlan runs the plan-time checks and shows the derived configuration,
+// without any API call.
+func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan deploymentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	in, ok := plan.input(ctx, &resp.Diagnostics)
+	if !ok {
+		plan.EffectiveConfig = types.MapUnknown(types.StringType)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	cfg, fs := flinkconf.Derive(in)
+	addFindings(&resp.Diagnostics, fs)
+	if !plan.PodTemplate.IsUnknown() {
+		_, pfs := flinkconf.PodTemplate(plan.PodTemplate.ValueString(), in)
+		addFindings(&resp.Diagnostics, pfs)
+	}
+	if plan.JobManager != nil && plan.JobManager.Replicas.ValueInt64() > 1 && !in.HAEnabled() {
+		resp.Diagnostics.AddAttributeError(path.Root("job_manager").AtName("replicas"), "Standby JobManagers need high availability",
+			"more than one JobManager replica needs high_availability (leader election).")
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.EffectiveConfig = mapFrom(ctx, cfg, &resp.Diagnostics)
+	if !req.State.Raw.IsNull() {
+		// An update: the operator decides the status again.
+		var state deploymentModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if !deploymentSpecEqual(plan, state) {
+			plan.LifecycleState, plan.JobState = types.StringUnknown(), types.StringUnknown()
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// deploymentSpecEqual compares what the provider writes (status fields excluded).
+func deploymentSpecEqual(a, b deploymentModel) bool {
+	a.JobID, a.LifecycleState, a.JobState, a.Timeouts, a.WaitFor = b.JobID, b.LifecycleState, b.JobState, b.Timeouts, b.WaitFor
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+func (r *deploymentResource) client(diags *diag.Diagnostics) *kube.Client {
+	c, err := r.meta.Kube()
+	if err != nil {
+		diags.AddError("Kubernetes client", err.Error())
+		return nil
+	}
+	return c
+}
+
+// apply writes the object with server-side apply, records it, then waits.
+func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, timeout time.Duration, state setter, diags *diag.Diagnostics) {
+	c := r.client(diags)
+	if diags.HasError() {
+		return
+	}
+	obj := plan.object(ctx, diags)
+	if diags.HasError() {
+		return
+	}
+	body, err := obj.MarshalJSON()
+	if err != nil {
+		diags.AddError("Encoding FlinkDeployment failed", err.Error())
+		return
+	}
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	force := true
+	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Patch(ctx, name, ktypes.ApplyPatchType, body,
+		metav1.PatchOptions{FieldManager: kube.FieldManager, Force: &force})
+	if err != nil {
+		diags.AddError("Applying FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)))
+		return
+	}
+	plan.ID = types.StringValue(ns + "/" + name)
+	plan.setStatus(kube.ReadDeploymentStatus(live))
+	diags.Append(state.Set(ctx, &plan)...)
+	if plan.WaitFor.ValueString() == "none" {
+		return
+	}
+	st, err := kube.WaitDeployment(ctx, c.Dynamic, ns, name, plan.WaitFor.ValueString(), timeout, deploymentPollInterval)
+	plan.setStatus(st)
+	diags.Append(state.Set(ctx, &plan)...)
+	if err != nil {
+		diags.AddError("FlinkDeployment not ready", err.Error())
+	}
+}
+
+type setter interface {
+	Set(ctx context.Context, val any) diag.Diagnostics
+}
+
+func (m *deploymentModel) setStatus(st kube.DeploymentStatus) {
+	m.JobID = types.StringValue(st.JobID)
+	m.LifecycleState = types.StringValue(st.LifecycleState)
+	m.JobState = types.StringValue(st.JobState)
+}
+
+// readableAPIError keeps the API server's message (CRD validation errors
+// name the field) and drops Go error wrapping.
+func readableAPIError(err error) string {
+	if se, ok := err.(apierrors.APIStatus); ok {
+		st := se.Status()
+		msg := st.Message
+		if st.Details != nil {
+			for _, c := range st.Details.Causes {
+				if c.Field != "" && !strings.Contains(msg, c.Field) {
+					msg += "; " + c.Field + ": " + c.Message
+				}
+			}
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan deploymentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	r.apply(ctx, plan, timeout, &resp.State, &resp.Diagnostics)
+}
+
+func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan deploymentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	r.apply(ctx, plan, timeout, &resp.State, &resp.Diagnostics)
+}
+
+func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state deploymentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Reading FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		return
+	}
+	flag, d := req.Private.GetKey(ctx, privateImported)
+	resp.Diagnostics.Append(d...)
+	imported := string(flag) == "true"
+	if imported {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
+	}
+	readDeployment(ctx, live, &state, imported, &resp.Diagnostics)
+	state.setStatus(kube.ReadDeploymentStatus(live))
+	if state.Timeouts.Object.IsNull() {
+		state.Timeouts = timeouts.Value{Object: types.ObjectNull(state.Timeouts.Object.AttributeTypes(ctx))}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state deploymentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.client(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := state.Timeouts.Delete(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	if err := kube.DeleteAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, state.Namespace.ValueString(), state.Name.ValueString(), timeout); err != nil {
+		resp.Diagnostics.AddError("Deleting FlinkDeployment failed", err.Error())
+	}
+}
+
+func (r *deploymentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, name, ok := strings.Cut(req.ID, "/")
+	if !ok || ns == "" || name == "" {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected namespace/name, got %q", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for"), "deployed")...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
+}

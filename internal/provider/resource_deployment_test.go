@@ -1,0 +1,279 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// deploymentConfig is the DESIGN.md deployment; extra goes inside the resource.
+func deploymentConfig(ns, image, extra string) string {
+	return fmt.Sprintf(`
+resource "flinkstate_deployment" "orders" {
+  namespace       = %q
+  name            = "orders"
+  image           = %q
+  flink_version   = "2.2.1"
+  service_account = "flink-orders"
+  identity        = "irsa"
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory     = "2048m"
+    cpu        = 1
+    task_slots = 2
+  }
+  job {
+    jar_uri      = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    parallelism  = 2
+    upgrade_mode = "last-state"
+  }
+  state {
+    store_id            = "acme-flink-state/flink/orders"
+    backend             = "rocksdb"
+    incremental         = true
+    checkpoint_interval = "60s"
+    num_retained        = 3
+  }
+%s
+}
+`, ns, image, extra)
+}
+
+func getDeployment(t *testing.T, ns, name string) (*unstructured.Unstructured, error) {
+	return testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+}
+
+// checkLiveDeployment reads the object from the API server.
+func checkLiveDeployment(t *testing.T, ns, image string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		obj, err := getDeployment(t, ns, "orders")
+		if err != nil {
+			return err
+		}
+		spec := obj.Object["spec"].(map[string]any)
+		if spec["image"] != image || spec["flinkVersion"] != "v2_2" || spec["serviceAccount"] != "flink-orders" || spec["mode"] != "native" {
+			return fmt.Errorf("spec %v", spec)
+		}
+		cfg, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "flinkConfiguration")
+		for k, v := range map[string]string{
+			"execution.checkpointing.dir":           "s3://acme-flink-state/flink/orders/checkpoints",
+			"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints",
+			"high-availability.storageDir":          "s3://acme-flink-state/flink/orders/ha",
+			"high-availability.type":                flinkconf.KubernetesHAFactory,
+			"fs.s3a.aws.credentials.provider":       flinkconf.IRSACredentialsProvider,
+			"state.backend.type":                    "rocksdb",
+			"execution.checkpointing.interval":      "60s",
+			"taskmanager.numberOfTaskSlots":         "2",
+		} {
+			if cfg[k] != v {
+				return fmt.Errorf("flinkConfiguration %s = %q, want %q", k, cfg[k], v)
+			}
+		}
+		containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "podTemplate", "spec", "containers")
+		main := containers[0].(map[string]any)
+		if main["name"] != flinkconf.MainContainer || !strings.Contains(fmt.Sprint(main["env"]), "flink-s3-fs-hadoop-2.2.1.jar") ||
+			!strings.Contains(fmt.Sprint(main["volumeMounts"]), "/opt/flink/state") {
+			return fmt.Errorf("main container %v", main)
+		}
+		if fs, _, _ := unstructured.NestedInt64(obj.Object, "spec", "podTemplate", "spec", "securityContext", "fsGroup"); fs != 9999 {
+			return fmt.Errorf("fsGroup %d", fs)
+		}
+		for _, mf := range obj.GetManagedFields() {
+			if mf.Manager == kube.FieldManager && mf.Operation == metav1.ManagedFieldsOperationApply {
+				return nil
+			}
+		}
+		return fmt.Errorf("not written by server-side apply with field manager %s", kube.FieldManager)
+	}
+}
+
+func TestAccDeployment_lifecycle(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startFakeDeploymentOperator(t, ns, deploymentRunning)
+	ctx := context.Background()
+	wait := `  wait_for = "running"`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := getDeployment(t, ns, "orders"); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("FlinkDeployment still exists after destroy (%v)", err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: deploymentConfig(ns, "flink:2.2.1-java17", wait),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("flinkstate_deployment.orders", tfjsonPath("effective_flink_configuration").AtMapKey("execution.checkpointing.dir"),
+						knownString("s3://acme-flink-state/flink/orders/checkpoints")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "STABLE"),
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_id", "9f3c2a8d7e6b5a4c3d2e1f0a9b8c7d6e"),
+					checkLiveDeployment(t, ns, "flink:2.2.1-java17"),
+				),
+			},
+			{
+				// The operator's status, finalizer, label and annotation are there: nothing to change.
+				Config:   deploymentConfig(ns, "flink:2.2.1-java17", wait),
+				PlanOnly: true,
+			},
+			{
+				ResourceName:            "flinkstate_deployment.orders",
+				ImportState:             true,
+				ImportStateId:           ns + "/orders",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"wait_for", "timeouts"},
+			},
+			{
+				// A new image: updated in place.
+				Config: deploymentConfig(ns, "flink:2.2.1-java21", wait),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
+			},
+			{
+				// Someone changes a managed key out of band: planned back.
+				PreConfig: func() {
+					patch := []byte(`{"spec":{"flinkConfiguration":{"execution.checkpointing.interval":"5 min"}}}`)
+					if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Patch(ctx, "orders", ktypes.MergePatchType, patch,
+						metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+						t.Fatalf("patching out of band: %v", err)
+					}
+				},
+				Config: deploymentConfig(ns, "flink:2.2.1-java21", wait),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
+			},
+			{
+				// Deleted out of band (the operator lets go): planned as a create.
+				PreConfig: func() {
+					if err := kube.DeleteAndWait(ctx, testKube(t).Dynamic, kube.FlinkDeploymentGVR, ns, "orders", 30*time.Second); err != nil {
+						t.Fatalf("deleting out of band: %v", err)
+					}
+				},
+				Config: deploymentConfig(ns, "flink:2.2.1-java21", wait),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionCreate),
+				}},
+				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
+			},
+		},
+	})
+}
+
+func TestAccDeployment_waitRunningTimesOut(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	// The operator deploys, but the job never reaches RUNNING.
+	startFakeDeploymentOperator(t, ns, func(*unstructured.Unstructured) map[string]any {
+		return map[string]any{"lifecycleState": "DEPLOYED", "jobStatus": map[string]any{"state": "RECONCILING"}}
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"
+  timeouts {
+    create = "3s"
+  }`),
+			ExpectError: errorRE("FlinkDeployment not ready", "not ready in time", "after 3s waiting for running", "lifecycle state DEPLOYED, job state RECONCILING"),
+		}},
+	})
+}
+
+func TestAccDeployment_operatorFailure(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startFakeDeploymentOperator(t, ns, func(*unstructured.Unstructured) map[string]any {
+		return map[string]any{"lifecycleState": "FAILED", "error": `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"back-off pulling image flink:9.9","throwableList":[]}`}
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      deploymentConfig(ns, "flink:9.9", ""),
+			ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle FAILED", "back-off pulling image flink:9.9", "DeploymentFailedException"),
+		}},
+	})
+}
+
+// The API server validates against the operator's CRD; its message reaches the user.
+func TestAccDeployment_crdValidationError(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "none"
+  pod_template = <<-YAML
+    spec:
+      securityContext:
+        fsGroup: "nine thousand"
+  YAML`),
+			ExpectError: errorRE("Applying FlinkDeployment failed", "spec.podTemplate.spec.securityContext.fsGroup", "expected numeric", "got string"),
+		}},
+	})
+}
+
+func TestDeployment_planTimeChecks(t *testing.T) {
+	cases := map[string]struct {
+		replace     [2]string
+		extra, want string
+	}{
+		"unsupported version":   {[2]string{`flink_version   = "2.2.1"`, `flink_version   = "2.3.0"`}, "", "flink_version|Flink 2.3.0 is not supported|1.20.x, 2.0.x, 2.1.x, 2.2.x"},
+		"managed key":           {[2]string{}, `  flink_configuration = { "execution.checkpointing.interval" = "5s" }`, `flink_configuration|execution.checkpointing.interval|state.checkpoint_interval`},
+		"last-state without HA": {[2]string{}, `  high_availability = false`, "last-state upgrades need high availability|high_availability = false"},
+		"savepoint without dir": {[2]string{`store_id            = "acme-flink-state/flink/orders"`, `checkpoint_dir = "s3://bkt/cp"`}, "", "savepoint"},
+		"bad memory":            {[2]string{`memory = "2048m"`, `memory = "two gigs"`}, "", "job_manager.memory|Flink memory size"},
+		"bad duration":          {[2]string{`checkpoint_interval = "60s"`, `checkpoint_interval = "every minute"`}, "", "state.checkpoint_interval|duration"},
+		"name not DNS-1123":     {[2]string{`name            = "orders"`, `name            = "Orders_V2"`}, "", "name|DNS-1123"},
+		"no state location":     {[2]string{`store_id            = "acme-flink-state/flink/orders"`, ``}, "", "store_id|checkpoint_dir"},
+		"pod template plugin": {[2]string{}, `  pod_template = <<-YAML
+    spec:
+      containers:
+      - name: flink-main-container
+        env:
+        - name: ENABLE_BUILT_IN_PLUGINS
+          value: flink-gs-fs-hadoop-2.2.1.jar
+  YAML`, "pod_template|lacks flink-s3-fs-hadoop-2.2.1.jar"},
+	}
+	for label, tc := range cases {
+		t.Run(label, func(t *testing.T) {
+			cfg := deploymentConfig("data", "flink:2.2.1-java17", tc.extra)
+			if tc.replace[0] != "" {
+				cfg = strings.Replace(cfg, tc.replace[0], tc.replace[1], 1)
+			}
+			if label == "savepoint without dir" {
+				cfg = strings.Replace(cfg, `upgrade_mode = "last-state"`, `upgrade_mode = "savepoint"`, 1)
+			}
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      cfg,
+					PlanOnly:    true,
+					ExpectError: errorRE(strings.Split(tc.want, "|")...),
+				}},
+			})
+		})
+	}
+}

@@ -201,6 +201,7 @@ func (p *flinkstateProvider) DataSources(_ context.Context) []func() datasource.
 		newPolicyDocumentDataSource,
 		newLatestCheckpointDataSource,
 		newLatestSavepointDataSource,
+		newFlinkConfigurationDataSource,
 	}
 }
 

@@ -159,6 +159,43 @@ resource "flinkstate_service_account" "sa" {
     role_name = "flink"
   }
 }
+
+resource "flinkstate_state_store" "orders" {
+  bucket = flinkstate_bucket.state.bucket
+  prefix = "flink/orders"
+}
+
+resource "flinkstate_deployment" "orders" {
+  namespace       = "data-processing"
+  name            = "orders"
+  image           = "flink:2.2.1-java17"
+  flink_version   = "2.2.1"
+  service_account = flinkstate_service_account.sa.name
+  identity        = "irsa"
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory     = "2048m"
+    cpu        = 1
+    task_slots = 2
+  }
+  job {
+    jar_uri      = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    parallelism  = 2
+    upgrade_mode = "last-state"
+  }
+  state {
+    store_id = flinkstate_state_store.orders.id
+  }
+}
+
+resource "flinkstate_snapshot" "before_upgrade" {
+  namespace       = "data-processing"
+  deployment_name = flinkstate_deployment.orders.name
+  triggers        = { image = flinkstate_deployment.orders.image }
+}
 `
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,

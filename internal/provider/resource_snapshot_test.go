@@ -226,3 +226,76 @@ func TestSnapshot_invalidInput(t *testing.T) {
 		})
 	}
 }
+
+// The seed's upgrade flow in one configuration: a savepoint of the running
+// job, taken because the image changes, and its path as the starting point
+// of the upgraded deployment.
+func TestAccSnapshot_upgradeFlow(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startFakeDeploymentOperator(t, ns, deploymentRunning)
+	startFakeOperator(t, ns, completeAt("s3://acme-flink-state/flink/orders/savepoints"))
+	cfg := deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`) + fmt.Sprintf(`
+resource "flinkstate_snapshot" "before_upgrade" {
+  namespace       = %[1]q
+  deployment_name = flinkstate_deployment.orders.name
+  name_prefix     = "orders-before-upgrade-"
+  triggers        = { image = "flink:2.2.1-java21" }
+}
+
+resource "flinkstate_deployment" "orders_v2" {
+  namespace       = %[1]q
+  name            = "orders-v2"
+  image           = "flink:2.2.1-java21"
+  flink_version   = "2.2.1"
+  service_account = "flink-orders"
+  identity        = "irsa"
+  wait_for        = "running"
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory     = "2048m"
+    cpu        = 1
+    task_slots = 2
+  }
+  job {
+    jar_uri                = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    upgrade_mode           = "savepoint"
+    initial_savepoint_path = flinkstate_snapshot.before_upgrade.path
+  }
+  state {
+    store_id = "acme-flink-state/flink/orders-v2"
+  }
+}
+
+data "flinkstate_latest_savepoint" "orders" {
+  namespace       = %[1]q
+  deployment_name = "orders"
+  depends_on      = [flinkstate_snapshot.before_upgrade]
+}
+`, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPair("flinkstate_deployment.orders_v2", "job.initial_savepoint_path", "flinkstate_snapshot.before_upgrade", "path"),
+				resource.TestCheckResourceAttrPair("data.flinkstate_latest_savepoint.orders", "path", "flinkstate_snapshot.before_upgrade", "path"),
+				func(s *terraform.State) error {
+					want := s.RootModule().Resources["flinkstate_snapshot.before_upgrade"].Primary.Attributes["path"]
+					obj, err := getDeployment(t, ns, "orders-v2")
+					if err != nil {
+						return err
+					}
+					got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath")
+					if got != want || !strings.HasPrefix(got, "s3://acme-flink-state/flink/orders/savepoints/savepoint-orders-before-upgrade-") {
+						return fmt.Errorf("orders-v2 starts from %q, want the savepoint %q", got, want)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Benchmark (not a test): `terraform plan` creating N flinkstate_deployment
+# resources against a cluster endpoint that logs every request it gets,
+# versus the same number of built-in terraform_data resources.
+# Reports median wall time of RUNS plans, the provider process's peak RSS
+# (VmHWM, sampled from /proc while it runs) and the number of API requests.
+# Usage: tools/bench/plan.sh [RUNS]   (make bench-plan)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+runs="${1:-5}"
+work="$(mktemp -d)"
+trap 'kill $srv_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+
+(cd "$root" && go build -trimpath -o "$work/bin/terraform-provider-flinkstate" .)
+cat > "$work/terraformrc" <<RC
+provider_installation {
+  dev_overrides {
+    "flinkstate/flinkstate" = "$work/bin"
+  }
+  direct {}
+}
+RC
+export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 AWS_EC2_METADATA_DISABLED=true
+
+# A loopback HTTP server that logs each request (it would be the API server).
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$work" 2> "$work/requests.log" >/dev/null &
+srv_pid=$!
+sleep 0.5
+
+gen() { # kind n dir
+  local kind=$1 n=$2 dir=$3
+  mkdir -p "$dir"
+  if [ "$kind" = data ]; then
+    for i in $(seq 1 "$n"); do printf 'resource "terraform_data" "d%d" {\n  input = "orders-%d"\n}\n' "$i" "$i"; done > "$dir/main.tf"
+    return
+  fi
+  cat > "$dir/main.tf" <<HCL
+terraform {
+  required_providers {
+    flinkstate = { source = "flinkstate/flinkstate" }
+  }
+}
+provider "flinkstate" {
+  kubernetes {
+    host  = "http://127.0.0.1:$port"
+    token = "bench"
+  }
+}
+HCL
+  for i in $(seq 1 "$n"); do cat >> "$dir/main.tf" <<HCL
+resource "flinkstate_deployment" "d$i" {
+  namespace       = "data-processing"
+  name            = "orders-$i"
+  image           = "flink:2.2.1-java17"
+  flink_version   = "2.2.1"
+  service_account = "flink-orders"
+  identity        = "irsa"
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory     = "2048m"
+    cpu        = 1
+    task_slots = 2
+  }
+  job {
+    jar_uri      = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    parallelism  = 2
+    upgrade_mode = "last-state"
+  }
+  state {
+    store_id            = "acme-flink-state/flink/orders-$i"
+    checkpoint_interval = "60s"
+  }
+}
+HCL
+  done
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# Samples the provider's peak RSS (VmHWM, kB) while a plan runs.
+peak_rss() {
+  local max=0 pid hwm
+  while kill -0 "$1" 2>/dev/null; do
+    for pid in $(pgrep -f "$work/bin/terraform-provider-flinkstate" || true); do
+      hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+      [ "${hwm:-0}" -gt "$max" ] && max=$hwm
+    done
+    sleep 0.01
+  done
+  echo "$max"
+}
+
+printf '| resources | kind | median plan time (s) | provider peak RSS (MiB) | API requests |\n|---|---|---|---|---|\n'
+for n in 1 20; do
+  for kind in data flinkstate; do
+    dir="$work/$kind-$n"
+    gen "$kind" "$n" "$dir"
+    (cd "$dir" && terraform init -input=false >/dev/null 2>&1 || true)
+    : > "$work/requests.log"
+    times=() peak=0
+    for r in $(seq 1 "$runs"); do
+      start=$(date +%s.%N)
+      (cd "$dir" && terraform plan -input=false -refresh=false -no-color >/dev/null 2>"$work/plan.err") &
+      plan_pid=$!
+      p=$(peak_rss "$plan_pid")
+      wait "$plan_pid" || { cat "$work/plan.err"; exit 1; }
+      end=$(date +%s.%N)
+      times+=("$(echo "$end - $start" | bc)")
+      [ "$p" -gt "$peak" ] && peak=$p
+    done
+    med=$(printf '%s\n' "${times[@]}" | median)
+    reqs=$(grep -c '"' "$work/requests.log" || true)
+    if [ "$kind" = data ]; then rss="n/a"; else rss=$(echo "scale=1; $peak / 1024" | bc); fi
+    printf '| %d | %s | %.3f | %s | %s |\n' "$n" "$kind" "$med" "$rss" "$reqs"
+  done
+done

@@ -28,13 +28,24 @@ export TF_IN_AUTOMATION=1
 oidc_arn="$(cd "$root" && go run ./internal/testbed/cmd/testbed prereqs)"
 export TF_VAR_oidc_provider_arn="$oidc_arn"
 
+# No Flink operator runs on the test bed: a stand-in plays its part while
+# terraform runs (deployments report RUNNING and write checkpoints as Flink
+# would; snapshots complete into the savepoint dir). See internal/testbed/operator.go.
+(cd "$root" && go build -o "$state/testbed" ./internal/testbed/cmd/testbed)
+"$state/testbed" operator > "$state/logs/demo-operator.log" 2>&1 &
+operator_pid=$!
+trap 'kill $operator_pid 2>/dev/null; wait $operator_pid 2>/dev/null' EXIT
+
 cd "$root/examples/complete"
 case "$action" in
 apply)
   terraform apply -auto-approve -input=false -compact-warnings
   echo
   echo "== What a platform engineer wants to see =="
-  terraform output
+  printf '  checkpoint dir:     %s\n' "$(terraform output -raw checkpoint_dir)"
+  printf '  IAM role:           %s\n' "$(terraform output -raw role_arn)"
+  printf '  savepoint (before upgrade): %s\n' "$(terraform output -raw snapshot_path)"
+  printf '  latest checkpoint:  %s\n' "$(terraform output -raw latest_checkpoint)"
   echo
   echo "Destroy it:        make demo-destroy"
   echo "Stop the test bed: make testbed-down"

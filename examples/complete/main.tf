@@ -1,8 +1,8 @@
-# The whole stack for one Flink application's state, as DESIGN.md describes
-# it. `make demo` applies it against the local test bed (the provider blocks
-# are empty: AWS_ENDPOINT_URL, AWS_REGION and KUBECONFIG come from
-# .testbed/env). Against a real account and cluster, set the aws and
-# kubernetes blocks instead (see docs/index.md).
+# The whole stack for one Flink application's state, as a platform engineer
+# writes it. `make demo` applies it against the local test bed: the provider
+# blocks are empty because AWS_ENDPOINT_URL, AWS_REGION, the AWS keys and
+# KUBECONFIG come from .testbed/env. Against a real account and cluster, set
+# the aws and kubernetes blocks (see docs/index.md) and the OIDC provider ARN.
 
 terraform {
   required_providers {
@@ -15,9 +15,20 @@ terraform {
 provider "flinkstate" {}
 
 variable "namespace" {
-  description = "Namespace the Flink job runs in (created by the operator's Helm chart on a real cluster)."
+  description = "Namespace the Flink job runs in (created with the operator's Helm chart on a real cluster)."
   type        = string
   default     = "data-processing"
+}
+
+variable "oidc_provider_arn" {
+  description = "ARN of the cluster's IAM OIDC provider (aws_iam_openid_connect_provider on EKS; make demo creates one in the emulator)."
+  type        = string
+}
+
+variable "image" {
+  description = "Flink image; changing it takes a savepoint first (flinkstate_snapshot.before_upgrade)."
+  type        = string
+  default     = "flink:2.2.1-java17"
 }
 
 resource "flinkstate_bucket" "state" {
@@ -32,13 +43,6 @@ resource "flinkstate_state_store" "orders" {
   bucket        = flinkstate_bucket.state.bucket
   prefix        = "flink/orders"
   force_destroy = true # demo only
-}
-
-# On EKS this is the cluster's aws_iam_openid_connect_provider; the test bed's
-# AWS emulator has one made by `make demo` (tools/demo.sh).
-variable "oidc_provider_arn" {
-  description = "ARN of the cluster's IAM OIDC provider."
-  type        = string
 }
 
 resource "flinkstate_iam_role" "orders" {
@@ -60,8 +64,48 @@ resource "flinkstate_service_account" "orders" {
   }
 }
 
-output "bucket_arn" {
-  value = flinkstate_bucket.state.arn
+resource "flinkstate_deployment" "orders" {
+  namespace       = var.namespace
+  name            = "orders"
+  image           = var.image
+  flink_version   = "2.2.1"
+  service_account = flinkstate_service_account.orders.name
+  identity        = "irsa"
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory     = "2048m"
+    cpu        = 1
+    task_slots = 2
+  }
+  job {
+    jar_uri      = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    parallelism  = 2
+    upgrade_mode = "last-state"
+  }
+  state {
+    store_id            = flinkstate_state_store.orders.id
+    backend             = "rocksdb"
+    incremental         = true
+    checkpoint_interval = "60s"
+    num_retained        = 3
+  }
+  wait_for = "running"
+}
+
+resource "flinkstate_snapshot" "before_upgrade" {
+  namespace       = var.namespace
+  deployment_name = flinkstate_deployment.orders.name
+  type            = "savepoint"
+  name_prefix     = "orders-before-upgrade-"
+  triggers        = { image = flinkstate_deployment.orders.image }
+}
+
+data "flinkstate_latest_checkpoint" "orders" {
+  checkpoint_dir = flinkstate_state_store.orders.checkpoint_dir
+  depends_on     = [flinkstate_deployment.orders]
 }
 
 output "checkpoint_dir" {
@@ -72,6 +116,14 @@ output "role_arn" {
   value = flinkstate_iam_role.orders.arn
 }
 
-output "service_account" {
-  value = flinkstate_service_account.orders.id
+output "effective_flink_configuration" {
+  value = flinkstate_deployment.orders.effective_flink_configuration
+}
+
+output "snapshot_path" {
+  value = flinkstate_snapshot.before_upgrade.path
+}
+
+output "latest_checkpoint" {
+  value = data.flinkstate_latest_checkpoint.orders.found ? data.flinkstate_latest_checkpoint.orders.path : "none yet"
 }

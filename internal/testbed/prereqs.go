@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,6 +30,9 @@ func Prereqs(ctx context.Context, env Env, namespace string) (string, error) {
 	_, err = kc.Typed.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", fmt.Errorf("creating namespace %s: %w", namespace, err)
+	}
+	for _, kv := range env.Vars() {
+		os.Setenv(kv[0], kv[1])
 	}
 	ac, err := awsclient.New(ctx, awsclient.Config{Region: env.AWSRegion, Endpoint: env.AWSEndpoint})
 	if err != nil {

@@ -4,7 +4,8 @@
 // and writes .testbed/env; calling it again reuses a healthy test bed.
 // `prereqs` creates in it what a real EKS cluster would already have for
 // examples/complete (the namespace, the IAM OIDC provider) and prints the
-// OIDC provider's ARN.
+// OIDC provider's ARN. `operator` plays the Flink operator's part for the
+// demo (a stand-in: it only writes the status the operator would report).
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
@@ -20,10 +22,10 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build|prereqs")
+		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build|prereqs|operator")
 		os.Exit(2)
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	root, err := testbed.FindRoot()
 	if err != nil {
@@ -59,13 +61,23 @@ func main() {
 			fail(err)
 		}
 		fmt.Println(arn)
+	case "operator":
+		// Plays the Flink operator (and Flink's checkpoint writer) for make
+		// demo in the data-processing namespace, until interrupted.
+		env, err := testbed.Load(root)
+		if err != nil {
+			fail(fmt.Errorf("no test bed running (make testbed-up): %w", err))
+		}
+		if err := testbed.DemoOperator(ctx, env, "data-processing", logf); err != nil {
+			fail(err)
+		}
 	case "down":
 		if err := testbed.Down(root); err != nil {
 			fail(err)
 		}
 		logf("stopped, data removed")
 	default:
-		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build|prereqs")
+		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build|prereqs|operator")
 		os.Exit(2)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -48,4 +51,23 @@ func knownStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) ([
 		diags.Append(l.ElementsAs(ctx, &out, false)...)
 	}
 	return out, true
+}
+
+// timeoutsBlock is timeouts.Block with descriptions for the generated docs.
+func timeoutsBlock(ctx context.Context, opts timeouts.Opts, what string) rschema.Block {
+	b, ok := timeouts.Block(ctx, opts).(rschema.SingleNestedBlock)
+	if !ok {
+		return timeouts.Block(ctx, opts)
+	}
+	b.Description = "How long to wait: " + what + ". Durations such as \"30s\", \"10m\" or \"1h\"."
+	attrs := map[string]rschema.Attribute{}
+	for name, a := range b.Attributes {
+		if s, ok := a.(rschema.StringAttribute); ok {
+			s.Description = "Time limit for " + name + "."
+			a = s
+		}
+		attrs[name] = a
+	}
+	b.Attributes = attrs
+	return b
 }

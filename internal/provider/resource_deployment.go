@@ -206,7 +206,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description: "Where and how the job keeps state.",
 				Attributes:  stateBlockAttributes(s3Dir),
 			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, "create and update wait for wait_for, delete for the object and its finalizer (default 10m each)"),
 		},
 	}
 }

@@ -133,7 +133,7 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				},
 				Validators: []validator.Object{blockRequires("namespace", "service_account")},
 			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, "IAM eventual consistency is retried within these limits (default 2m)"),
 		},
 	}
 }

@@ -62,7 +62,7 @@ func (r *podIdentityAssociationResource) Schema(ctx context.Context, _ resource.
 			"association_arn": schema.StringAttribute{Computed: true, Description: "ARN of the association.", PlanModifiers: keep},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true}),
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true}, "a role not yet usable by EKS is retried within these limits (default 2m)"),
 		},
 	}
 }

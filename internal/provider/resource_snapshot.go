@@ -118,7 +118,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"error":            schema.StringAttribute{Computed: true, Description: "The operator's error message, if any."},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Delete: true}, "create waits for COMPLETED (default 10m), delete for the operator's finalizer (default 5m)"),
 		},
 	}
 }

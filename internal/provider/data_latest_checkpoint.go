@@ -17,7 +17,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 )
 
-type latestCheckpointDataSource struct{ meta *meta }
+type latestCheckpointDataSource struct{ dataSourceBase }
 
 func newLatestCheckpointDataSource() datasource.DataSource { return &latestCheckpointDataSource{} }
 
@@ -66,12 +66,6 @@ func (d *latestCheckpointDataSource) ConfigValidators(context.Context) []datasou
 	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("checkpoint_dir"), path.MatchRoot("store_id"))}
 }
 
-func (d *latestCheckpointDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, _ *datasource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		d.meta = m
-	}
-}
-
 func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m latestCheckpointModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -93,9 +87,8 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 			return
 		}
 	}
-	c, err := d.meta.AWS(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("AWS client", err.Error())
+	c := d.meta.awsOrDiag(ctx, &resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	cp, err := checkpoint.Latest(ctx, c.S3, bucket, dir, m.JobID.ValueString())

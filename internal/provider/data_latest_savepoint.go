@@ -13,7 +13,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
-type latestSavepointDataSource struct{ meta *meta }
+type latestSavepointDataSource struct{ dataSourceBase }
 
 func newLatestSavepointDataSource() datasource.DataSource { return &latestSavepointDataSource{} }
 
@@ -48,21 +48,14 @@ func (d *latestSavepointDataSource) Schema(_ context.Context, _ datasource.Schem
 	}
 }
 
-func (d *latestSavepointDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, _ *datasource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		d.meta = m
-	}
-}
-
 func (d *latestSavepointDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m latestSavepointModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, err := d.meta.Kube()
-	if err != nil {
-		resp.Diagnostics.AddError("Kubernetes client", err.Error())
+	c := d.meta.kubeOrDiag(&resp.Diagnostics)
+	if c == nil {
 		return
 	}
 	sp, err := kube.LatestSnapshot(ctx, c.Dynamic, m.Namespace.ValueString(), m.DeploymentName.ValueString(), m.Type.ValueString())

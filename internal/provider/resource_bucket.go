@@ -27,7 +27,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 )
 
-type bucketResource struct{ meta *meta }
+type bucketResource struct{ resourceBase }
 
 func newBucketResource() resource.Resource { return &bucketResource{} }
 
@@ -120,12 +120,6 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 	}
 }
 
-func (r *bucketResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		r.meta = m
-	}
-}
-
 func (r *bucketResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("bucket"), req.ID)...)
@@ -133,12 +127,10 @@ func (r *bucketResource) ImportState(ctx context.Context, req resource.ImportSta
 }
 
 func (r *bucketResource) s3(ctx context.Context, diags *diag.Diagnostics) *s3.Client {
-	c, err := r.meta.AWS(ctx)
-	if err != nil {
-		diags.AddError("AWS client", err.Error())
-		return nil
+	if c := r.meta.awsOrDiag(ctx, diags); c != nil {
+		return c.S3
 	}
-	return c.S3
+	return nil
 }
 
 func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -31,7 +31,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
-type deploymentResource struct{ meta *meta }
+type deploymentResource struct{ resourceBase }
 
 func newDeploymentResource() resource.Resource { return &deploymentResource{} }
 
@@ -240,12 +240,6 @@ func (r *deploymentResource) ConfigValidators(context.Context) []resource.Config
 	}
 }
 
-func (r *deploymentResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		r.meta = m
-	}
-}
-
 // input converts the model for flinkconf; ok is false while something it
 // needs is unknown.
 func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (flinkconf.Input, bool) {
@@ -411,18 +405,9 @@ func deploymentSpecEqual(a, b deploymentModel) bool {
 	return string(ja) == string(jb)
 }
 
-func (r *deploymentResource) client(diags *diag.Diagnostics) *kube.Client {
-	c, err := r.meta.Kube()
-	if err != nil {
-		diags.AddError("Kubernetes client", err.Error())
-		return nil
-	}
-	return c
-}
-
 // apply writes the object with server-side apply, records it, then waits.
 func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, timeout time.Duration, state setter, diags *diag.Diagnostics) {
-	c := r.client(diags)
+	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return
 	}
@@ -510,7 +495,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state deploymentModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -524,24 +509,17 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		resp.Diagnostics.AddError("Reading FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return
 	}
-	flag, d := req.Private.GetKey(ctx, privateImported)
-	resp.Diagnostics.Append(d...)
-	imported := string(flag) == "true"
-	if imported {
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
-	}
+	imported := takeImported(ctx, req, resp)
 	readDeployment(ctx, live, &state, imported, &resp.Diagnostics)
 	state.setStatus(kube.ReadDeploymentStatus(live))
-	if state.Timeouts.Object.IsNull() {
-		state.Timeouts = timeouts.Value{Object: types.ObjectNull(state.Timeouts.Object.AttributeTypes(ctx))}
-	}
+	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state deploymentModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -553,14 +531,8 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func (r *deploymentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, name, ok := strings.Cut(req.ID, "/")
-	if !ok || ns == "" || name == "" {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected namespace/name, got %q", req.ID))
-		return
+	if importNamespaceName(ctx, req, resp) {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for"), "deployed")...)
+		markImported(ctx, resp)
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for"), "deployed")...)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
 }

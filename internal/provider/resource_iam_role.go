@@ -33,7 +33,7 @@ const inlinePolicyName = "flinkstate-state-access"
 
 var roleNameRE = regexp.MustCompile(`^[\w+=,.@-]+$`)
 
-type iamRoleResource struct{ meta *meta }
+type iamRoleResource struct{ resourceBase }
 
 func newIAMRoleResource() resource.Resource { return &iamRoleResource{} }
 
@@ -144,12 +144,6 @@ func (r *iamRoleResource) ConfigValidators(context.Context) []resource.ConfigVal
 	}
 }
 
-func (r *iamRoleResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		r.meta = m
-	}
-}
-
 // documents computes the trust and permission policies of a model. ok is
 // false when some input is still unknown.
 func (m *iamRoleModel) documents(ctx context.Context, diags *diag.Diagnostics) (trust, perm string, ok bool) {
@@ -219,12 +213,10 @@ func (r *iamRoleResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 }
 
 func (r *iamRoleResource) iam(ctx context.Context, diags *diag.Diagnostics) *iam.Client {
-	c, err := r.meta.AWS(ctx)
-	if err != nil {
-		diags.AddError("AWS client", err.Error())
-		return nil
+	if c := r.meta.awsOrDiag(ctx, diags); c != nil {
+		return c.IAM
 	}
-	return c.IAM
+	return nil
 }
 
 func iamTags(ctx context.Context, m types.Map, diags *diag.Diagnostics) []iamtypes.Tag {
@@ -368,9 +360,7 @@ func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 	} else if state.Tags.IsNull() || len(state.Tags.Elements()) > 0 {
 		state.Tags = types.MapNull(types.StringType)
 	}
-	if state.Timeouts.Object.IsNull() {
-		state.Timeouts = timeouts.Value{Object: types.ObjectNull(state.Timeouts.Object.AttributeTypes(ctx))}
-	}
+	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -22,7 +22,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 )
 
-type podIdentityAssociationResource struct{ meta *meta }
+type podIdentityAssociationResource struct{ resourceBase }
 
 func newPodIdentityAssociationResource() resource.Resource { return &podIdentityAssociationResource{} }
 
@@ -67,19 +67,11 @@ func (r *podIdentityAssociationResource) Schema(ctx context.Context, _ resource.
 	}
 }
 
-func (r *podIdentityAssociationResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		r.meta = m
-	}
-}
-
 func (r *podIdentityAssociationResource) eks(ctx context.Context, diags *diag.Diagnostics) *eks.Client {
-	c, err := r.meta.AWS(ctx)
-	if err != nil {
-		diags.AddError("AWS client", err.Error())
-		return nil
+	if c := r.meta.awsOrDiag(ctx, diags); c != nil {
+		return c.EKS
 	}
-	return c.EKS
+	return nil
 }
 
 func (r *podIdentityAssociationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -137,9 +129,7 @@ func (r *podIdentityAssociationResource) Read(ctx context.Context, req resource.
 	state.RoleARN = types.StringValue(aws.ToString(a.RoleArn))
 	state.AssociationARN = types.StringValue(aws.ToString(a.AssociationArn))
 	state.ID = types.StringValue(state.ClusterName.ValueString() + "," + state.AssociationID.ValueString())
-	if state.Timeouts.Object.IsNull() {
-		state.Timeouts = timeouts.Value{Object: types.ObjectNull(state.Timeouts.Object.AttributeTypes(ctx))}
-	}
+	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -50,7 +49,7 @@ func objectNameValidators() []validator.String {
 	}
 }
 
-type serviceAccountResource struct{ meta *meta }
+type serviceAccountResource struct{ resourceBase }
 
 func newServiceAccountResource() resource.Resource { return &serviceAccountResource{} }
 
@@ -137,41 +136,16 @@ func (r *serviceAccountResource) Schema(_ context.Context, _ resource.SchemaRequ
 	}
 }
 
-func (r *serviceAccountResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		r.meta = m
-	}
-}
-
 func (r *serviceAccountResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, name, ok := strings.Cut(req.ID, "/")
-	if !ok || ns == "" || name == "" {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected namespace/name, got %q", req.ID))
-		return
+	if importNamespaceName(ctx, req, resp) {
+		markImported(ctx, resp)
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
-	// The first Read after an import reports every label and annotation, as
-	// nothing is owned by this provider's field manager yet.
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
-}
-
-const privateImported = "imported"
-
-func (r *serviceAccountResource) client(diags *diag.Diagnostics) *kube.Client {
-	c, err := r.meta.Kube()
-	if err != nil {
-		diags.AddError("Kubernetes client", err.Error())
-		return nil
-	}
-	return c
 }
 
 func (r *serviceAccountResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan serviceAccountModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -186,7 +160,7 @@ func (r *serviceAccountResource) Update(ctx context.Context, req resource.Update
 	var plan, state serviceAccountModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -241,7 +215,7 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state serviceAccountModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -255,12 +229,7 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.Diagnostics.AddError("Reading ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return
 	}
-	flag, d := req.Private.GetKey(ctx, privateImported)
-	resp.Diagnostics.Append(d...)
-	imported := string(flag) == "true"
-	if imported {
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
-	}
+	imported := takeImported(ctx, req, resp)
 	owned := kube.OwnedMetadataKeys(sa.ManagedFields, kube.FieldManager)
 
 	state.Labels = readOwnedMap(ctx, sa.Labels, owned.Labels, imported, state.Labels, &resp.Diagnostics)
@@ -315,7 +284,7 @@ func readOwnedMap(ctx context.Context, live map[string]string, owned map[string]
 func (r *serviceAccountResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state serviceAccountModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

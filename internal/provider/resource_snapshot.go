@@ -3,14 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -32,7 +30,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
-type snapshotResource struct{ meta *meta }
+type snapshotResource struct{ resourceBase }
 
 func newSnapshotResource() resource.Resource { return &snapshotResource{} }
 
@@ -169,12 +167,6 @@ func (snapshotConfigValidator) ValidateResource(ctx context.Context, req resourc
 	}
 }
 
-func (r *snapshotResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		r.meta = m
-	}
-}
-
 // ModifyPlan fills the default name prefix, and the path of an existing savepoint.
 func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
@@ -191,15 +183,6 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *snapshotResource) client(diags *diag.Diagnostics) *kube.Client {
-	c, err := r.meta.Kube()
-	if err != nil {
-		diags.AddError("Kubernetes client", err.Error())
-		return nil
-	}
-	return c
-}
-
 func (m *snapshotModel) setStatus(st kube.SnapshotStatus) {
 	m.State = types.StringValue(st.State)
 	if st.Path != "" || m.Path.IsUnknown() || m.Path.IsNull() {
@@ -212,7 +195,7 @@ func (m *snapshotModel) setStatus(st kube.SnapshotStatus) {
 func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan snapshotModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -259,7 +242,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state snapshotModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -278,9 +261,7 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if state.Wait.IsNull() {
 		state.Wait = types.BoolValue(true)
 	}
-	if state.Timeouts.Object.IsNull() {
-		state.Timeouts = timeouts.Value{Object: types.ObjectNull(state.Timeouts.Object.AttributeTypes(ctx))}
-	}
+	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -320,7 +301,7 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 	var plan, state snapshotModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -341,7 +322,7 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state snapshotModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.client(&resp.Diagnostics)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -353,13 +334,7 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 }
 
 func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, name, ok := strings.Cut(req.ID, "/")
-	if !ok || ns == "" || name == "" {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected namespace/name, got %q", req.ID))
-		return
+	if importNamespaceName(ctx, req, resp) {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait"), true)...)
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait"), true)...)
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 )
 
-type stateStoreResource struct{ meta *meta }
+type stateStoreResource struct{ resourceBase }
 
 func newStateStoreResource() resource.Resource { return &stateStoreResource{} }
 
@@ -96,12 +96,6 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *stateStoreResource) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		r.meta = m
-	}
-}
-
 func (m *stateStoreModel) fill() {
 	s := iampolicy.Store{Bucket: m.Bucket.ValueString(), Prefix: m.Prefix.ValueString()}
 	cp, sp, ha := s.Dirs()
@@ -122,12 +116,10 @@ func (r *stateStoreResource) ImportState(ctx context.Context, req resource.Impor
 }
 
 func (r *stateStoreResource) s3(ctx context.Context, diags *diag.Diagnostics) *s3.Client {
-	c, err := r.meta.AWS(ctx)
-	if err != nil {
-		diags.AddError("AWS client", err.Error())
-		return nil
+	if c := r.meta.awsOrDiag(ctx, diags); c != nil {
+		return c.S3
 	}
-	return c.S3
+	return nil
 }
 
 func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -37,6 +37,11 @@ var toolModules = []toolModule{
 		dir:      "policycheck",
 		packages: map[string]string{"policycheck": "."},
 	},
+	{
+		// Release tooling: goreleaser check and the snapshot build in CI.
+		dir:      "goreleaser",
+		packages: map[string]string{"goreleaser": "github.com/goreleaser/goreleaser/v2"},
+	},
 }
 
 // Binaries holds the absolute paths of the test bed's commands.
@@ -57,8 +62,8 @@ func CacheDir(root string) string {
 func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Binaries, error) {
 	paths := map[string]string{}
 	for _, m := range toolModules {
-		if m.dir == "policycheck" {
-			continue // built on demand by the tests that use it
+		if m.dir == "policycheck" || m.dir == "goreleaser" {
+			continue // built on demand (Tool) by what uses it
 		}
 		p, err := buildModule(ctx, root, m, logf)
 		if err != nil {

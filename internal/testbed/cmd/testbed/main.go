@@ -21,8 +21,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build|prereqs|operator")
+	if len(os.Args) < 2 || len(os.Args) > 3 {
+		fmt.Fprintln(os.Stderr, "usage: testbed up|down|build|prereqs|operator|tool NAME")
 		os.Exit(2)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -71,6 +71,16 @@ func main() {
 		if err := testbed.DemoOperator(ctx, env, "data-processing", logf); err != nil {
 			fail(err)
 		}
+	case "tool":
+		// Builds (once, cached) a pinned tool from tools/ and prints its path.
+		if len(os.Args) != 3 {
+			fail(fmt.Errorf("usage: testbed tool NAME"))
+		}
+		p, err := testbed.Tool(ctx, root, os.Args[2])
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println(p)
 	case "down":
 		if err := testbed.Down(root); err != nil {
 			fail(err)

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 )
 
@@ -42,6 +43,7 @@ type bucketModel struct {
 	NoncurrentVersionExpirationDays types.Int64  `tfsdk:"noncurrent_version_expiration_days"`
 	Tags                            types.Map    `tfsdk:"tags"`
 	ForceDestroy                    types.Bool   `tfsdk:"force_destroy"`
+	PublicAccessBlocked             types.Bool   `tfsdk:"public_access_blocked"`
 }
 
 var kmsKeyARNRE = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+$`)
@@ -110,6 +112,11 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				ElementType: types.StringType,
 				Description: "Tags of the bucket.",
 			},
+			"public_access_blocked": schema.BoolAttribute{
+				Computed: true,
+				Description: "Whether all four Block Public Access settings are on. Always planned as true: if they are turned off " +
+					"outside Terraform, the next plan shows it and apply turns them on again.",
+			},
 			"force_destroy": schema.BoolAttribute{
 				Optional:    true,
 				Computed:    true,
@@ -153,8 +160,22 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 	// leaves a tainted resource Terraform knows about, not an orphan.
 	plan.ID = types.StringValue(name)
 	plan.ARN = types.StringValue(bucketARN(name))
+	plan.PublicAccessBlocked = types.BoolValue(false) // until PutPublicAccessBlock succeeds
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(r.apply(ctx, cl, plan, nil)...)
+	if !resp.Diagnostics.HasError() {
+		plan.PublicAccessBlocked = types.BoolValue(true)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+// ModifyPlan always plans Block Public Access on, so that settings turned
+// off outside Terraform show as a change and are restored.
+func (r *bucketResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("public_access_blocked"), true)...)
 }
 
 func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -167,6 +188,7 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	plan.ID, plan.ARN = state.ID, state.ARN
 	resp.Diagnostics.Append(r.apply(ctx, cl, plan, &state)...)
+	plan.PublicAccessBlocked = types.BoolValue(true)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
@@ -184,7 +206,7 @@ func (r *bucketResource) apply(ctx context.Context, cl *s3.Client, plan bucketMo
 		}
 		return true
 	}
-	if prior == nil {
+	if prior == nil || !prior.PublicAccessBlocked.ValueBool() {
 		_, err := cl.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: name,
 			PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{
 				BlockPublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true),
@@ -297,6 +319,19 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 	state.Bucket = types.StringValue(*name)
 	state.ARN = types.StringValue(bucketARN(*name))
 
+	// Block Public Access: all four on, or drift.
+	pab, err := cl.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: name})
+	switch {
+	case err == nil && pab.PublicAccessBlockConfiguration != nil:
+		c := pab.PublicAccessBlockConfiguration
+		state.PublicAccessBlocked = types.BoolValue(aws.ToBool(c.BlockPublicAcls) && aws.ToBool(c.BlockPublicPolicy) &&
+			aws.ToBool(c.IgnorePublicAcls) && aws.ToBool(c.RestrictPublicBuckets))
+	case err == nil || isNotFound(err) || awsclient.ErrorCode(err) == "NoSuchPublicAccessBlockConfiguration":
+		state.PublicAccessBlocked = types.BoolValue(false)
+	default:
+		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetPublicAccessBlock %s: %s", *name, err))
+		return
+	}
 	// Encryption
 	state.KMSKeyARN = types.StringNull()
 	if enc, err := cl.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: name}); err == nil && enc.ServerSideEncryptionConfiguration != nil {

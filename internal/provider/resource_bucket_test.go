@@ -158,6 +158,23 @@ func TestAccBucket_lifecycle(t *testing.T) {
 				Check: checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
 			},
 			{
+				// Block Public Access turned off out of band: planned back and restored.
+				PreConfig: func() {
+					if _, err := testAWS(t).S3.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: aws.String(name)}); err != nil {
+						t.Fatalf("deleting the public access block out of band: %v", err)
+					}
+				},
+				Config: bucketConfig(name, `  tags = { team = "streaming" }
+  versioning = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_bucket.test", "public_access_blocked", "true"),
+					checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
+				),
+			},
+			{
 				// Deleted out of band: the next plan creates it again.
 				PreConfig: func() {
 					if _, err := testAWS(t).S3.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil {

@@ -193,11 +193,12 @@ func TestAccDeployment_waitRunningTimesOut(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
+			// 10s: time enough for the fake operator to answer even on a loaded machine.
 			Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"
   timeouts {
-    create = "3s"
+    create = "10s"
   }`),
-			ExpectError: errorRE("FlinkDeployment not ready", "not ready in time", "after 3s waiting for running", "lifecycle state DEPLOYED, job state RECONCILING"),
+			ExpectError: errorRE("FlinkDeployment not ready", "not ready in time", "after 10s waiting for running", "lifecycle state DEPLOYED, job state RECONCILING"),
 		}},
 	})
 }

@@ -98,6 +98,12 @@ func readDeployment(ctx context.Context, live *unstructured.Unstructured, m *dep
 		m.Job = j
 	}
 
+	if pod, ok, _ := unstructured.NestedMap(live.Object, "spec", "podTemplate"); ok {
+		m.EffectivePod = types.StringValue(canonicalJSON(pod))
+	} else {
+		m.EffectivePod = types.StringValue("")
+	}
+
 	liveCfg, _, _ := unstructured.NestedStringMap(live.Object, "spec", "flinkConfiguration")
 	effective := map[string]string{}
 	if imported {

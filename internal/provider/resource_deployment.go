@@ -56,6 +56,7 @@ type deploymentModel struct {
 	LifecycleState     types.String     `tfsdk:"lifecycle_state"`
 	JobState           types.String     `tfsdk:"job_state"`
 	EffectiveConfig    types.Map        `tfsdk:"effective_flink_configuration"`
+	EffectivePod       types.String     `tfsdk:"effective_pod_template"`
 	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
 }
 
@@ -163,6 +164,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"job_state":       schema.StringAttribute{Computed: true, Description: "status.jobStatus.state.", PlanModifiers: keep},
 			"effective_flink_configuration": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				Description: "The flinkConfiguration written: derived keys plus flink_configuration. Known at plan time."},
+			"effective_pod_template": schema.StringAttribute{Computed: true,
+				Description: "spec.podTemplate as written (JSON): pod_template merged with the provider's additions. Known at plan time; an edit outside Terraform shows as a change."},
 		},
 		Blocks: map[string]schema.Block{
 			"job_manager": schema.SingleNestedBlock{
@@ -369,14 +372,19 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	in, ok := plan.input(ctx, &resp.Diagnostics)
 	if !ok {
 		plan.EffectiveConfig = types.MapUnknown(types.StringType)
+		plan.EffectivePod = types.StringUnknown()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
 	cfg, fs := flinkconf.Derive(in)
 	addFindings(&resp.Diagnostics, fs)
+	plan.EffectivePod = types.StringUnknown()
 	if !plan.PodTemplate.IsUnknown() {
-		_, pfs := flinkconf.PodTemplate(plan.PodTemplate.ValueString(), in)
+		pod, pfs := flinkconf.PodTemplate(plan.PodTemplate.ValueString(), in)
 		addFindings(&resp.Diagnostics, pfs)
+		if pod != nil {
+			plan.EffectivePod = types.StringValue(canonicalJSON(pod))
+		}
 	}
 	if plan.JobManager != nil && plan.JobManager.Replicas.ValueInt64() > 1 && !in.HAEnabled() {
 		resp.Diagnostics.AddAttributeError(path.Root("job_manager").AtName("replicas"), "Standby JobManagers need high availability",
@@ -395,6 +403,21 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// canonicalJSON renders a value with sorted keys and integral numbers as
+// integers, so what was planned and what the API server returns compare equal.
+func canonicalJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var norm any
+	if json.Unmarshal(b, &norm) != nil {
+		return string(b)
+	}
+	b, _ = json.Marshal(norm)
+	return string(b)
 }
 
 // deploymentSpecEqual compares what the provider writes (status fields excluded).

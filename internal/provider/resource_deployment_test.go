@@ -167,6 +167,22 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
 			},
 			{
+				// Someone removes the S3 plugin from the pod template: planned back.
+				PreConfig: func() {
+					// A merge patch replaces the container list: the plugin env var and the volume mount are gone.
+					patch := []byte(`{"spec":{"podTemplate":{"spec":{"containers":[{"name":"flink-main-container"}]}}}}`)
+					if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Patch(ctx, "orders", ktypes.MergePatchType, patch,
+						metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+						t.Fatalf("patching out of band: %v", err)
+					}
+				},
+				Config: deploymentConfig(ns, "flink:2.2.1-java21", wait),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
+			},
+			{
 				// Deleted out of band (the operator lets go): planned as a create.
 				PreConfig: func() {
 					if err := kube.DeleteAndWait(ctx, testKube(t).Dynamic, kube.FlinkDeploymentGVR, ns, "orders", 30*time.Second); err != nil {

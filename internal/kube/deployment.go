@@ -45,7 +45,12 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 			return last, fmt.Errorf("reading FlinkDeployment %s/%s: %w", namespace, name, err)
 		}
 		last = ReadDeploymentStatus(obj)
+		// A status is about the spec just applied only once the operator has
+		// observed this generation; before that it describes the previous one.
+		observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+		current := observed >= obj.GetGeneration()
 		switch {
+		case !current:
 		case last.LifecycleState == "FAILED" || last.Error != "":
 			msg := OperatorMessage(last.Error)
 			if msg == "" {
@@ -58,6 +63,10 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 			return last, nil
 		}
 		if time.Now().After(deadline) {
+			if !current {
+				return last, fmt.Errorf("%w: %s/%s after %s waiting for %s: the operator has not observed generation %d yet (observed %d; is the Flink operator running?)",
+					ErrDeploymentTimeout, namespace, name, timeout, waitFor, obj.GetGeneration(), observed)
+			}
 			return last, fmt.Errorf("%w: %s/%s after %s waiting for %s: lifecycle state %s, job state %s (is the Flink operator running?)",
 				ErrDeploymentTimeout, namespace, name, timeout, waitFor, orNone(last.LifecycleState), orNone(last.JobState))
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -399,7 +400,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		var state deploymentModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if !deploymentSpecEqual(plan, state) {
-			plan.LifecycleState, plan.JobState = types.StringUnknown(), types.StringUnknown()
+			plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -420,15 +421,45 @@ func canonicalJSON(v any) string {
 	return string(b)
 }
 
-// deploymentSpecEqual compares what the provider writes (status fields excluded).
+// deploymentSpecEqual tells whether the plan writes the same object as the
+// state describes (status attributes, timeouts and wait_for aside).
 func deploymentSpecEqual(a, b deploymentModel) bool {
-	a.JobID, a.LifecycleState, a.JobState, a.Timeouts, a.WaitFor = b.JobID, b.LifecycleState, b.JobState, b.Timeouts, b.WaitFor
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return string(ja) == string(jb)
+	same := func(pairs ...[2]attr.Value) bool {
+		for _, p := range pairs {
+			if !p[0].Equal(p[1]) {
+				return false
+			}
+		}
+		return true
+	}
+	if !same([2]attr.Value{a.Image, b.Image}, [2]attr.Value{a.FlinkVersion, b.FlinkVersion}, [2]attr.Value{a.Mode, b.Mode},
+		[2]attr.Value{a.ServiceAccount, b.ServiceAccount}, [2]attr.Value{a.Identity, b.Identity},
+		[2]attr.Value{a.HighAvailability, b.HighAvailability}, [2]attr.Value{a.FlinkConfiguration, b.FlinkConfiguration},
+		[2]attr.Value{a.PodTemplate, b.PodTemplate}, [2]attr.Value{a.EffectiveConfig, b.EffectiveConfig},
+		[2]attr.Value{a.EffectivePod, b.EffectivePod}) {
+		return false
+	}
+	if (a.JobManager == nil) != (b.JobManager == nil) || (a.TaskManager == nil) != (b.TaskManager == nil) || (a.Job == nil) != (b.Job == nil) {
+		return false
+	}
+	if a.JobManager != nil && !same([2]attr.Value{a.JobManager.Memory, b.JobManager.Memory}, [2]attr.Value{a.JobManager.CPU, b.JobManager.CPU},
+		[2]attr.Value{a.JobManager.Replicas, b.JobManager.Replicas}) {
+		return false
+	}
+	if a.TaskManager != nil && !same([2]attr.Value{a.TaskManager.Memory, b.TaskManager.Memory}, [2]attr.Value{a.TaskManager.CPU, b.TaskManager.CPU},
+		[2]attr.Value{a.TaskManager.TaskSlots, b.TaskManager.TaskSlots}) {
+		return false
+	}
+	if a.Job != nil && !same([2]attr.Value{a.Job.JarURI, b.Job.JarURI}, [2]attr.Value{a.Job.EntryClass, b.Job.EntryClass},
+		[2]attr.Value{a.Job.Args, b.Job.Args}, [2]attr.Value{a.Job.Parallelism, b.Job.Parallelism}, [2]attr.Value{a.Job.UpgradeMode, b.Job.UpgradeMode},
+		[2]attr.Value{a.Job.State, b.Job.State}, [2]attr.Value{a.Job.AllowNonRestoredState, b.Job.AllowNonRestoredState},
+		[2]attr.Value{a.Job.InitialSavepointPath, b.Job.InitialSavepointPath}) {
+		return false
+	}
+	// The state block only acts through EffectiveConfig, compared above.
+	return true
 }
 
-// apply writes the object with server-side apply, records it, then waits.
 func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, timeout time.Duration, state setter, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {

@@ -294,3 +294,35 @@ func TestDeployment_planTimeChecks(t *testing.T) {
 		})
 	}
 }
+
+// After an update the operator reports a new status (here DEPLOYED with a new
+// job instead of STABLE): the plan must leave the status attributes unknown,
+// or terraform rejects the apply's result as inconsistent.
+func TestAccDeployment_statusChangesOnUpdate(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startFakeDeploymentOperator(t, ns, func(obj *unstructured.Unstructured) map[string]any {
+		st := deploymentRunning(obj)
+		if obj.GetGeneration() > 1 {
+			st["lifecycleState"] = "DEPLOYED"
+			st["jobStatus"] = map[string]any{"state": "RUNNING", "jobId": "0123456789abcdef0123456789abcdef"}
+		}
+		return st
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`),
+				Check:  resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "STABLE"),
+			},
+			{
+				Config: deploymentConfig(ns, "flink:2.2.1-java21", `  wait_for = "running"`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "DEPLOYED"),
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_id", "0123456789abcdef0123456789abcdef"),
+				),
+			},
+		},
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 )
 
@@ -58,4 +59,24 @@ func IAMPropagating(err error) bool {
 		return strings.Contains(msg, "role") && (strings.Contains(msg, "does not exist") || strings.Contains(msg, "assume"))
 	}
 	return false
+}
+
+// IsNotFound recognises the "does not exist" answers of S3, IAM and EKS
+// (a missing bucket, key, role, policy, configuration or association).
+func IsNotFound(err error) bool {
+	if err == nil {
+		return false
+	}
+	var nf *s3types.NotFound
+	var nsb *s3types.NoSuchBucket
+	var nsk *s3types.NoSuchKey
+	if errors.As(err, &nf) || errors.As(err, &nsb) || errors.As(err, &nsk) {
+		return true
+	}
+	switch ErrorCode(err) {
+	case "NotFound", "NoSuchBucket", "NoSuchKey", "NoSuchEntity", "NoSuchBucketPolicy", "NoSuchLifecycleConfiguration",
+		"NoSuchTagSet", "NoSuchTagSetError", "ServerSideEncryptionConfigurationNotFoundError", "ResourceNotFoundException":
+		return true
+	}
+	return strings.Contains(err.Error(), "StatusCode: 404")
 }

@@ -50,3 +50,14 @@ func TestRetry(t *testing.T) {
 		t.Fatalf("timeout error %v should wrap the last API error", err)
 	}
 }
+
+func TestIsNotFound(t *testing.T) {
+	for _, code := range []string{"NoSuchEntity", "NoSuchKey", "NoSuchBucketPolicy", "ResourceNotFoundException", "NotFound"} {
+		if !IsNotFound(apiErr(code, "x")) {
+			t.Errorf("%s not recognised", code)
+		}
+	}
+	if IsNotFound(nil) || IsNotFound(apiErr("AccessDenied", "no")) || IsNotFound(errors.New("connection refused")) {
+		t.Error("a nil, access-denied or network error taken for not-found")
+	}
+}

@@ -10,7 +10,6 @@ package checkpoint
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -20,8 +19,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 )
 
 // S3API is the part of the S3 client the finder uses.
@@ -119,7 +118,7 @@ func latestOfJob(ctx context.Context, c S3API, bucket, dir, job string) (*Checkp
 	for _, id := range ids {
 		key := fmt.Sprintf("%schk-%d/_metadata", jobPrefix, id)
 		head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-		if isNotFound(err) {
+		if awsclient.IsNotFound(err) {
 			continue // in progress, or abandoned: no _metadata
 		}
 		if err != nil {
@@ -157,17 +156,4 @@ func listDirs(ctx context.Context, c S3API, bucket, prefix string) ([]string, er
 		}
 		in.ContinuationToken = page.NextContinuationToken
 	}
-}
-
-func isNotFound(err error) bool {
-	if err == nil {
-		return false
-	}
-	var nf *s3types.NotFound
-	var nk *s3types.NoSuchKey
-	if errors.As(err, &nf) || errors.As(err, &nk) {
-		return true
-	}
-	var ae smithy.APIError
-	return errors.As(err, &ae) && (ae.ErrorCode() == "NotFound" || ae.ErrorCode() == "NoSuchKey")
 }

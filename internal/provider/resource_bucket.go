@@ -2,15 +2,12 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -432,26 +429,8 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 
 func bucketARN(name string) string { return "arn:aws:s3:::" + name }
 
-// isNotFound recognises the "does not exist" answers of S3 and IAM.
-func isNotFound(err error) bool {
-	if err == nil {
-		return false
-	}
-	var nf *s3types.NotFound
-	var nsb *s3types.NoSuchBucket
-	if errors.As(err, &nf) || errors.As(err, &nsb) {
-		return true
-	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "NotFound", "NoSuchBucket", "NoSuchEntity", "NoSuchBucketPolicy", "NoSuchLifecycleConfiguration",
-			"NoSuchTagSet", "NoSuchTagSetError", "ServerSideEncryptionConfigurationNotFoundError", "ResourceNotFoundException":
-			return true
-		}
-	}
-	return strings.Contains(err.Error(), "StatusCode: 404")
-}
+// isNotFound recognises the "does not exist" answers of S3, IAM and EKS.
+func isNotFound(err error) bool { return awsclient.IsNotFound(err) }
 
 type bucketNameValidator struct{}
 

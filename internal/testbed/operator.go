@@ -199,7 +199,7 @@ func DemoOperator(ctx context.Context, env Env, namespace string, logf func(stri
 		if !ok {
 			return
 		}
-		if _, err := ac.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(what)}); err != nil {
+		if _, err := ac.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(what)}); err != nil {
 			logf("fake operator: writing %s: %v", uri, err)
 		}
 	}
@@ -240,14 +240,11 @@ func DemoOperator(ctx context.Context, env Env, namespace string, logf func(stri
 	return nil
 }
 
-// newEnvAWS builds an S3 client for the test bed from its env.
-func newEnvAWS(ctx context.Context, env Env) (*s3.Client, error) {
+// newEnvAWS builds AWS clients for the test bed from its env (credentials
+// included, so the SDK never looks elsewhere).
+func newEnvAWS(ctx context.Context, env Env) (*awsclient.Clients, error) {
 	for _, kv := range env.Vars() {
 		os.Setenv(kv[0], kv[1])
 	}
-	c, err := awsclient.New(ctx, awsclient.Config{Region: env.AWSRegion, Endpoint: env.AWSEndpoint})
-	if err != nil {
-		return nil, err
-	}
-	return c.S3, nil
+	return awsclient.New(ctx, awsclient.Config{Region: env.AWSRegion, Endpoint: env.AWSEndpoint})
 }

@@ -3,7 +3,6 @@ package testbed
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -31,10 +29,7 @@ func Prereqs(ctx context.Context, env Env, namespace string) (string, error) {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", fmt.Errorf("creating namespace %s: %w", namespace, err)
 	}
-	for _, kv := range env.Vars() {
-		os.Setenv(kv[0], kv[1])
-	}
-	ac, err := awsclient.New(ctx, awsclient.Config{Region: env.AWSRegion, Endpoint: env.AWSEndpoint})
+	ac, err := newEnvAWS(ctx, env)
 	if err != nil {
 		return "", err
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -42,10 +41,9 @@ type Config struct {
 	UserAgent            string
 }
 
-// Client bundles the typed and dynamic clients of one cluster.
+// Client is the dynamic client of one cluster, and its configuration.
 type Client struct {
 	REST    *rest.Config
-	Typed   kubernetes.Interface
 	Dynamic dynamic.Interface
 }
 
@@ -135,13 +133,9 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 	return cfg, nil
 }
 
-// New builds the clients. It does not contact the cluster.
+// New builds the client. It does not contact the cluster.
 func New(c Config) (*Client, error) {
 	cfg, err := c.RESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	typed, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -149,5 +143,5 @@ func New(c Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{REST: cfg, Typed: typed, Dynamic: dyn}, nil
+	return &Client{REST: cfg, Dynamic: dyn}, nil
 }

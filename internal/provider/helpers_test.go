@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -40,6 +41,17 @@ func testKube(t *testing.T) *kube.Client {
 	return c
 }
 
+// testTyped is a typed client of the same cluster: tests check what the
+// provider wrote through a different client than the one it uses.
+func testTyped(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	c, err := kubernetes.NewForConfig(testKube(t).REST)
+	if err != nil {
+		t.Fatalf("Kubernetes typed client: %v", err)
+	}
+	return c
+}
+
 // randName is a short random suffix that keeps parallel and repeated runs
 // from colliding on the same names.
 func randName(prefix string) string {
@@ -54,7 +66,7 @@ func randName(prefix string) string {
 func testNamespace(t *testing.T) string {
 	t.Helper()
 	ns := randName("acc-")
-	_, err := testKube(t).Typed.CoreV1().Namespaces().Create(context.Background(),
+	_, err := testTyped(t).CoreV1().Namespaces().Create(context.Background(),
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("creating namespace %s: %v", ns, err)

@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -51,7 +52,11 @@ func TestProviderClients_createAndRemove(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kube.New: %v", err)
 	}
-	cms := kc.Typed.CoreV1().ConfigMaps("default")
+	typed, err := kubernetes.NewForConfig(kc.REST)
+	if err != nil {
+		t.Fatalf("typed client from kube.New's configuration: %v", err)
+	}
+	cms := typed.CoreV1().ConfigMaps("default")
 	name := randName("fs-client-")
 	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating ConfigMap: %v", err)
@@ -105,7 +110,7 @@ resource "flinkstate_service_account" "sa" {
 			if _, err := testAWS(t).S3.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(bucket)}); !isNotFound(err) {
 				return fmt.Errorf("bucket %s still exists after destroy (%v)", bucket, err)
 			}
-			if _, err := testKube(t).Typed.CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-hcl", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			if _, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-hcl", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("service account still exists after destroy (%v)", err)
 			}
 			return nil
@@ -119,7 +124,7 @@ resource "flinkstate_service_account" "sa" {
 					if _, err := testAWS(t).S3.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err != nil {
 						return fmt.Errorf("bucket not in the emulator: %v", err)
 					}
-					_, err := testKube(t).Typed.CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-hcl", metav1.GetOptions{})
+					_, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-hcl", metav1.GetOptions{})
 					return err
 				},
 			),

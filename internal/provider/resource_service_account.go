@@ -16,8 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
@@ -184,12 +182,12 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 	}
 	// Server-side apply owns exactly these keys: dropping one from the
 	// configuration removes it from the object; keys of other managers stay.
-	sa := corev1ac.ServiceAccount(name, ns).WithLabels(labels).WithAnnotations(annotations)
-	if _, err := c.Typed.CoreV1().ServiceAccounts(ns).Apply(ctx, sa, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+	sa := kube.ServiceAccountObject(ns, name, labels, annotations)
+	if _, err := kube.Apply(ctx, c.Dynamic, kube.ServiceAccountGVR, sa); err != nil {
 		diags.AddError("Applying ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return diags
 	}
-	rbs := c.Typed.RbacV1().RoleBindings(ns)
+	rbs := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns)
 	wantRB := plan.RoleBinding != nil
 	hadRB := prior != nil && prior.RoleBinding != nil
 	if hadRB && (!wantRB || !prior.RoleBinding.RoleName.Equal(plan.RoleBinding.RoleName) || !prior.RoleBinding.Kind.Equal(plan.RoleBinding.Kind)) {
@@ -200,12 +198,8 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 		}
 	}
 	if wantRB {
-		rb := rbacv1ac.RoleBinding(name, ns).
-			WithLabels(labels).
-			WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup("rbac.authorization.k8s.io").
-				WithKind(plan.RoleBinding.Kind.ValueString()).WithName(plan.RoleBinding.RoleName.ValueString())).
-			WithSubjects(rbacv1ac.Subject().WithKind("ServiceAccount").WithName(name).WithNamespace(ns))
-		if _, err := rbs.Apply(ctx, rb, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true}); err != nil {
+		rb := kube.RoleBindingObject(ns, name, labels, plan.RoleBinding.Kind.ValueString(), plan.RoleBinding.RoleName.ValueString())
+		if _, err := kube.Apply(ctx, c.Dynamic, kube.RoleBindingGVR, rb); err != nil {
 			diags.AddAttributeError(path.Root("role_binding"), "Applying RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		}
 	}
@@ -220,7 +214,7 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	sa, err := c.Typed.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
+	sa, err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		resp.State.RemoveResource(ctx)
 		return
@@ -230,23 +224,23 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	imported := takeImported(ctx, req, resp)
-	owned := kube.OwnedMetadataKeys(sa.ManagedFields, kube.FieldManager)
+	owned := kube.OwnedMetadataKeys(sa.GetManagedFields(), kube.FieldManager)
 
-	state.Labels = readOwnedMap(ctx, sa.Labels, owned.Labels, imported, state.Labels, &resp.Diagnostics)
+	state.Labels = readOwnedMap(ctx, sa.GetLabels(), owned.Labels, imported, state.Labels, &resp.Diagnostics)
 	annotations := map[string]string{}
-	for k, v := range sa.Annotations {
+	for k, v := range sa.GetAnnotations() {
 		if k != IRSAAnnotation {
 			annotations[k] = v
 		}
 	}
 	state.Annotations = readOwnedMap(ctx, annotations, owned.Annotations, imported, state.Annotations, &resp.Diagnostics)
-	if v, ok := sa.Annotations[IRSAAnnotation]; ok && (owned.Annotations[IRSAAnnotation] || imported) {
+	if v, ok := sa.GetAnnotations()[IRSAAnnotation]; ok && (owned.Annotations[IRSAAnnotation] || imported) {
 		state.IRSARoleARN = types.StringValue(v)
 	} else {
 		state.IRSARoleARN = types.StringNull()
 	}
 
-	rb, err := c.Typed.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	rb, err := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		state.RoleBinding = nil
@@ -254,7 +248,8 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.Diagnostics.AddError("Reading RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return
 	case state.RoleBinding != nil || imported:
-		state.RoleBinding = &roleBindingModel{RoleName: types.StringValue(rb.RoleRef.Name), Kind: types.StringValue(rb.RoleRef.Kind)}
+		kind, role := kube.RoleRef(rb)
+		state.RoleBinding = &roleBindingModel{RoleName: types.StringValue(role), Kind: types.StringValue(kind)}
 	}
 	state.ID = types.StringValue(ns + "/" + name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -290,12 +285,12 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	if state.RoleBinding != nil {
-		if err := c.Typed.RbacV1().RoleBindings(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			resp.Diagnostics.AddError("Deleting RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 			return
 		}
 	}
-	if err := c.Typed.CoreV1().ServiceAccounts(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		resp.Diagnostics.AddError("Deleting ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 	}
 }

@@ -29,7 +29,7 @@ resource "flinkstate_service_account" "test" {
 // checkServiceAccount reads the ServiceAccount and RoleBinding from the API server.
 func checkServiceAccount(t *testing.T, ns, wantRoleARN, wantRoleKind, wantRoleName string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		ctx, c := context.Background(), testKube(t).Typed
+		ctx, c := context.Background(), testTyped(t)
 		sa, err := c.CoreV1().ServiceAccounts(ns).Get(ctx, "flink-orders", metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -70,7 +70,7 @@ func TestAccServiceAccount_lifecycle(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			c := testKube(t).Typed
+			c := testTyped(t)
 			if _, err := c.CoreV1().ServiceAccounts(ns).Get(ctx, "flink-orders", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("ServiceAccount still there after destroy: %v", err)
 			}
@@ -99,7 +99,7 @@ func TestAccServiceAccount_lifecycle(t *testing.T) {
 				// Labels and annotations others add are not drift.
 				PreConfig: func() {
 					patch := []byte(`{"metadata":{"labels":{"operator-added":"x"},"annotations":{"kubectl.kubernetes.io/last-applied":"y"}}}`)
-					if _, err := testKube(t).Typed.CoreV1().ServiceAccounts(ns).Patch(ctx, "flink-orders", types.MergePatchType, patch,
+					if _, err := testTyped(t).CoreV1().ServiceAccounts(ns).Patch(ctx, "flink-orders", types.MergePatchType, patch,
 						metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
 						t.Fatalf("patching out of band: %v", err)
 					}
@@ -111,7 +111,7 @@ func TestAccServiceAccount_lifecycle(t *testing.T) {
 				// The IRSA annotation removed out of band is planned back and restored.
 				PreConfig: func() {
 					patch := []byte(`{"metadata":{"annotations":{"` + IRSAAnnotation + `":null}}}`)
-					if _, err := testKube(t).Typed.CoreV1().ServiceAccounts(ns).Patch(ctx, "flink-orders", types.MergePatchType, patch,
+					if _, err := testTyped(t).CoreV1().ServiceAccounts(ns).Patch(ctx, "flink-orders", types.MergePatchType, patch,
 						metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
 						t.Fatalf("patching out of band: %v", err)
 					}
@@ -144,7 +144,7 @@ func TestAccServiceAccount_lifecycle(t *testing.T) {
 			{
 				// Deleted out of band: planned as a create.
 				PreConfig: func() {
-					if err := testKube(t).Typed.CoreV1().ServiceAccounts(ns).Delete(ctx, "flink-orders", metav1.DeleteOptions{}); err != nil {
+					if err := testTyped(t).CoreV1().ServiceAccounts(ns).Delete(ctx, "flink-orders", metav1.DeleteOptions{}); err != nil {
 						t.Fatalf("deleting out of band: %v", err)
 					}
 				},

@@ -31,7 +31,8 @@ func (floorProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *p
 	resp.Schema = pschema.Schema{}
 }
 
-func (floorProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {}
+func (floorProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+}
 
 func (floorProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{func() resource.Resource { return dataResource{} }}

@@ -162,6 +162,34 @@ func TestAccStateStore_destroyKeepsSiblings(t *testing.T) {
 	})
 }
 
+// A store lives in its bucket: with the bucket deleted outside Terraform,
+// the next plan creates both again (Read drops the store from state).
+func TestAccStateStore_bucketDeletedOutOfBand(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-store-")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: storesConfig(bucket, true, false, false)},
+			{
+				PreConfig: func() {
+					if _, err := testAWS(t).S3.DeleteBucket(context.Background(), &s3.DeleteBucketInput{Bucket: aws.String(bucket)}); err != nil {
+						t.Fatalf("deleting the bucket out of band: %v", err)
+					}
+				},
+				Config: storesConfig(bucket, true, false, false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.state", plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction("flinkstate_state_store.app1", plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction("flinkstate_state_store.app10", plancheck.ResourceActionCreate),
+				}},
+				Check: resource.TestCheckResourceAttr("flinkstate_state_store.app1", "checkpoint_dir", "s3://"+bucket+"/flink/app1/checkpoints"),
+			},
+		},
+	})
+}
+
 func TestStateStore_invalidInput(t *testing.T) {
 	cases := map[string]struct{ bucket, prefix, want string }{
 		"leading slash":  {"acme", "/flink/orders", `(?s)prefix.*must not start with a slash`},

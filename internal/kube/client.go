@@ -5,12 +5,17 @@
 package kube
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -144,4 +149,16 @@ func New(c Config) (*Client, error) {
 		return nil, err
 	}
 	return &Client{REST: cfg, Dynamic: dyn}, nil
+}
+
+// Apply writes obj with server-side apply as FieldManager, taking over
+// fields another manager set (as terraform apply is the source of truth).
+func Apply(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	body, err := obj.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	force := true
+	return dyn.Resource(gvr).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body,
+		metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
 }

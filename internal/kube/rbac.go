@@ -1,13 +1,8 @@
 package kube
 
 import (
-	"context"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ktypes "k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 )
 
 // Built-in resources the provider writes. They go through the dynamic
@@ -57,16 +52,4 @@ func setMeta(u *unstructured.Unstructured, namespace, name string, labels, annot
 	if len(annotations) > 0 {
 		u.SetAnnotations(annotations)
 	}
-}
-
-// Apply writes obj with server-side apply as FieldManager, taking over
-// fields another manager set (as terraform apply is the source of truth).
-func Apply(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	body, err := obj.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	force := true
-	return dyn.Resource(gvr).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body,
-		metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
 }

@@ -26,7 +26,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -469,15 +468,8 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, ti
 	if diags.HasError() {
 		return
 	}
-	body, err := obj.MarshalJSON()
-	if err != nil {
-		diags.AddError("Encoding FlinkDeployment failed", err.Error())
-		return
-	}
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	force := true
-	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Patch(ctx, name, ktypes.ApplyPatchType, body,
-		metav1.PatchOptions{FieldManager: kube.FieldManager, Force: &force})
+	live, err := kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 	if err != nil {
 		diags.AddError("Applying FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)))
 		return

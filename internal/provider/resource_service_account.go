@@ -227,14 +227,15 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 	owned := kube.OwnedMetadataKeys(sa.GetManagedFields(), kube.FieldManager)
 
 	state.Labels = readOwnedMap(ctx, sa.GetLabels(), owned.Labels, imported, state.Labels, &resp.Diagnostics)
+	liveAnnotations := sa.GetAnnotations() // a copy on each call
 	annotations := map[string]string{}
-	for k, v := range sa.GetAnnotations() {
+	for k, v := range liveAnnotations {
 		if k != IRSAAnnotation {
 			annotations[k] = v
 		}
 	}
 	state.Annotations = readOwnedMap(ctx, annotations, owned.Annotations, imported, state.Annotations, &resp.Diagnostics)
-	if v, ok := sa.GetAnnotations()[IRSAAnnotation]; ok && (owned.Annotations[IRSAAnnotation] || imported) {
+	if v, ok := liveAnnotations[IRSAAnnotation]; ok && (owned.Annotations[IRSAAnnotation] || imported) {
 		state.IRSARoleARN = types.StringValue(v)
 	} else {
 		state.IRSARoleARN = types.StringNull()

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // S3API is the part of the S3 client the finder uses.
@@ -95,6 +96,11 @@ func Latest(ctx context.Context, c S3API, bucket, dir, jobID string) (*Checkpoin
 		}
 	}
 	return best, nil
+}
+
+// InStore is Latest in the checkpoint directory of a state store.
+func InStore(ctx context.Context, c S3API, s store.Store, jobID string) (*Checkpoint, error) {
+	return Latest(ctx, c, s.Bucket, s.DirKey(store.CheckpointsDir), jobID)
 }
 
 func latestOfJob(ctx context.Context, c S3API, bucket, dir, job string) (*Checkpoint, error) {

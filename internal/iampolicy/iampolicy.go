@@ -10,70 +10,13 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // MaxRoleInlinePolicySize is IAM's limit on the aggregate size of a role's
 // inline policies, counted in characters without white space.
 const MaxRoleInlinePolicySize = 10240
-
-// Store is one application's state location: a bucket and a prefix inside it.
-type Store struct {
-	Bucket string
-	Prefix string
-}
-
-// ID is the store's identifier, "bucket/prefix".
-func (s Store) ID() string { return s.Bucket + "/" + s.Prefix }
-
-// URI is s3://bucket/prefix.
-func (s Store) URI() string { return "s3://" + s.ID() }
-
-// Dirs returns the checkpoint, savepoint and HA directories under the store.
-func (s Store) Dirs() (checkpoints, savepoints, ha string) {
-	return s.URI() + "/checkpoints", s.URI() + "/savepoints", s.URI() + "/ha"
-}
-
-// ValidatePrefix returns what is wrong with a store prefix, or "".
-// A prefix is one or more path segments: no leading or trailing slash, no
-// empty segment (//), no "." or ".." segment, nothing S3 or Flink paths
-// handle badly.
-func ValidatePrefix(p string) string {
-	switch {
-	case p == "":
-		return "must not be empty"
-	case len(p) > 512:
-		return "must be at most 512 characters"
-	case strings.HasPrefix(p, "/"):
-		return "must not start with a slash"
-	case strings.HasSuffix(p, "/"):
-		return "must not end with a slash"
-	case strings.Contains(p, "//"):
-		return "must not contain an empty segment (//)"
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "." || seg == ".." {
-			return "must not contain . or .. segments"
-		}
-	}
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f || unicode.IsSpace(r) || strings.ContainsRune(`*?\{}[]^%#"<>|~`+"`", r) {
-			return fmt.Sprintf("must not contain %q (wildcards, spaces and characters S3 or Hadoop paths treat specially)", r)
-		}
-	}
-	return ""
-}
-
-// ParseStoreID parses "bucket/prefix" (the prefix may hold slashes).
-func ParseStoreID(id string) (Store, error) {
-	bucket, prefix, ok := strings.Cut(id, "/")
-	if !ok || bucket == "" || prefix == "" {
-		return Store{}, fmt.Errorf("%q is not a state store ID of the form bucket/prefix", id)
-	}
-	if msg := ValidatePrefix(prefix); msg != "" {
-		return Store{}, fmt.Errorf("%q: the prefix %s", id, msg)
-	}
-	return Store{Bucket: bucket, Prefix: prefix}, nil
-}
 
 // Document is an IAM policy document.
 type Document struct {
@@ -129,7 +72,7 @@ var kmsARNRE = regexp.MustCompile(`^arn:(aws[a-z-]*):kms:([a-z0-9-]+):(\d{12}):k
 // "prefix/" or "prefix/*", never a bare wildcard, so "app1" does not reach
 // "app10"), object actions on the prefix's objects only, and with KMS keys,
 // GenerateDataKey and Decrypt only when called through S3 in the key's region.
-func Permissions(partition string, stores []Store, kmsKeyARNs []string) (Document, error) {
+func Permissions(partition string, stores []store.Store, kmsKeyARNs []string) (Document, error) {
 	if len(stores) == 0 {
 		return Document{}, fmt.Errorf("at least one state store is required")
 	}

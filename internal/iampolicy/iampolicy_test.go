@@ -11,49 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
-
-func TestValidatePrefix(t *testing.T) {
-	for _, ok := range []string{"flink/orders", "app1", "a/b/c-d_e.f"} {
-		if msg := ValidatePrefix(ok); msg != "" {
-			t.Errorf("%q rejected: %s", ok, msg)
-		}
-	}
-	bad := map[string]string{
-		"":                       "empty",
-		"/flink":                 "start with a slash",
-		"flink/":                 "end with a slash",
-		"flink//app":             "empty segment",
-		"flink/../x":             ". or ..",
-		"./flink":                ". or ..",
-		"flink/*":                "wildcards",
-		"flink app":              "spaces",
-		"flink?x":                "wildcards",
-		strings.Repeat("a", 513): "512",
-	}
-	for p, want := range bad {
-		if msg := ValidatePrefix(p); !strings.Contains(msg, want) {
-			t.Errorf("%q: got %q, want a message containing %q", p, msg, want)
-		}
-	}
-}
-
-func TestParseStoreID(t *testing.T) {
-	s, err := ParseStoreID("acme-flink-state/flink/orders")
-	if err != nil || s.Bucket != "acme-flink-state" || s.Prefix != "flink/orders" {
-		t.Fatalf("got %+v, %v", s, err)
-	}
-	cp, sp, ha := s.Dirs()
-	if cp != "s3://acme-flink-state/flink/orders/checkpoints" || sp != "s3://acme-flink-state/flink/orders/savepoints" || ha != "s3://acme-flink-state/flink/orders/ha" {
-		t.Fatalf("dirs %s %s %s", cp, sp, ha)
-	}
-	for _, bad := range []string{"bucket", "bucket/", "/prefix", "bucket//x", "bucket/x/"} {
-		if _, err := ParseStoreID(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
 
 func TestIRSATrust(t *testing.T) {
 	arn := "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABC123"
@@ -97,7 +57,7 @@ func TestPodIdentityTrust(t *testing.T) {
 }
 
 func TestPermissionsShape(t *testing.T) {
-	doc, err := Permissions("aws", []Store{{"b", "flink/app1"}}, []string{"arn:aws:kms:eu-west-1:123456789012:key/k1"})
+	doc, err := Permissions("aws", []store.Store{{Bucket: "b", Prefix: "flink/app1"}}, []string{"arn:aws:kms:eu-west-1:123456789012:key/k1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,18 +74,18 @@ func TestPermissionsShape(t *testing.T) {
 	if _, err := Permissions("aws", nil, nil); err == nil {
 		t.Error("no stores accepted")
 	}
-	if _, err := Permissions("aws", []Store{{"b", "p"}, {"b", "p"}}, nil); err == nil {
+	if _, err := Permissions("aws", []store.Store{{Bucket: "b", Prefix: "p"}, {Bucket: "b", Prefix: "p"}}, nil); err == nil {
 		t.Error("duplicate store accepted")
 	}
-	if _, err := Permissions("aws", []Store{{"b", "p"}}, []string{"alias/x"}); err == nil {
+	if _, err := Permissions("aws", []store.Store{{Bucket: "b", Prefix: "p"}}, []string{"alias/x"}); err == nil {
 		t.Error("non-ARN KMS key accepted")
 	}
 }
 
 func TestPermissionsSizeLimit(t *testing.T) {
-	var stores []Store
+	var stores []store.Store
 	for i := 0; ; i++ {
-		stores = append(stores, Store{"acme-flink-state", fmt.Sprintf("flink/application-%03d", i)})
+		stores = append(stores, store.Store{Bucket: "acme-flink-state", Prefix: fmt.Sprintf("flink/application-%03d", i)})
 		doc, err := Permissions("aws", stores, nil)
 		if err != nil {
 			if !strings.Contains(err.Error(), "10240") || Size(doc.JSON()) <= MaxRoleInlinePolicySize {
@@ -170,7 +130,7 @@ func strp(s string) *string { return &s }
 // the sibling app10, the parent prefix, another bucket and a bucket-wide
 // listing are denied.
 func TestPermissionsLeastPrivilegeTable(t *testing.T) {
-	doc, err := Permissions("aws", []Store{{"acme-flink-state", "flink/app1"}}, nil)
+	doc, err := Permissions("aws", []store.Store{{Bucket: "acme-flink-state", Prefix: "flink/app1"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +241,7 @@ func TestParseRoundTrip(t *testing.T) {
 	if ParseTrust(`{"Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`).Kind != "" {
 		t.Error("a foreign trust policy was recognised")
 	}
-	perm, err := Permissions("aws", []Store{{"b1", "flink/app1"}, {"b2", "x"}}, []string{"arn:aws:kms:eu-west-1:123456789012:key/k"})
+	perm, err := Permissions("aws", []store.Store{{Bucket: "b1", Prefix: "flink/app1"}, {Bucket: "b2", Prefix: "x"}}, []string{"arn:aws:kms:eu-west-1:123456789012:key/k"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 type latestCheckpointDataSource struct{ dataSourceBase }
@@ -74,12 +74,12 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	var bucket, dir string
 	if !m.StoreID.IsNull() {
-		s, err := iampolicy.ParseStoreID(m.StoreID.ValueString())
+		s, err := store.Parse(m.StoreID.ValueString())
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("store_id"), "Invalid store ID", err.Error())
 			return
 		}
-		bucket, dir = s.Bucket, s.Prefix+"/checkpoints"
+		bucket, dir = s.Bucket, s.DirKey(store.CheckpointsDir)
 	} else {
 		var err error
 		if bucket, dir, err = checkpoint.ParseS3URI(m.CheckpointDir.ValueString()); err != nil {

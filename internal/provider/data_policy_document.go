@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 type policyDocumentDataSource struct{}
@@ -72,9 +73,9 @@ func (d *policyDocumentDataSource) Read(ctx context.Context, req datasource.Read
 	if !m.KMSKeyARNs.IsNull() {
 		resp.Diagnostics.Append(m.KMSKeyARNs.ElementsAs(ctx, &keys, false)...)
 	}
-	var stores []iampolicy.Store
+	var stores []store.Store
 	for _, id := range ids {
-		s, err := iampolicy.ParseStoreID(id)
+		s, err := store.Parse(id)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("state_store_ids"), "Invalid state store ID", err.Error())
 			return

@@ -7,10 +7,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 func TestPolicyDocument_matchesPolicyCode(t *testing.T) {
-	want, err := iampolicy.Permissions("aws", []iampolicy.Store{{Bucket: "acme-flink-state", Prefix: "flink/orders"}},
+	want, err := iampolicy.Permissions("aws", []store.Store{{Bucket: "acme-flink-state", Prefix: "flink/orders"}},
 		[]string{"arn:aws:kms:eu-west-1:123456789012:key/k1"})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // stateBlockModel is the `state` block, shared by flinkstate_deployment and
@@ -64,7 +64,7 @@ func (s *stateBlockModel) flinkState(diags *diag.Diagnostics, at path.Path) flin
 		return st
 	}
 	if id := s.StoreID.ValueString(); id != "" {
-		store, err := iampolicy.ParseStoreID(id)
+		store, err := store.Parse(id)
 		if err != nil {
 			diags.AddAttributeError(at.AtName("store_id"), "Invalid state store ID", err.Error())
 		} else {

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // readDeployment copies what the provider writes from the live object into
@@ -176,14 +176,11 @@ func importStateBlock(ctx context.Context, cfg map[string]string, m *deploymentM
 		LocalDir:              types.StringNull(),
 	}
 	// Directories of one store collapse back into store_id.
-	if cp := s.CheckpointDir.ValueString(); strings.HasSuffix(cp, "/checkpoints") {
-		if b, p, ok := strings.Cut(strings.TrimPrefix(strings.TrimSuffix(cp, "/checkpoints"), "s3://"), "/"); ok {
-			store := iampolicy.Store{Bucket: b, Prefix: p}
-			c, sp, h := store.Dirs()
-			if c == cp && (s.SavepointDir.IsNull() || s.SavepointDir.ValueString() == sp) && (s.HADir.IsNull() || s.HADir.ValueString() == h) {
-				s.StoreID = types.StringValue(store.ID())
-				s.CheckpointDir, s.SavepointDir, s.HADir = types.StringNull(), types.StringNull(), types.StringNull()
-			}
+	if st, ok := store.FromCheckpointDir(s.CheckpointDir.ValueString()); ok {
+		_, sp, h := st.Dirs()
+		if (s.SavepointDir.IsNull() || s.SavepointDir.ValueString() == sp) && (s.HADir.IsNull() || s.HADir.ValueString() == h) {
+			s.StoreID = types.StringValue(st.ID())
+			s.CheckpointDir, s.SavepointDir, s.HADir = types.StringNull(), types.StringNull(), types.StringNull()
 		}
 	}
 	if v, ok := cfg["execution.checkpointing.incremental"]; ok {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // inlinePolicyName is the role's one inline policy, owned by this provider.
@@ -152,9 +153,9 @@ func (m *iamRoleModel) documents(ctx context.Context, diags *diag.Diagnostics) (
 	if !idsKnown || !keysKnown || diags.HasError() {
 		return "", "", false
 	}
-	var stores []iampolicy.Store
+	var stores []store.Store
 	for _, id := range ids {
-		s, err := iampolicy.ParseStoreID(id)
+		s, err := store.Parse(id)
 		if err != nil {
 			diags.AddAttributeError(path.Root("state_store_ids"), "Invalid state store ID", err.Error())
 			return "", "", false
@@ -476,7 +477,7 @@ func (storeIDValidator) ValidateString(_ context.Context, req validator.StringRe
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := iampolicy.ParseStoreID(req.ConfigValue.ValueString()); err != nil {
+	if _, err := store.Parse(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid state store ID", fmt.Sprintf("%s: %s", req.Path, err))
 	}
 }

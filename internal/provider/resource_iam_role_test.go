@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // testOIDCProvider creates an IAM OIDC provider in the emulator, as
@@ -48,7 +49,7 @@ resource "flinkstate_iam_role" "test" {
 
 // checkRoleDocuments reads the role's trust and inline policy from IAM and
 // compares them with what this project's policy code produces.
-func checkRoleDocuments(t *testing.T, name string, wantTrust iampolicy.Document, wantStores []iampolicy.Store) resource.TestCheckFunc {
+func checkRoleDocuments(t *testing.T, name string, wantTrust iampolicy.Document, wantStores []store.Store) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		ctx, c := context.Background(), testAWS(t).IAM
 		role, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
@@ -86,8 +87,8 @@ func TestAccIAMRole_lifecycle(t *testing.T) {
     cluster_name    = "prod"
   }`
 	irsaTrust, _ := iampolicy.IRSATrust(oidc, "data-processing", "flink-orders")
-	one := []iampolicy.Store{{Bucket: "acme-flink-state", Prefix: "flink/orders"}}
-	two := append(append([]iampolicy.Store{}, one...), iampolicy.Store{Bucket: "acme-flink-state", Prefix: "flink/payments"})
+	one := []store.Store{{Bucket: "acme-flink-state", Prefix: "flink/orders"}}
+	two := append(append([]store.Store{}, one...), store.Store{Bucket: "acme-flink-state", Prefix: "flink/payments"})
 	oneHCL := `["acme-flink-state/flink/orders"]`
 	twoHCL := `["acme-flink-state/flink/orders", "acme-flink-state/flink/payments"]`
 
@@ -230,7 +231,7 @@ func TestAccIAMRole_storesFromSameRun(t *testing.T) {
 	oidc := testOIDCProvider(t)
 	bucket := randName("fs-samerun-")
 	name := randName("flink-samerun-")
-	want, _ := iampolicy.Permissions("aws", []iampolicy.Store{{Bucket: bucket, Prefix: "flink/orders"}}, nil)
+	want, _ := iampolicy.Permissions("aws", []store.Store{{Bucket: bucket, Prefix: "flink/orders"}}, nil)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
@@ -282,8 +283,8 @@ resource "flinkstate_iam_role" "late" {
 				plancheck.ExpectUnknownValue("flinkstate_iam_role.late", tfjsonPath("policy_json")),
 			}},
 			Check: resource.ComposeAggregateTestCheckFunc(
-				checkRoleDocuments(t, name, mustIRSATrust(t, oidc, "data-processing", "flink"), []iampolicy.Store{{Bucket: bucket, Prefix: "flink/orders"}}),
-				checkRoleDocuments(t, name+"-late", mustIRSATrust(t, oidc, "data-processing", "flink-late"), []iampolicy.Store{{Bucket: bucket, Prefix: "flink/late"}}),
+				checkRoleDocuments(t, name, mustIRSATrust(t, oidc, "data-processing", "flink"), []store.Store{{Bucket: bucket, Prefix: "flink/orders"}}),
+				checkRoleDocuments(t, name+"-late", mustIRSATrust(t, oidc, "data-processing", "flink-late"), []store.Store{{Bucket: bucket, Prefix: "flink/late"}}),
 			),
 		}},
 	})

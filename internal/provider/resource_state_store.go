@@ -18,8 +18,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 type stateStoreResource struct{ resourceBase }
@@ -97,7 +97,7 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 }
 
 func (m *stateStoreModel) fill() {
-	s := iampolicy.Store{Bucket: m.Bucket.ValueString(), Prefix: m.Prefix.ValueString()}
+	s := store.Store{Bucket: m.Bucket.ValueString(), Prefix: m.Prefix.ValueString()}
 	cp, sp, ha := s.Dirs()
 	m.ID = types.StringValue(s.ID())
 	m.URI = types.StringValue(s.URI())
@@ -105,7 +105,7 @@ func (m *stateStoreModel) fill() {
 }
 
 func (r *stateStoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	s, err := iampolicy.ParseStoreID(req.ID)
+	s, err := store.Parse(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID", err.Error()+" (expected bucket/prefix)")
 		return
@@ -172,13 +172,13 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	bucket, prefix := state.Bucket.ValueString(), state.Prefix.ValueString()
+	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
+	bucket, prefix := st.Bucket, st.Prefix
 	if _, err := cl.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); isNotFound(err) {
 		return // the bucket, and so the store, is already gone
 	}
 	if state.ForceDestroy.ValueBool() {
-		// The trailing slash keeps flink/app1 from reaching flink/app10.
-		n, err := s3state.DeleteAll(ctx, cl, bucket, prefix+"/")
+		n, err := s3state.DeleteAll(ctx, cl, bucket, st.KeyPrefix())
 		if err != nil {
 			resp.Diagnostics.AddError("Deleting state failed", fmt.Sprintf("%s (deleted %d object versions before the error)", err, n))
 			return
@@ -190,8 +190,8 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	var found []string
-	for _, dir := range []string{"checkpoints", "savepoints", "ha"} {
-		n, more, err := s3state.Contents(ctx, cl, bucket, prefix+"/"+dir+"/", 10000)
+	for _, dir := range store.StateDirs {
+		n, more, err := s3state.Contents(ctx, cl, bucket, st.DirKey(dir)+"/", 10000)
 		if err != nil {
 			resp.Diagnostics.AddError("Checking stored state failed", err.Error())
 			return
@@ -204,7 +204,7 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	msg := fmt.Sprintf("s3://%s/%s holds Flink state: %s.", bucket, prefix, strings.Join(found, ", "))
-	if cp, err := checkpoint.Latest(ctx, cl, bucket, prefix+"/checkpoints", ""); err == nil && cp != nil {
+	if cp, err := checkpoint.InStore(ctx, cl, st, ""); err == nil && cp != nil {
 		msg += fmt.Sprintf(" Newest completed checkpoint: %s (job %s, written %s).", cp.Path, cp.JobID, cp.LastModified.UTC().Format("2006-01-02 15:04:05 MST"))
 	}
 	resp.Diagnostics.AddAttributeError(path.Root("force_destroy"), "State store is not empty",
@@ -222,7 +222,7 @@ func (prefixValidator) ValidateString(_ context.Context, req validator.StringReq
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if msg := iampolicy.ValidatePrefix(req.ConfigValue.ValueString()); msg != "" {
+	if msg := store.ValidatePrefix(req.ConfigValue.ValueString()); msg != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid prefix", fmt.Sprintf("%s %q %s.", req.Path, req.ConfigValue.ValueString(), msg))
 	}
 }

@@ -1,0 +1,104 @@
+// Package store is the layout of a Flink state store: one application's
+// prefix in a bucket, with the checkpoint, savepoint and HA directories
+// under it, and its ID "bucket/prefix". It is the one place that spells this
+// layout; iampolicy, flinkconf, checkpoint and the resources use it. It does
+// not import Terraform or the AWS SDK.
+package store
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// The directories of a store, under its prefix.
+const (
+	CheckpointsDir = "checkpoints" // execution.checkpointing.dir
+	SavepointsDir  = "savepoints"  // execution.checkpointing.savepoint-dir
+	HADir          = "ha"          // high-availability.storageDir
+)
+
+// StateDirs are the directories that hold Flink state, in display order.
+var StateDirs = []string{CheckpointsDir, SavepointsDir, HADir}
+
+// Store is one application's state location: a bucket and a prefix inside it.
+type Store struct {
+	Bucket string
+	Prefix string
+}
+
+// ID is the store's identifier, "bucket/prefix".
+func (s Store) ID() string { return s.Bucket + "/" + s.Prefix }
+
+// URI is s3://bucket/prefix.
+func (s Store) URI() string { return "s3://" + s.ID() }
+
+// KeyPrefix is the key prefix of everything in the store, "prefix/": the
+// trailing slash keeps flink/app1 from reaching flink/app10.
+func (s Store) KeyPrefix() string { return s.Prefix + "/" }
+
+// DirKey is the key prefix of one of the store's directories, without a
+// trailing slash, e.g. "flink/orders/checkpoints".
+func (s Store) DirKey(dir string) string { return s.Prefix + "/" + dir }
+
+// Dirs returns the checkpoint, savepoint and HA directories under the store.
+func (s Store) Dirs() (checkpoints, savepoints, ha string) {
+	return s.URI() + "/" + CheckpointsDir, s.URI() + "/" + SavepointsDir, s.URI() + "/" + HADir
+}
+
+// FromCheckpointDir recovers the store whose checkpoint directory is uri
+// (s3://bucket/prefix/checkpoints); ok is false for any other directory.
+func FromCheckpointDir(uri string) (s Store, ok bool) {
+	rest, ok := strings.CutPrefix(uri, "s3://")
+	if !ok {
+		return Store{}, false
+	}
+	rest, ok = strings.CutSuffix(rest, "/"+CheckpointsDir)
+	if !ok {
+		return Store{}, false
+	}
+	s, err := Parse(rest)
+	return s, err == nil
+}
+
+// ValidatePrefix returns what is wrong with a store prefix, or "".
+// A prefix is one or more path segments: no leading or trailing slash, no
+// empty segment (//), no "." or ".." segment, nothing S3 or Flink paths
+// handle badly.
+func ValidatePrefix(p string) string {
+	switch {
+	case p == "":
+		return "must not be empty"
+	case len(p) > 512:
+		return "must be at most 512 characters"
+	case strings.HasPrefix(p, "/"):
+		return "must not start with a slash"
+	case strings.HasSuffix(p, "/"):
+		return "must not end with a slash"
+	case strings.Contains(p, "//"):
+		return "must not contain an empty segment (//)"
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "." || seg == ".." {
+			return "must not contain . or .. segments"
+		}
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || unicode.IsSpace(r) || strings.ContainsRune(`*?\{}[]^%#"<>|~`+"`", r) {
+			return fmt.Sprintf("must not contain %q (wildcards, spaces and characters S3 or Hadoop paths treat specially)", r)
+		}
+	}
+	return ""
+}
+
+// Parse parses a store ID "bucket/prefix" (the prefix may hold slashes).
+func Parse(id string) (Store, error) {
+	bucket, prefix, ok := strings.Cut(id, "/")
+	if !ok || bucket == "" || prefix == "" {
+		return Store{}, fmt.Errorf("%q is not a state store ID of the form bucket/prefix", id)
+	}
+	if msg := ValidatePrefix(prefix); msg != "" {
+		return Store{}, fmt.Errorf("%q: the prefix %s", id, msg)
+	}
+	return Store{Bucket: bucket, Prefix: prefix}, nil
+}

@@ -1,0 +1,63 @@
+package store
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidatePrefix(t *testing.T) {
+	for _, ok := range []string{"flink/orders", "app1", "a/b/c-d_e.f"} {
+		if msg := ValidatePrefix(ok); msg != "" {
+			t.Errorf("%q rejected: %s", ok, msg)
+		}
+	}
+	bad := map[string]string{
+		"":                       "empty",
+		"/flink":                 "start with a slash",
+		"flink/":                 "end with a slash",
+		"flink//app":             "empty segment",
+		"flink/../x":             ". or ..",
+		"./flink":                ". or ..",
+		"flink/*":                "wildcards",
+		"flink app":              "spaces",
+		"flink?x":                "wildcards",
+		strings.Repeat("a", 513): "512",
+	}
+	for p, want := range bad {
+		if msg := ValidatePrefix(p); !strings.Contains(msg, want) {
+			t.Errorf("%q: got %q, want a message containing %q", p, msg, want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	s, err := Parse("acme-flink-state/flink/orders")
+	if err != nil || s.Bucket != "acme-flink-state" || s.Prefix != "flink/orders" {
+		t.Fatalf("got %+v, %v", s, err)
+	}
+	cp, sp, ha := s.Dirs()
+	if cp != "s3://acme-flink-state/flink/orders/checkpoints" || sp != "s3://acme-flink-state/flink/orders/savepoints" || ha != "s3://acme-flink-state/flink/orders/ha" {
+		t.Fatalf("dirs %s %s %s", cp, sp, ha)
+	}
+	if s.KeyPrefix() != "flink/orders/" || s.DirKey(CheckpointsDir) != "flink/orders/checkpoints" {
+		t.Fatalf("keys %s %s", s.KeyPrefix(), s.DirKey(CheckpointsDir))
+	}
+	for _, bad := range []string{"bucket", "bucket/", "/prefix", "bucket//x", "bucket/x/"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestFromCheckpointDir(t *testing.T) {
+	s := Store{Bucket: "b", Prefix: "flink/orders"}
+	cp, _, _ := s.Dirs()
+	if got, ok := FromCheckpointDir(cp); !ok || got != s {
+		t.Fatalf("%s: got %+v %v", cp, got, ok)
+	}
+	for _, other := range []string{"s3://b/flink/orders/chk", "s3a://b/p/checkpoints", "s3://b/checkpoints", "s3://b//x/checkpoints"} {
+		if _, ok := FromCheckpointDir(other); ok {
+			t.Errorf("%s taken for a store's checkpoint dir", other)
+		}
+	}
+}

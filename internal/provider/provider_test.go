@@ -309,3 +309,54 @@ resource "flinkstate_service_account" "sa" {
 		})
 	}
 }
+
+// The EKS case: exec.args and exec.env are known collections holding one
+// element that is unknown until apply (the cluster is created in the same
+// run). The plan succeeds and makes no API request.
+func TestProvider_planUnknownExecElements(t *testing.T) {
+	kubeSrv, kubeCalls := countingServer(t)
+	awsSrv, awsCalls := countingServer(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "terraform_data" "cluster" {
+  input = "pretend this creates an EKS cluster"
+}
+
+provider "flinkstate" {
+  aws {
+    region   = "us-east-1"
+    endpoint = "` + awsSrv.URL + `"
+  }
+  kubernetes {
+    host = "` + kubeSrv.URL + `"
+    exec {
+      api_version = "client.authentication.k8s.io/v1beta1"
+      command     = "aws"
+      args        = ["eks", "get-token", "--cluster-name", terraform_data.cluster.id]
+      env         = { AWS_PROFILE = "p", CLUSTER = terraform_data.cluster.id }
+    }
+  }
+}
+
+resource "flinkstate_bucket" "state" {
+  bucket = "fs-plan-unknown-exec"
+}
+
+resource "flinkstate_service_account" "sa" {
+  namespace = "data-processing"
+  name      = "flink-orders"
+}
+`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+	if n := kubeCalls.Load(); n != 0 {
+		t.Errorf("planning creates made %d Kubernetes API requests, want 0", n)
+	}
+	if n := awsCalls.Load(); n != 0 {
+		t.Errorf("planning creates made %d AWS API requests, want 0", n)
+	}
+}

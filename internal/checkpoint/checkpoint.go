@@ -163,3 +163,11 @@ func listDirs(ctx context.Context, c S3API, bucket, prefix string) ([]string, er
 		in.ContinuationToken = page.NextContinuationToken
 	}
 }
+
+// ValidateJobID returns what is wrong with a Flink JobID, or "".
+func ValidateJobID(s string) string {
+	if !ValidJobID(s) {
+		return "must be a Flink JobID: 32 lowercase hexadecimal characters"
+	}
+	return ""
+}

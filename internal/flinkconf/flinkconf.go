@@ -59,6 +59,9 @@ func ParseVersion(s string) (Version, error) {
 	if !ok {
 		return v, fmt.Errorf("Flink %s is not supported by the Flink Kubernetes Operator 1.15.0, which knows %s", s, strings.Join(displayVersions(), ", "))
 	}
+	if msg := checkReleased(v); msg != "" {
+		return v, fmt.Errorf("Flink %s %s", s, msg)
+	}
 	return v, nil
 }
 
@@ -100,6 +103,9 @@ type State struct {
 	NumRetained                        *int64
 	ExternalizedRetention              string // RETAIN_ON_CANCELLATION, DELETE_ON_CANCELLATION, NO_EXTERNALIZED_CHECKPOINTS
 	LocalDir                           string
+	// StoreURI is s3://bucket/prefix of the state store given by store_id
+	// (empty without one): every directory must lie inside it.
+	StoreURI string
 }
 
 // Input is everything the derivation looks at.
@@ -109,6 +115,8 @@ type Input struct {
 	UpgradeMode      string // last-state, savepoint, stateless
 	HighAvailability *bool  // nil: on with last-state
 	TaskSlots        *int64
+	Image            string // container image; its tag must agree with FlinkVersion
+	JarURI           string // job.jar_uri
 	State            State
 	Extra            map[string]string // flink_configuration
 }
@@ -182,8 +190,11 @@ func Derive(in Input) (map[string]string, []Finding) {
 
 	v, err := ParseVersion(in.FlinkVersion)
 	if err != nil {
-		add(Error, "Unsupported Flink version", err.Error(), "flink_version")
-	} else if v.Major == 2 && v.Minor == 2 {
+		add(Error, "Unsupported Flink version", err.Error()+".", "flink_version")
+	} else if msg := ImageVersionMismatch(in.Image, in.FlinkVersion); msg != "" {
+		add(Error, "Image and Flink version disagree", msg+".", "image")
+	}
+	if err == nil && v.Major == 2 && v.Minor == 2 {
 		detail := "The Flink 2.2 Hadoop S3 plugin (" + v.S3PluginJar() + ") bundles Hadoop 3.3.4 and the AWS SDK for Java 1.12.779, " +
 			"which reached end of support on 2025-12-31. The provider uses that SDK's real v1 credentials classes; do not swap " +
 			"single jars or class names between SDK generations. Assess the file system's support and security for production."
@@ -217,7 +228,11 @@ func Derive(in Input) (map[string]string, []Finding) {
 	default:
 		add(Error, "Invalid state backend", fmt.Sprintf("backend must be rocksdb, hashmap or forst, got %q", st.Backend), "state", "backend")
 	}
-	if st.Backend == "forst" {
+	if st.Backend == "forst" && err == nil && v.Major < 2 {
+		// ForSt arrived with Flink 2.0's disaggregated state (FLIP-423/FLIP-427).
+		add(Error, "ForSt needs Flink 2.0 or later", fmt.Sprintf("Flink %s has no ForSt state backend: use rocksdb or hashmap, or a Flink 2.x image.", in.FlinkVersion),
+			"state", "backend")
+	} else if st.Backend == "forst" {
 		add(Warning, "ForSt is experimental", "The ForSt state backend is experimental in Flink 2.2: check the asynchronous state APIs "+
 			"and its snapshot restrictions before relying on it.", "state", "backend")
 	}
@@ -227,8 +242,8 @@ func Derive(in Input) (map[string]string, []Finding) {
 		} else {
 			cfg["state.backend.rocksdb.localdir"] = in.LocalDir()
 		}
-		if !strings.HasPrefix(in.LocalDir(), "/") {
-			add(Error, "Invalid local directory", "local_dir must be an absolute path in the container", "state", "local_dir")
+		if msg := ValidateLocalDir(in.LocalDir()); msg != "" {
+			add(Error, "Invalid local directory", fmt.Sprintf("state.local_dir %q %s.", in.LocalDir(), msg), "state", "local_dir")
 		}
 	}
 	cfg["execution.checkpointing.storage"] = "filesystem"
@@ -238,11 +253,7 @@ func Derive(in Input) (map[string]string, []Finding) {
 	if st.SavepointDir != "" {
 		cfg["execution.checkpointing.savepoint-dir"] = st.SavepointDir
 	}
-	for _, d := range []struct{ val, attr string }{{st.CheckpointDir, "checkpoint_dir"}, {st.SavepointDir, "savepoint_dir"}, {st.HADir, "ha_dir"}} {
-		if d.val != "" && !strings.HasPrefix(d.val, "s3://") && !strings.HasPrefix(d.val, "s3a://") {
-			add(Error, "Not an S3 directory", fmt.Sprintf("%s must be an s3:// URI (state on S3 survives pods and nodes), got %q", d.attr, d.val), "state", d.attr)
-		}
-	}
+	checkDirs(st, add)
 
 	durations := map[string]time.Duration{}
 	for _, d := range []struct{ val, attr, key string }{
@@ -255,8 +266,14 @@ func Derive(in Input) (map[string]string, []Finding) {
 		}
 		dur, err := ParseDuration(d.val)
 		if err != nil {
-			add(Error, "Invalid duration", fmt.Sprintf("%s: %s", d.attr, err), "state", d.attr)
+			add(Error, "Invalid duration", fmt.Sprintf("state.%s: %s", d.attr, err), "state", d.attr)
 			continue
+		}
+		if d.attr != "min_pause" {
+			if msg := atLeastMin(d.val, strings.ReplaceAll(d.attr, "_", " ")); msg != "" {
+				add(Error, "Invalid "+strings.ReplaceAll(d.attr, "_", " "), fmt.Sprintf("state.%s %q %s.", d.attr, d.val, msg), "state", d.attr)
+				continue
+			}
 		}
 		durations[d.attr] = dur
 		cfg[d.key] = d.val
@@ -269,6 +286,29 @@ func Derive(in Input) (map[string]string, []Finding) {
 					"(StateMachineExample sets 2 s in code); check the effective runtime settings.", st.MinPause, st.CheckpointInterval),
 				"state", "min_pause")
 		}
+	}
+	if iv, ok := durations["checkpoint_interval"]; ok {
+		for jar, own := range SetsOwnInterval {
+			if strings.HasSuffix(in.JarURI, "/"+jar) && iv != own {
+				add(Warning, "The job sets its own checkpoint interval",
+					fmt.Sprintf("%s sets a checkpoint interval of %s in code, which wins over state.checkpoint_interval (%s): checkpoints "+
+						"will come every %s. Change the interval in the job's code, or set state.checkpoint_interval = \"%s\" so the "+
+						"configuration says what happens.", jar, own, st.CheckpointInterval, own, own),
+					"state", "checkpoint_interval")
+			}
+		}
+	}
+	if in.UpgradeMode == "last-state" && st.CheckpointInterval == "" {
+		add(Warning, "last-state upgrades without a checkpoint interval",
+			"upgrade_mode = \"last-state\" restores from the latest checkpoint, but no state.checkpoint_interval is set: checkpointing "+
+				"is off unless the job's code enables it, and an upgrade would then restart from no state. Set state.checkpoint_interval, e.g. \"60s\".",
+			"state", "checkpoint_interval")
+	}
+	if st.Incremental != nil && *st.Incremental && st.Backend == "hashmap" {
+		add(Warning, "hashmap takes no incremental checkpoints",
+			"state.incremental = true has no effect with the hashmap backend: every checkpoint is a full copy of the state "+
+				"(only rocksdb and forst checkpoint incrementally). Use backend = \"rocksdb\" or drop incremental.",
+			"state", "incremental")
 	}
 	if st.Mode != "" {
 		cfg["execution.checkpointing.mode"] = st.Mode
@@ -322,10 +362,12 @@ func Derive(in Input) (map[string]string, []Finding) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if attr, managed := keyAttr[k]; managed {
-			add(Error, "Key managed by the provider",
-				fmt.Sprintf("flink_configuration sets %q, which the provider derives from %s: set %s instead.", k, attr, attr),
-				"flink_configuration", k)
+		if msg := ValidateExtraKey(k); msg != "" {
+			summary := "Key managed by the provider"
+			if IsStaticCredential(k) {
+				summary = "Static AWS credentials in flink_configuration"
+			}
+			add(Error, summary, fmt.Sprintf("flink_configuration: the key %q %s.", k, msg), "flink_configuration", k)
 			continue
 		}
 		cfg[k] = in.Extra[k]

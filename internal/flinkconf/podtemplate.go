@@ -27,6 +27,9 @@ func PodTemplate(userYAML string, in Input) (map[string]any, []Finding) {
 	conflict := func(detail string) {
 		fs = append(fs, Finding{Severity: Error, Path: []string{"pod_template"}, Summary: "Pod template conflicts with the provider's settings", Detail: detail})
 	}
+	if msg := ValidatePodTemplate(userYAML); msg != "" {
+		return nil, []Finding{{Severity: Error, Path: []string{"pod_template"}, Summary: "Invalid pod template", Detail: "pod_template " + msg + "."}}
+	}
 	pod := map[string]any{}
 	if strings.TrimSpace(userYAML) != "" {
 		if err := yaml.Unmarshal([]byte(userYAML), &pod); err != nil {
@@ -90,6 +93,10 @@ func PodTemplate(userYAML string, in Input) (map[string]any, []Finding) {
 			switch {
 			case m["mountPath"] == dir:
 				own = true // the user brings their own volume there (e.g. a local NVMe or PVC)
+				if msg := readOnlyMount(spec, m); msg != "" {
+					conflict(fmt.Sprintf("the volume mounted at the state backend's local directory %s %s: RocksDB/ForSt write their working files there. "+
+						"Mount a writable volume (emptyDir, a PVC, a local disk) or remove the mount to get the provider's emptyDir.", dir, msg))
+				}
 			case m["name"] == LocalVolumeName:
 				conflict(fmt.Sprintf("volume mount %q is at %v, but the state backend's local directory is %s", LocalVolumeName, m["mountPath"], dir))
 				own = true
@@ -127,4 +134,27 @@ func child(m map[string]any, key string) map[string]any {
 	c := map[string]any{}
 	m[key] = c
 	return c
+}
+
+// readOnlyMount says why a volume mount cannot be written, or "": a
+// readOnly mount, or a volume type the kubelet always mounts read-only
+// (configMap, secret, downwardAPI, projected: core/v1 Volume docs, "always
+// mounted read-only" since Kubernetes 1.9.4).
+func readOnlyMount(spec map[string]any, mount map[string]any) string {
+	if ro, _ := mount["readOnly"].(bool); ro {
+		return "is mounted readOnly"
+	}
+	volumes, _ := spec["volumes"].([]any)
+	for _, v := range volumes {
+		vol, _ := v.(map[string]any)
+		if vol == nil || vol["name"] != mount["name"] {
+			continue
+		}
+		for _, t := range []string{"configMap", "secret", "downwardAPI", "projected"} {
+			if _, ok := vol[t]; ok {
+				return fmt.Sprintf("is a %s volume, which Kubernetes mounts read-only", t)
+			}
+		}
+	}
+	return ""
 }

@@ -65,8 +65,6 @@ var ObjectActions = []string{
 // BucketActions are the bucket-level calls the S3 filesystems make.
 var BucketActions = []string{"s3:GetBucketLocation", "s3:ListBucketMultipartUploads"}
 
-var kmsARNRE = regexp.MustCompile(`^arn:(aws[a-z-]*):kms:([a-z0-9-]+):(\d{12}):key/.+$`)
-
 // Permissions is the least-privilege permission policy for the stores:
 // ListBucket only under each prefix (s3:prefix is the prefix itself,
 // "prefix/" or "prefix/*", never a bare wildcard, so "app1" does not reach
@@ -113,17 +111,17 @@ func Permissions(partition string, stores []store.Store, kmsKeyARNs []string) (D
 		)
 	}
 	for i, k := range kmsKeyARNs {
-		m := kmsARNRE.FindStringSubmatch(k)
-		if m == nil {
-			return Document{}, fmt.Errorf("%q is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)", k)
+		if msg := ValidateKMSKeyARN(k); msg != "" {
+			return Document{}, fmt.Errorf("%q %s", k, msg)
 		}
+		key, _ := ParseKMSARN(k)
 		doc.Statement = append(doc.Statement, Statement{
 			Sid:      fmt.Sprintf("StateKMS%d", i),
 			Effect:   "Allow",
 			Action:   []string{"kms:Decrypt", "kms:GenerateDataKey"},
 			Resource: []string{k},
 			Condition: map[string]map[string]any{
-				"StringEquals": {"kms:ViaService": "s3." + m[2] + ".amazonaws.com"},
+				"StringEquals": {"kms:ViaService": "s3." + key.Region + ".amazonaws.com"},
 			},
 		})
 	}

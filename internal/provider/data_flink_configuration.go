@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -44,22 +45,23 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 	str := func(name string, v ...validator.String) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, Description: sd[name], Validators: v}
 	}
-	s3Dir := stringvalidator.RegexMatches(s3URIRE, "must be an s3:// or s3a:// URI")
 	resp.Schema = schema.Schema{
 		Description: "The flinkConfiguration, pod template additions, operator flinkVersion and S3 plugin jar that flinkstate_deployment " +
 			"would write, for users who deploy with Helm or kubernetes_manifest. Computed locally with the same code and the same " +
 			"plan-time checks; no API call.",
 		Attributes: map[string]schema.Attribute{
 			"flink_version": schema.StringAttribute{Required: true, Description: "Full Flink version, e.g. 2.2.1.",
-				Validators: []validator.String{stringvalidator.RegexMatches(flinkVersionRE, "must be a full Flink version such as 2.2.1")}},
+				Validators: []validator.String{flinkVersionCheck}},
 			"identity": schema.StringAttribute{Required: true, Description: "`irsa` or `pod_identity`.",
 				Validators: []validator.String{stringvalidator.OneOf("irsa", "pod_identity")}},
 			"upgrade_mode": schema.StringAttribute{Optional: true, Description: "`last-state`, `savepoint` or `stateless`.",
 				Validators: []validator.String{stringvalidator.OneOf("last-state", "savepoint", "stateless")}},
-			"high_availability":      schema.BoolAttribute{Optional: true, Description: "Kubernetes HA; default on with last-state."},
-			"task_slots":             schema.Int64Attribute{Optional: true, Description: "taskmanager.numberOfTaskSlots.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
-			"flink_configuration":    schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Extra keys (not the ones the provider manages)."},
-			"pod_template":           schema.StringAttribute{Optional: true, Description: "Your pod template YAML, to merge the additions into."},
+			"high_availability": schema.BoolAttribute{Optional: true, Description: "Kubernetes HA; default on with last-state."},
+			"task_slots":        schema.Int64Attribute{Optional: true, Description: "taskmanager.numberOfTaskSlots.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Extra keys (not the ones the provider manages, under any alias; no static AWS credentials).",
+				Validators: []validator.Map{flinkConfigurationCheck}},
+			"pod_template": schema.StringAttribute{Optional: true, Description: "Your pod template YAML, to merge the additions into.",
+				Validators: []validator.String{podTemplateCheck}},
 			"configuration":          schema.MapAttribute{Computed: true, ElementType: types.StringType, Description: "The flinkConfiguration map."},
 			"operator_flink_version": schema.StringAttribute{Computed: true, Description: "spec.flinkVersion, e.g. v2_2."},
 			"s3_plugin_jar":          schema.StringAttribute{Computed: true, Description: "Value for ENABLE_BUILT_IN_PLUGINS, e.g. flink-s3-fs-hadoop-2.2.1.jar."},
@@ -70,19 +72,19 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 			"state": schema.SingleNestedBlock{
 				Description: "Where and how the job keeps state (as in flinkstate_deployment).",
 				Attributes: map[string]schema.Attribute{
-					"store_id":               str("store_id", storeIDValidator{}),
-					"checkpoint_dir":         str("checkpoint_dir", s3Dir),
-					"savepoint_dir":          str("savepoint_dir", s3Dir),
-					"ha_dir":                 str("ha_dir", s3Dir),
+					"store_id":               str("store_id", storeIDCheck),
+					"checkpoint_dir":         str("checkpoint_dir", s3DirCheck),
+					"savepoint_dir":          str("savepoint_dir", s3DirCheck),
+					"ha_dir":                 str("ha_dir", s3DirCheck),
 					"backend":                str("backend", stringvalidator.OneOf("rocksdb", "hashmap", "forst")),
 					"incremental":            schema.BoolAttribute{Optional: true, Description: sd["incremental"]},
-					"checkpoint_interval":    str("checkpoint_interval", durationValidator{}),
-					"min_pause":              str("min_pause", durationValidator{}),
-					"timeout":                str("timeout", durationValidator{}),
+					"checkpoint_interval":    str("checkpoint_interval", intervalCheck),
+					"min_pause":              str("min_pause", durationCheck),
+					"timeout":                str("timeout", timeoutCheck),
 					"mode":                   str("mode", stringvalidator.OneOf("EXACTLY_ONCE", "AT_LEAST_ONCE")),
 					"num_retained":           schema.Int64Attribute{Optional: true, Description: sd["num_retained"], Validators: []validator.Int64{int64validator.AtLeast(1)}},
 					"externalized_retention": str("externalized_retention", stringvalidator.OneOf("RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION", "NO_EXTERNALIZED_CHECKPOINTS")),
-					"local_dir":              str("local_dir"),
+					"local_dir":              str("local_dir", localDirCheck),
 				},
 			},
 		},
@@ -95,21 +97,7 @@ func (d *flinkConfigurationDataSource) Read(ctx context.Context, req datasource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	in := flinkconf.Input{
-		FlinkVersion: m.FlinkVersion.ValueString(),
-		Identity:     m.Identity.ValueString(),
-		UpgradeMode:  m.UpgradeMode.ValueString(),
-		State:        m.State.flinkState(&resp.Diagnostics, path.Root("state")),
-		Extra:        stringMap(ctx, m.FlinkConfiguration, &resp.Diagnostics),
-	}
-	if !m.HighAvailability.IsNull() {
-		v := m.HighAvailability.ValueBool()
-		in.HighAvailability = &v
-	}
-	if !m.TaskSlots.IsNull() {
-		v := m.TaskSlots.ValueInt64()
-		in.TaskSlots = &v
-	}
+	in := m.input(ctx, &resp.Diagnostics)
 	cfg, fs := flinkconf.Derive(in)
 	pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
 	addFindings(&resp.Diagnostics, append(fs, pfs...))
@@ -128,4 +116,29 @@ func (d *flinkConfigurationDataSource) Read(ctx context.Context, req datasource.
 	m.CredentialsProvider = types.StringValue(cfg["fs.s3a.aws.credentials.provider"])
 	m.PodTemplateYAML = types.StringValue(string(podYAML))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// ConfigValidators: the deployment's rules, at validate time (one rule, one place).
+func (d *flinkConfigurationDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{flinkConfigurationChecks{}}
+}
+
+// input converts the model for flinkconf.
+func (m *flinkConfigurationModel) input(ctx context.Context, diags *diag.Diagnostics) flinkconf.Input {
+	in := flinkconf.Input{
+		FlinkVersion: m.FlinkVersion.ValueString(),
+		Identity:     m.Identity.ValueString(),
+		UpgradeMode:  m.UpgradeMode.ValueString(),
+		State:        m.State.flinkState(diags, path.Root("state")),
+		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),
+	}
+	if !m.HighAvailability.IsNull() {
+		v := m.HighAvailability.ValueBool()
+		in.HighAvailability = &v
+	}
+	if !m.TaskSlots.IsNull() {
+		v := m.TaskSlots.ValueInt64()
+		in.TaskSlots = &v
+	}
+	return in
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -46,12 +45,12 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 		Attributes: map[string]schema.Attribute{
 			"checkpoint_dir": schema.StringAttribute{Optional: true,
 				Description: "s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir).",
-				Validators:  []validator.String{stringvalidator.RegexMatches(s3URIRE, "must be an s3:// or s3a:// URI")}},
+				Validators:  []validator.String{s3DirCheck}},
 			"store_id": schema.StringAttribute{Optional: true, Description: "A state store ID (bucket/prefix); its checkpoints/ dir is searched.",
-				Validators: []validator.String{storeIDValidator{}}},
+				Validators: []validator.String{storeIDCheck}},
 			"job_id": schema.StringAttribute{Optional: true,
 				Description: "Only this job's checkpoints (32 hex characters). Without it, the job whose newest completed checkpoint is newest wins.",
-				Validators:  []validator.String{stringvalidator.RegexMatches(jobIDRE, "must be a Flink JobID: 32 lowercase hexadecimal characters")}},
+				Validators:  []validator.String{jobIDCheck}},
 			"require":       schema.BoolAttribute{Optional: true, Description: "Fail when no completed checkpoint exists (default false: found = false)."},
 			"found":         schema.BoolAttribute{Computed: true, Description: "Whether a completed checkpoint was found."},
 			"path":          schema.StringAttribute{Computed: true, Description: "s3://.../<job>/chk-N of the newest completed checkpoint, or null."},

@@ -43,13 +43,14 @@ func (d *policyDocumentDataSource) Schema(_ context.Context, _ datasource.Schema
 				Validators: []validator.List{
 					listvalidator.SizeAtLeast(1),
 					listvalidator.UniqueValues(),
-					listvalidator.ValueStringsAre(storeIDValidator{}),
+					listvalidator.ValueStringsAre(storeIDCheck),
 				},
 			},
 			"kms_key_arns": schema.ListAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "KMS keys of SSE-KMS buckets (kms:GenerateDataKey and kms:Decrypt through S3 only).",
+				Validators:  []validator.List{listvalidator.ValueStringsAre(kmsKeyARNCheck)},
 			},
 			"partition": schema.StringAttribute{
 				Optional:    true,

@@ -69,6 +69,7 @@ func (s *stateBlockModel) flinkState(diags *diag.Diagnostics, at path.Path) flin
 			diags.AddAttributeError(at.AtName("store_id"), "Invalid state store ID", err.Error())
 		} else {
 			st.CheckpointDir, st.SavepointDir, st.HADir = store.Dirs()
+			st.StoreURI = store.URI()
 		}
 	}
 	if v := s.CheckpointDir.ValueString(); v != "" {

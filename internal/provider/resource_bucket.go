@@ -3,13 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -43,8 +41,6 @@ type bucketModel struct {
 	PublicAccessBlocked             types.Bool   `tfsdk:"public_access_blocked"`
 }
 
-var kmsKeyARNRE = regexp.MustCompile(`^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/.+$`)
-
 func (r *bucketResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_bucket"
 }
@@ -65,7 +61,7 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Required:      true,
 				Description:   "Bucket name (S3 general purpose bucket naming rules). Changing it replaces the bucket.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{bucketNameValidator{}},
+				Validators:    []validator.String{bucketNameCheck},
 			},
 			"arn": schema.StringAttribute{
 				Computed:      true,
@@ -75,8 +71,7 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"kms_key_arn": schema.StringAttribute{
 				Optional:    true,
 				Description: "KMS key ARN for SSE-KMS default encryption with an S3 bucket key. Unset: SSE-S3 (AES256).",
-				Validators: []validator.String{stringvalidator.RegexMatches(kmsKeyARNRE,
-					"must be a KMS key or alias ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)")},
+				Validators:  []validator.String{kmsKeyOrAliasARNCheck},
 			},
 			"abort_incomplete_multipart_days": schema.Int64Attribute{
 				Optional:    true,
@@ -108,6 +103,7 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "Tags of the bucket.",
+				Validators:  []validator.Map{awsTagsCheck},
 			},
 			"public_access_blocked": schema.BoolAttribute{
 				Computed: true,
@@ -173,6 +169,7 @@ func (r *bucketResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("public_access_blocked"), true)...)
+	r.bucketPlanChecks(ctx, req, &resp.Diagnostics)
 }
 
 func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -431,21 +428,3 @@ func bucketARN(name string) string { return "arn:aws:s3:::" + name }
 
 // isNotFound recognises the "does not exist" answers of S3, IAM and EKS.
 func isNotFound(err error) bool { return awsclient.IsNotFound(err) }
-
-type bucketNameValidator struct{}
-
-func (bucketNameValidator) Description(context.Context) string {
-	return "must follow S3 general purpose bucket naming rules"
-}
-func (v bucketNameValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-func (bucketNameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if msg := s3state.ValidateBucketName(req.ConfigValue.ValueString()); msg != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid bucket name",
-			fmt.Sprintf("%s %q %s.", req.Path, req.ConfigValue.ValueString(), msg))
-	}
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -90,43 +89,9 @@ func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRe
 	resp.TypeName = req.ProviderTypeName + "_deployment"
 }
 
-type memoryValidator struct{}
-
-func (memoryValidator) Description(context.Context) string {
-	return "a Flink memory size such as 2048m or 2g"
-}
-func (v memoryValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (memoryValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if !flinkconf.ValidMemory(req.ConfigValue.ValueString()) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid memory size",
-			fmt.Sprintf("%s must be a Flink memory size such as 2048m or 2g, got %q.", req.Path, req.ConfigValue.ValueString()))
-	}
-}
-
-type durationValidator struct{}
-
-func (durationValidator) Description(context.Context) string {
-	return "a Flink duration such as 60s or 10 min"
-}
-func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := flinkconf.ParseDuration(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", fmt.Sprintf("%s: %s", req.Path, err))
-	}
-}
-
-var flinkVersionRE = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
-
 func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	s3Dir := []validator.String{stringvalidator.RegexMatches(s3URIRE, "must be an s3:// or s3a:// URI")}
 	resp.Schema = schema.Schema{
 		Description: "A FlinkDeployment of the Flink Kubernetes Operator, wired to its state: the provider derives the " +
 			"flinkConfiguration keys for the state backend, checkpoint/savepoint/HA directories and S3 credentials class, the " +
@@ -137,12 +102,12 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"id":        schema.StringAttribute{Computed: true, Description: "`namespace/name`.", PlanModifiers: keep},
 			"namespace": schema.StringAttribute{Required: true, Description: "Namespace.", Validators: namespaceValidators(), PlanModifiers: replace},
 			"name": schema.StringAttribute{Required: true, Description: "Name of the FlinkDeployment.", PlanModifiers: replace,
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 45),
-					stringvalidator.RegexMatches(dns1123Label, "must be a DNS-1123 label: lowercase letters, digits and '-' (the operator names Services after it)")}},
-			"image": schema.StringAttribute{Required: true, Description: "Container image, e.g. flink:2.2.1-java17. Changing it upgrades the job with upgrade_mode."},
+				Validators: []validator.String{deploymentNameCheck}},
+			"image": schema.StringAttribute{Required: true, Description: "Container image, e.g. flink:2.2.1-java17. Changing it upgrades the job with upgrade_mode. The tag of an official flink image must agree with flink_version.",
+				Validators: []validator.String{imageCheck}},
 			"flink_version": schema.StringAttribute{Required: true,
 				Description: "The full Flink version of the image, e.g. `2.2.1`: gives the operator's flinkVersion (v2_2) and the S3 plugin jar (flink-s3-fs-hadoop-2.2.1.jar).",
-				Validators:  []validator.String{stringvalidator.RegexMatches(flinkVersionRE, "must be a full Flink version such as 2.2.1")}},
+				Validators:  []validator.String{flinkVersionCheck}},
 			"mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("native"),
 				Description: "Deployment mode: `native` (default) or `standalone`.", Validators: []validator.String{stringvalidator.OneOf("native", "standalone")}},
 			"service_account": schema.StringAttribute{Required: true, Description: "ServiceAccount of the Flink pods (e.g. flinkstate_service_account.x.name).",
@@ -153,9 +118,11 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"high_availability": schema.BoolAttribute{Optional: true,
 				Description: "Kubernetes HA with metadata in state.ha_dir. Default: on with upgrade_mode last-state, off otherwise."},
 			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType,
-				Description: "Extra flinkConfiguration keys. A key the provider manages is an error naming the attribute to set instead."},
+				Description: "Extra flinkConfiguration keys. A key the provider manages (under any alias: s3., s3a., fs.s3a. prefixes, deprecated names) is an error naming the attribute to set instead; static AWS credentials are refused (use identity).",
+				Validators:  []validator.Map{flinkConfigurationCheck}},
 			"pod_template": schema.StringAttribute{Optional: true,
-				Description: "Pod template YAML merged with what the provider adds (fsGroup 9999 unless set, ENABLE_BUILT_IN_PLUGINS with the S3 plugin, an emptyDir at state.local_dir)."},
+				Description: "Pod template YAML merged with what the provider adds (fsGroup 9999 unless set, ENABLE_BUILT_IN_PLUGINS with the S3 plugin, an emptyDir at state.local_dir).",
+				Validators:  []validator.String{podTemplateCheck}},
 			"wait_for": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("deployed"),
 				Description: "What create and update wait for: `none`, `deployed` (default: lifecycleState DEPLOYED or STABLE) or `running` (jobStatus.state RUNNING).",
 				Validators:  []validator.String{stringvalidator.OneOf("none", "deployed", "running")}},
@@ -171,7 +138,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"job_manager": schema.SingleNestedBlock{
 				Description: "JobManager resources.",
 				Attributes: map[string]schema.Attribute{
-					"memory":   schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryValidator{}}},
+					"memory":   schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryCheck}},
 					"cpu":      schema.Float64Attribute{Optional: true, Description: "CPU cores.", Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 					"replicas": schema.Int64Attribute{Optional: true, Description: "JobManager replicas (more than 1 needs high_availability).", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 				},
@@ -180,7 +147,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"task_manager": schema.SingleNestedBlock{
 				Description: "TaskManager resources.",
 				Attributes: map[string]schema.Attribute{
-					"memory":     schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryValidator{}}},
+					"memory":     schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryCheck}},
 					"cpu":        schema.Float64Attribute{Optional: true, Description: "CPU cores.", Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 					"task_slots": schema.Int64Attribute{Optional: true, Description: "taskmanager.numberOfTaskSlots.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 				},
@@ -189,8 +156,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"job": schema.SingleNestedBlock{
 				Description: "The application job.",
 				Attributes: map[string]schema.Attribute{
-					"jar_uri":     schema.StringAttribute{Optional: true, Description: "Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar."},
-					"entry_class": schema.StringAttribute{Optional: true, Description: "Main class."},
+					"jar_uri":     schema.StringAttribute{Optional: true, Description: "Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar.", Validators: []validator.String{notBlankCheck}},
+					"entry_class": schema.StringAttribute{Optional: true, Description: "Main class.", Validators: []validator.String{notBlankCheck}},
 					"args":        schema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Program arguments."},
 					"parallelism": schema.Int64Attribute{Optional: true, Description: "Parallelism.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 					"upgrade_mode": schema.StringAttribute{Optional: true,
@@ -201,53 +168,54 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"allow_non_restored_state": schema.BoolAttribute{Optional: true, Description: "Allow state the new job cannot map to be skipped on restore."},
 					"initial_savepoint_path": schema.StringAttribute{Optional: true,
 						Description: "Savepoint or checkpoint the job starts from on first deployment (e.g. flinkstate_snapshot.x.path or data.flinkstate_latest_checkpoint.x.path).",
-						Validators:  s3Dir},
+						Validators:  []validator.String{s3PathCheck}},
 				},
 				Validators: []validator.Object{blockRequires("jar_uri")},
 			},
 			"state": schema.SingleNestedBlock{
 				Description: "Where and how the job keeps state.",
-				Attributes:  stateBlockAttributes(s3Dir),
+				Attributes:  stateBlockAttributes(),
 			},
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, "create and update wait for wait_for, delete for the object and its finalizer (default 10m each)"),
 		},
 	}
 }
 
-func stateBlockAttributes(s3Dir []validator.String) map[string]schema.Attribute {
+func stateBlockAttributes() map[string]schema.Attribute {
 	d := stateAttrDescriptions
 	str := func(name string, v ...validator.String) schema.StringAttribute {
 		return schema.StringAttribute{Optional: true, Description: d[name], Validators: v}
 	}
 	return map[string]schema.Attribute{
-		"store_id":            str("store_id", storeIDValidator{}),
-		"checkpoint_dir":      str("checkpoint_dir", s3Dir...),
-		"savepoint_dir":       str("savepoint_dir", s3Dir...),
-		"ha_dir":              str("ha_dir", s3Dir...),
+		"store_id":            str("store_id", storeIDCheck),
+		"checkpoint_dir":      str("checkpoint_dir", s3DirCheck),
+		"savepoint_dir":       str("savepoint_dir", s3DirCheck),
+		"ha_dir":              str("ha_dir", s3DirCheck),
 		"backend":             str("backend", stringvalidator.OneOf("rocksdb", "hashmap", "forst")),
 		"incremental":         schema.BoolAttribute{Optional: true, Description: d["incremental"]},
-		"checkpoint_interval": str("checkpoint_interval", durationValidator{}),
-		"min_pause":           str("min_pause", durationValidator{}),
-		"timeout":             str("timeout", durationValidator{}),
+		"checkpoint_interval": str("checkpoint_interval", intervalCheck),
+		"min_pause":           str("min_pause", durationCheck),
+		"timeout":             str("timeout", timeoutCheck),
 		"mode":                str("mode", stringvalidator.OneOf("EXACTLY_ONCE", "AT_LEAST_ONCE")),
 		"num_retained":        schema.Int64Attribute{Optional: true, Description: d["num_retained"], Validators: []validator.Int64{int64validator.AtLeast(1)}},
 		"externalized_retention": str("externalized_retention",
 			stringvalidator.OneOf("RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION", "NO_EXTERNALIZED_CHECKPOINTS")),
-		"local_dir": str("local_dir"),
+		"local_dir": str("local_dir", localDirCheck),
 	}
 }
 
 func (r *deploymentResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
 		resourcevalidator.AtLeastOneOf(path.MatchRoot("state").AtName("store_id"), path.MatchRoot("state").AtName("checkpoint_dir")),
+		deploymentChecks{},
 	}
 }
 
 // input converts the model for flinkconf; ok is false while something it
 // needs is unknown.
 func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (flinkconf.Input, bool) {
-	if anyUnknown(m.FlinkVersion, m.Identity, m.HighAvailability, m.FlinkConfiguration) || m.State.unknown() ||
-		(m.Job != nil && m.Job.UpgradeMode.IsUnknown()) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
+	if anyUnknown(m.FlinkVersion, m.Identity, m.HighAvailability, m.FlinkConfiguration, m.Image) || m.State.unknown() ||
+		(m.Job != nil && (m.Job.UpgradeMode.IsUnknown() || m.Job.JarURI.IsUnknown())) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
 		return flinkconf.Input{}, false
 	}
 	for _, e := range m.FlinkConfiguration.Elements() {
@@ -258,11 +226,13 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 	in := flinkconf.Input{
 		FlinkVersion: m.FlinkVersion.ValueString(),
 		Identity:     m.Identity.ValueString(),
+		Image:        m.Image.ValueString(),
 		State:        m.State.flinkState(diags, path.Root("state")),
 		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),
 	}
 	if m.Job != nil {
 		in.UpgradeMode = m.Job.UpgradeMode.ValueString()
+		in.JarURI = m.Job.JarURI.ValueString()
 	}
 	if !m.HighAvailability.IsNull() {
 		v := m.HighAvailability.ValueBool()
@@ -378,6 +348,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	cfg, fs := flinkconf.Derive(in)
 	addFindings(&resp.Diagnostics, fs)
+	r.planDeployment(plan, in, &resp.Diagnostics)
 	plan.EffectivePod = types.StringUnknown()
 	if !plan.PodTemplate.IsUnknown() {
 		pod, pfs := flinkconf.PodTemplate(plan.PodTemplate.ValueString(), in)
@@ -462,6 +433,9 @@ func deploymentSpecEqual(a, b deploymentModel) bool {
 func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, timeout time.Duration, state setter, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
+		return
+	}
+	if checkIdentityAtApply(ctx, c, plan, diags); diags.HasError() {
 		return
 	}
 	obj := plan.object(ctx, diags)

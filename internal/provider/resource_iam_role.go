@@ -3,9 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -31,8 +29,6 @@ import (
 
 // inlinePolicyName is the role's one inline policy, owned by this provider.
 const inlinePolicyName = "flinkstate-state-access"
-
-var roleNameRE = regexp.MustCompile(`^[\w+=,.@-]+$`)
 
 type iamRoleResource struct{ resourceBase }
 
@@ -85,10 +81,7 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Required:      true,
 				Description:   "Role name: at most 64 characters of letters, digits and +=,.@_-. Changing it replaces the role.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators: []validator.String{
-					stringvalidator.LengthBetween(1, 64),
-					stringvalidator.RegexMatches(roleNameRE, "may contain only letters, digits and +=,.@_-"),
-				},
+				Validators:    []validator.String{roleNameCheck},
 			},
 			"description": schema.StringAttribute{Optional: true, Description: "Role description.",
 				Validators: []validator.String{stringvalidator.LengthAtMost(1000)}},
@@ -99,17 +92,16 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Validators: []validator.List{
 					listvalidator.SizeAtLeast(1),
 					listvalidator.UniqueValues(),
-					listvalidator.ValueStringsAre(storeIDValidator{}),
+					listvalidator.ValueStringsAre(storeIDCheck),
 				},
 			},
 			"kms_key_arns": schema.ListAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "KMS keys of SSE-KMS buckets: kms:GenerateDataKey and kms:Decrypt, only through S3 in the key's region.",
-				Validators: []validator.List{listvalidator.ValueStringsAre(
-					stringvalidator.RegexMatches(regexp.MustCompile(`^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/.+$`), "must be a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)"))},
+				Validators:  []validator.List{listvalidator.ValueStringsAre(kmsKeyARNCheck)},
 			},
-			"tags": schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Tags of the role."},
+			"tags": schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Tags of the role.", Validators: []validator.Map{awsTagsCheck}},
 			"arn": schema.StringAttribute{Computed: true, Description: "ARN of the role (for flinkstate_service_account.irsa_role_arn or a Pod Identity association).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"policy_json":       schema.StringAttribute{Computed: true, Description: "The inline permission policy, as planned and applied."},
@@ -119,7 +111,7 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"irsa": schema.SingleNestedBlock{
 				Description: "Trust for IRSA: the cluster's OIDC provider may issue web identity tokens for exactly system:serviceaccount:NAMESPACE:SERVICE_ACCOUNT (audience sts.amazonaws.com).",
 				Attributes: map[string]schema.Attribute{
-					"oidc_provider_arn": requiredString("ARN of the cluster's IAM OIDC provider (arn:aws:iam::ACCOUNT:oidc-provider/oidc.eks.REGION.amazonaws.com/id/ID).", oidcARNValidator{}),
+					"oidc_provider_arn": requiredString("ARN of the cluster's IAM OIDC provider (arn:aws:iam::ACCOUNT:oidc-provider/oidc.eks.REGION.amazonaws.com/id/ID).", oidcARNCheck),
 					"namespace":         requiredString("Namespace of the ServiceAccount.", namespaceValidators()...),
 					"service_account":   requiredString("Name of the ServiceAccount.", objectNameValidators()...),
 				},
@@ -130,7 +122,7 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Attributes: map[string]schema.Attribute{
 					"namespace":       requiredString("Namespace of the ServiceAccount.", namespaceValidators()...),
 					"service_account": requiredString("Name of the ServiceAccount.", objectNameValidators()...),
-					"cluster_name":    requiredString("EKS cluster name; when set, only sessions tagged with it are admitted.", stringvalidator.LengthBetween(1, 100)),
+					"cluster_name":    requiredString("EKS cluster name; when set, only sessions tagged with it are admitted.", clusterNameCheck),
 				},
 				Validators: []validator.Object{blockRequires("namespace", "service_account")},
 			},
@@ -201,6 +193,7 @@ func (r *iamRoleResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	rolePlanChecks(plan, &resp.Diagnostics)
 	trust, perm, ok := plan.documents(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -465,58 +458,4 @@ func (r *iamRoleResource) Delete(ctx context.Context, req resource.DeleteRequest
 
 func (r *iamRoleResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
-}
-
-type storeIDValidator struct{}
-
-func (storeIDValidator) Description(context.Context) string {
-	return "a state store ID of the form bucket/prefix"
-}
-func (v storeIDValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (storeIDValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := store.Parse(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid state store ID", fmt.Sprintf("%s: %s", req.Path, err))
-	}
-}
-
-type oidcARNValidator struct{}
-
-func (oidcARNValidator) Description(context.Context) string {
-	return "an IAM OIDC provider ARN"
-}
-func (v oidcARNValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (oidcARNValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if msg := iampolicy.ValidateOIDCProviderARN(req.ConfigValue.ValueString()); msg != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid OIDC provider ARN", fmt.Sprintf("%s %s; got %q.", req.Path, msg, req.ConfigValue.ValueString()))
-	}
-}
-
-// blockRequires makes attributes required whenever their (optional) block is present.
-func blockRequires(names ...string) validator.Object { return blockRequiresValidator(names) }
-
-type blockRequiresValidator []string
-
-func (v blockRequiresValidator) Description(context.Context) string {
-	return "requires " + strings.Join(v, ", ")
-}
-func (v blockRequiresValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-func (v blockRequiresValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	attrs := req.ConfigValue.Attributes()
-	for _, n := range v {
-		if a, ok := attrs[n]; !ok || a.IsNull() {
-			resp.Diagnostics.AddAttributeError(req.Path.AtName(n), "Missing required argument",
-				fmt.Sprintf("%s is required in the %s block.", req.Path.AtName(n), req.Path))
-		}
-	}
 }

@@ -197,15 +197,15 @@ func TestIAMRole_invalidInput(t *testing.T) {
 		name, identity, stores string
 		want                   []string
 	}{
-		"name over 64":    {strings.Repeat("r", 65), irsa, `["b/p"]`, []string{"name", "string length must be between 1 and 64, got: 65"}},
-		"name bad chars":  {"flink orders", irsa, `["b/p"]`, []string{"name", "letters, digits"}},
-		"both identities": {"r", irsa + "\n" + pod, `["b/p"]`, []string{"irsa", "pod_identity"}},
-		"no identity":     {"r", "", `["b/p"]`, []string{"irsa", "pod_identity"}},
-		"oidc arn not a provider": {"r", strings.Replace(irsa, "oidc-provider/", "role/", 1), `["b/p"]`,
+		"name over 64":    {strings.Repeat("r", 65), irsa, `["bkt/p"]`, []string{"name", "1 to 64"}},
+		"name bad chars":  {"flink orders", irsa, `["bkt/p"]`, []string{"name", "letters, digits"}},
+		"both identities": {"r", irsa + "\n" + pod, `["bkt/p"]`, []string{"irsa", "pod_identity"}},
+		"no identity":     {"r", "", `["bkt/p"]`, []string{"irsa", "pod_identity"}},
+		"oidc arn not a provider": {"r", strings.Replace(irsa, "oidc-provider/", "role/", 1), `["bkt/p"]`,
 			[]string{"irsa.oidc_provider_arn", "oidc-provider/"}},
-		"irsa without namespace":  {"r", strings.Replace(irsa, `namespace         = "ns"`, "", 1), `["b/p"]`, []string{"irsa.namespace", "required"}},
+		"irsa without namespace":  {"r", strings.Replace(irsa, `namespace         = "ns"`, "", 1), `["bkt/p"]`, []string{"irsa.namespace", "must be specified"}},
 		"store id without prefix": {"r", irsa, `["acme-flink-state"]`, []string{"state_store_ids", "bucket/prefix"}},
-		"store id trailing slash": {"r", irsa, `["b/flink/"]`, []string{"state_store_ids", "slash"}},
+		"store id trailing slash": {"r", irsa, `["bkt/flink/"]`, []string{"state_store_ids", "slash"}},
 		"no stores":               {"r", irsa, `[]`, []string{"state_store_ids", "at least 1"}},
 		"policy over IAM's limit": {"r", irsa, "[" + strings.Join(many, ",") + "]", []string{"state_store_ids", "10240-character limit"}},
 	}

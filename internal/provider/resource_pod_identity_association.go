@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -51,13 +50,13 @@ func (r *podIdentityAssociationResource) Schema(ctx context.Context, _ resource.
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, Description: "`cluster_name,association_id`.", PlanModifiers: keep},
 			"cluster_name": schema.StringAttribute{Required: true, Description: "EKS cluster name. Changing it replaces the association.",
-				PlanModifiers: replace, Validators: []validator.String{stringvalidator.LengthBetween(1, 100)}},
+				PlanModifiers: replace, Validators: []validator.String{clusterNameCheck}},
 			"namespace": schema.StringAttribute{Required: true, Description: "Namespace of the ServiceAccount. Changing it replaces the association.",
 				PlanModifiers: replace, Validators: namespaceValidators()},
 			"service_account": schema.StringAttribute{Required: true, Description: "Name of the ServiceAccount. Changing it replaces the association.",
 				PlanModifiers: replace, Validators: objectNameValidators()},
 			"role_arn": schema.StringAttribute{Required: true, Description: "ARN of the role the pods get (e.g. flinkstate_iam_role.orders.arn). Updated in place.",
-				Validators: []validator.String{stringvalidator.RegexMatches(roleARNRE, "must be an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)")}},
+				Validators: []validator.String{roleARNCheck}},
 			"association_id":  schema.StringAttribute{Computed: true, Description: "ID of the association.", PlanModifiers: keep},
 			"association_arn": schema.StringAttribute{Computed: true, Description: "ARN of the association.", PlanModifiers: keep},
 		},

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -21,31 +20,11 @@ import (
 )
 
 // IRSAAnnotation is the annotation EKS reads to inject web identity credentials.
-const IRSAAnnotation = "eks.amazonaws.com/role-arn"
+const IRSAAnnotation = kube.IRSAAnnotation
 
-var (
-	dns1123Label     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	roleARNRE        = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$`)
-	// dns1123Prefix is a generateName prefix: a subdomain start, which may end in '-' or '.'.
-	dns1123Prefix = regexp.MustCompile(`^[a-z0-9][-a-z0-9.]*$`)
-	jobIDRE       = regexp.MustCompile(`^[0-9a-f]{32}$`)
-	s3URIRE       = regexp.MustCompile(`^s3a?://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?$`)
-)
+func namespaceValidators() []validator.String { return []validator.String{namespaceCheck} }
 
-func namespaceValidators() []validator.String {
-	return []validator.String{
-		stringvalidator.LengthBetween(1, 63),
-		stringvalidator.RegexMatches(dns1123Label, "must be a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit"),
-	}
-}
-
-func objectNameValidators() []validator.String {
-	return []validator.String{
-		stringvalidator.LengthBetween(1, 253),
-		stringvalidator.RegexMatches(dns1123Subdomain, "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"),
-	}
-}
+func objectNameValidators() []validator.String { return []validator.String{objectNameCheck} }
 
 type serviceAccountResource struct{ resourceBase }
 
@@ -97,17 +76,18 @@ func (r *serviceAccountResource) Schema(_ context.Context, _ resource.SchemaRequ
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "Labels this resource manages on the ServiceAccount.",
+				Validators:  []validator.Map{labelsCheck},
 			},
 			"annotations": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "Annotations this resource manages on the ServiceAccount (use irsa_role_arn for " + IRSAAnnotation + ").",
-				Validators:  []validator.Map{noIRSAAnnotationKey{}},
+				Validators:  []validator.Map{annotationsCheck},
 			},
 			"irsa_role_arn": schema.StringAttribute{
 				Optional:    true,
 				Description: "IAM role ARN for IRSA: sets the " + IRSAAnnotation + " annotation. The role's trust policy must name this namespace and account.",
-				Validators:  []validator.String{stringvalidator.RegexMatches(roleARNRE, "must be an IAM role ARN (arn:aws:iam::ACCOUNT:role/NAME)")},
+				Validators:  []validator.String{roleARNCheck},
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -293,24 +273,6 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 	}
 	if err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		resp.Diagnostics.AddError("Deleting ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
-	}
-}
-
-type noIRSAAnnotationKey struct{}
-
-func (noIRSAAnnotationKey) Description(context.Context) string {
-	return "must not hold " + IRSAAnnotation + " (use irsa_role_arn)"
-}
-func (v noIRSAAnnotationKey) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-func (noIRSAAnnotationKey) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, ok := req.ConfigValue.Elements()[IRSAAnnotation]; ok {
-		resp.Diagnostics.AddAttributeError(req.Path.AtMapKey(IRSAAnnotation), "Use irsa_role_arn",
-			fmt.Sprintf("%s must not set %s; set irsa_role_arn instead, so the role and the annotation cannot disagree.", req.Path, IRSAAnnotation))
 	}
 }
 

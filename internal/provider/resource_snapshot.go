@@ -89,7 +89,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"(the operator's own default is true). Changing it updates the object in place, e.g. to dispose of it on the next destroy."},
 			"target_dir": schema.StringAttribute{Optional: true,
 				Description: "Directory to write the savepoint to (s3://...); defaults to the deployment's savepoint dir.",
-				Validators:  []validator.String{stringvalidator.RegexMatches(s3URIRE, "must be an s3:// or s3a:// URI")}, PlanModifiers: replaceS},
+				Validators:  []validator.String{s3DirCheck}, PlanModifiers: replaceS},
 			"already_exists": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description:   "Record an existing savepoint at `path` instead of taking one.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
@@ -101,9 +101,8 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Description: "Retries the operator makes before FAILED. Default 1. (The operator's -1, retry forever, is refused: nobody would be told.)",
 				Validators:  []validator.Int64{int64validator.Between(0, 100)}, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()}},
 			"name_prefix": schema.StringAttribute{Optional: true, Computed: true,
-				Description: "generateName of the object; default `<deployment_name>-`.",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 200),
-					stringvalidator.RegexMatches(dns1123Prefix, "must be lowercase letters, digits, '-' and '.', starting with a letter or digit")},
+				Description:   "generateName of the object; default `<deployment_name>-`.",
+				Validators:    []validator.String{stringvalidator.LengthBetween(1, 200), namePrefixCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}},
 			"triggers": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				Description:   "Arbitrary values; any change makes a new snapshot (e.g. { image = flinkstate_deployment.x.image }).",
@@ -149,6 +148,11 @@ func (snapshotConfigValidator) ValidateResource(ctx context.Context, req resourc
 		resp.Diagnostics.AddAttributeError(path.Root("path"), "path needs already_exists",
 			"path names an existing savepoint and is only set with already_exists = true; to choose where a new savepoint goes, set target_dir.")
 	}
+	if exists && m.DisposeOnDelete.ValueBool() {
+		resp.Diagnostics.AddAttributeError(path.Root("dispose_on_delete"), "Would delete a savepoint this configuration did not take",
+			"dispose_on_delete = true with already_exists = true would delete the files of an existing savepoint (taken by someone else) "+
+				"when this resource is destroyed. Remove dispose_on_delete, and delete that savepoint deliberately if it is no longer needed.")
+	}
 	if exists && m.Path.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("already_exists"), "already_exists needs path",
 			"already_exists = true records an existing savepoint: set path to it.")
@@ -180,6 +184,7 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if plan.NamePrefix.IsUnknown() && !plan.DeploymentName.IsUnknown() {
 		plan.NamePrefix = types.StringValue(plan.DeploymentName.ValueString() + "-")
 	}
+	r.checkSnapshotPlan(plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -197,6 +202,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if checkSavepointDirAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)

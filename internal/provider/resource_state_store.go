@@ -55,14 +55,14 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"bucket": schema.StringAttribute{
 				Required:      true,
 				Description:   "The bucket (e.g. flinkstate_bucket.state.bucket). It must exist.",
-				Validators:    []validator.String{bucketNameValidator{}},
+				Validators:    []validator.String{bucketNameCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"prefix": schema.StringAttribute{
 				Required: true,
 				Description: "Key prefix of the application, e.g. `flink/orders`: no leading or trailing slash, no `//`, " +
 					"no `.` or `..` segments, no wildcards.",
-				Validators:    []validator.String{prefixValidator{}},
+				Validators:    []validator.String{prefixCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"force_destroy": schema.BoolAttribute{
@@ -210,19 +210,4 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 	resp.Diagnostics.AddAttributeError(path.Root("force_destroy"), "State store is not empty",
 		msg+" Nothing was deleted. Restores need these files; move them, or set force_destroy = true and apply before destroying "+
 			"to have the provider delete everything under the prefix.")
-}
-
-type prefixValidator struct{}
-
-func (prefixValidator) Description(context.Context) string {
-	return "a key prefix without leading or trailing slash, empty segments, . or .. segments, or wildcards"
-}
-func (v prefixValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (prefixValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if msg := store.ValidatePrefix(req.ConfigValue.ValueString()); msg != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid prefix", fmt.Sprintf("%s %q %s.", req.Path, req.ConfigValue.ValueString(), msg))
-	}
 }

@@ -6,32 +6,12 @@ package s3state
 import (
 	"encoding/json"
 	"fmt"
-	"net"
-	"regexp"
-	"strings"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
-var bucketNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-
-// ValidateBucketName applies S3's general purpose bucket naming rules and
-// returns a sentence saying what is wrong, or "".
-func ValidateBucketName(name string) string {
-	switch {
-	case len(name) < 3 || len(name) > 63:
-		return fmt.Sprintf("must be 3 to 63 characters long, got %d", len(name))
-	case !bucketNameRE.MatchString(name):
-		return "may contain only lowercase letters, digits, dots and hyphens, and must begin and end with a letter or digit"
-	case strings.Contains(name, ".."):
-		return "must not contain two adjacent periods"
-	case net.ParseIP(name) != nil:
-		return "must not be formatted as an IP address"
-	case strings.HasPrefix(name, "xn--"), strings.HasPrefix(name, "sthree-"), strings.HasPrefix(name, "amzn-s3-demo-"):
-		return "must not start with the reserved prefixes xn--, sthree- or amzn-s3-demo-"
-	case strings.HasSuffix(name, "-s3alias"), strings.HasSuffix(name, "--ol-s3"), strings.HasSuffix(name, ".mrap"), strings.HasSuffix(name, "--x-s3"), strings.HasSuffix(name, "--table-s3"):
-		return "must not end with a reserved suffix (-s3alias, --ol-s3, .mrap, --x-s3, --table-s3)"
-	}
-	return ""
-}
+// ValidateBucketName is the one bucket-name rule, store's.
+func ValidateBucketName(name string) string { return store.ValidateBucketName(name) }
 
 // DenyInsecureTransportSID is the statement ID the provider owns in a bucket policy.
 const DenyInsecureTransportSID = "DenyInsecureTransport"

@@ -95,10 +95,13 @@ func ValidatePrefix(p string) string {
 func Parse(id string) (Store, error) {
 	bucket, prefix, ok := strings.Cut(id, "/")
 	if !ok || bucket == "" || prefix == "" {
-		return Store{}, fmt.Errorf("%q is not a state store ID of the form bucket/prefix", id)
+		return Store{}, fmt.Errorf("%q is not a state store ID of the form bucket/prefix (e.g. flinkstate_state_store.x.id)", id)
+	}
+	if msg := ValidateBucketName(bucket); msg != "" {
+		return Store{}, fmt.Errorf("%q names the bucket %q, which %s", id, bucket, msg)
 	}
 	if msg := ValidatePrefix(prefix); msg != "" {
-		return Store{}, fmt.Errorf("%q: the prefix %s", id, msg)
+		return Store{}, fmt.Errorf("%q has a prefix that %s", id, msg)
 	}
 	return Store{Bucket: bucket, Prefix: prefix}, nil
 }

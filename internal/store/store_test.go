@@ -50,12 +50,12 @@ func TestParse(t *testing.T) {
 }
 
 func TestFromCheckpointDir(t *testing.T) {
-	s := Store{Bucket: "b", Prefix: "flink/orders"}
+	s := Store{Bucket: "bkt", Prefix: "flink/orders"}
 	cp, _, _ := s.Dirs()
 	if got, ok := FromCheckpointDir(cp); !ok || got != s {
 		t.Fatalf("%s: got %+v %v", cp, got, ok)
 	}
-	for _, other := range []string{"s3://b/flink/orders/chk", "s3a://b/p/checkpoints", "s3://b/checkpoints", "s3://b//x/checkpoints"} {
+	for _, other := range []string{"s3://bkt/flink/orders/chk", "s3a://bkt/p/checkpoints", "s3://bkt/checkpoints", "s3://bkt//x/checkpoints"} {
 		if _, ok := FromCheckpointDir(other); ok {
 			t.Errorf("%s taken for a store's checkpoint dir", other)
 		}

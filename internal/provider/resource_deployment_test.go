@@ -223,13 +223,13 @@ func TestAccDeployment_operatorFailure(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	startFakeDeploymentOperator(t, ns, func(*unstructured.Unstructured) map[string]any {
-		return map[string]any{"lifecycleState": "FAILED", "error": `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"back-off pulling image flink:9.9","throwableList":[]}`}
+		return map[string]any{"lifecycleState": "FAILED", "error": `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"back-off pulling image flink:no-such-tag","throwableList":[]}`}
 	})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      deploymentConfig(ns, "flink:9.9", ""),
-			ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle FAILED", "back-off pulling image flink:9.9", "DeploymentFailedException"),
+			Config:      deploymentConfig(ns, "flink:no-such-tag", ""),
+			ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle FAILED", "back-off pulling image flink:no-such-tag", "DeploymentFailedException"),
 		}},
 	})
 }

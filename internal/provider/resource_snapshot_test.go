@@ -110,7 +110,7 @@ func TestAccSnapshot_savepointBeforeUpgrade(t *testing.T) {
 			},
 			{
 				// A new image in triggers: a new snapshot; the old object is deleted (after its finalizer).
-				Config: snapshotConfig(ns, body("flink:2.2.2-java17")),
+				Config: snapshotConfig(ns, body("flink:2.2.1-java21")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("flinkstate_snapshot.test", plancheck.ResourceActionDestroyBeforeCreate),
 				}},
@@ -130,7 +130,7 @@ func TestAccSnapshot_savepointBeforeUpgrade(t *testing.T) {
 			},
 			{
 				// The newest completed snapshot of the deployment, found through the API.
-				Config: snapshotConfig(ns, body("flink:2.2.2-java17")) + fmt.Sprintf(`
+				Config: snapshotConfig(ns, body("flink:2.2.1-java21")) + fmt.Sprintf(`
 data "flinkstate_latest_savepoint" "orders" {
   namespace       = %q
   deployment_name = "orders"
@@ -160,7 +160,7 @@ data "flinkstate_latest_savepoint" "other" {
 						}
 					}
 				},
-				Config:             snapshotConfig(ns, body("flink:2.2.2-java17")),
+				Config:             snapshotConfig(ns, body("flink:2.2.1-java21")),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 			},

@@ -96,6 +96,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"path": schema.StringAttribute{Optional: true, Computed: true,
 				Description: "The snapshot's final path, set when it completes: what job.initial_savepoint_path takes. " +
 					"Set it only with already_exists = true (the existing savepoint's path).",
+				Validators:    []validator.String{s3PathCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
 			"backoff_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
 				Description: "Retries the operator makes before FAILED. Default 1. (The operator's -1, retry forever, is refused: nobody would be told.)",

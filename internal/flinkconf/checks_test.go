@@ -1,0 +1,84 @@
+package flinkconf
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every alias of a managed key reaches the attribute that sets it.
+func TestManagedAttr_aliases(t *testing.T) {
+	for key, attr := range map[string]string{
+		"s3.aws.credentials.provider":                      "identity",
+		"s3a.aws.credentials.provider":                     "identity",
+		"fs.s3a.bucket.my.bucket.aws.credentials.provider": "identity",
+		"state.checkpoints.dir":                            "state.checkpoint_dir",
+		"state.backend":                                    "state.backend",
+		"recovery.zookeeper.storageDir":                    "state.ha_dir",
+		"execution.checkpointing.interval":                 "state.checkpoint_interval",
+	} {
+		if got, _ := ManagedAttr(key); got != attr {
+			t.Errorf("ManagedAttr(%q) = %q, want %q", key, got, attr)
+		}
+	}
+	for _, key := range []string{"s3.connection.maximum", "fs.s3a.endpoint.region", "metrics.reporters", "state.backend.rocksdb.memory.managed"} {
+		if got, _ := ManagedAttr(key); got != "" {
+			t.Errorf("ManagedAttr(%q) = %q, want none", key, got)
+		}
+	}
+}
+
+func TestIsStaticCredential(t *testing.T) {
+	for _, key := range []string{"s3.access-key", "s3.secret-key", "s3a.access.key", "fs.s3a.session.token", "fs.s3a.bucket.b.secret.key"} {
+		if !IsStaticCredential(key) {
+			t.Errorf("%q not recognised as credentials", key)
+		}
+	}
+	for _, key := range []string{"s3.access.style", "fs.s3a.endpoint", "s3.path.style.access"} {
+		if IsStaticCredential(key) {
+			t.Errorf("%q taken for credentials", key)
+		}
+	}
+}
+
+func TestValidateVersion(t *testing.T) {
+	for v, want := range map[string]string{"2.2.1": "", "1.20.0": "", "2.1.3": "", "1.19.3": "FLINK-34482", "2.2.3": "never released", "2.4.0": "not supported"} {
+		got := ValidateVersion(v)
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("ValidateVersion(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestImageVersionMismatch(t *testing.T) {
+	for img, bad := range map[string]bool{
+		"flink:2.2.1-java17": false, "flink:2.2-java17": false, "flink:latest": false, "acme/app:1.4.2": false, "flink@sha256:ab": false,
+		"flink:2.1.2": true, "apache/flink:2.2.0-java17": true, "localhost:5000/flink:1.20": true,
+	} {
+		if got := ImageVersionMismatch(img, "2.2.1"); (got != "") != bad {
+			t.Errorf("ImageVersionMismatch(%q) = %q", img, got)
+		}
+	}
+}
+
+func TestValidateLocalDir(t *testing.T) {
+	for dir, ok := range map[string]bool{"/opt/flink/state": true, "/data/rocks": true, "/tmp/rocks": true, "/": false, "/opt": false,
+		"/opt/flink": false, "/opt/flink/lib/x": false, "/etc": false, "rel": false, "/opt/flinkx": true} {
+		if got := ValidateLocalDir(dir); (got == "") != ok {
+			t.Errorf("ValidateLocalDir(%q) = %q", dir, got)
+		}
+	}
+}
+
+func TestValidatePodTemplate_types(t *testing.T) {
+	for yaml, want := range map[string]string{
+		"":                          "",
+		"spec:\n  containers: []\n": "",
+		"spec:\n  containers: {}\n": "spec.containers",
+		"spec:\n  securityContext: {fsGroup: 1.5}\n": "spec.securityContext.fsGroup",
+	} {
+		got := ValidatePodTemplate(yaml)
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("ValidatePodTemplate(%q) = %q, want %q", yaml, got, want)
+		}
+	}
+}

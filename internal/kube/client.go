@@ -8,8 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,13 +40,19 @@ type Exec struct {
 // Config is the provider's `kubernetes` block.
 type Config struct {
 	ConfigPath           string
+	ConfigPaths          []string
 	ConfigContext        string
 	Host                 string
 	Token                string
 	ClusterCACertificate string // PEM
-	Insecure             bool
+	ClientCertificate    string // PEM
+	ClientKey            string // PEM
+	ProxyURL             string
+	Insecure             *bool // nil: KUBE_INSECURE, else false
 	Exec                 *Exec
 	UserAgent            string
+	// WrapTransport wraps the HTTP round-tripper (request logging).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Client is the dynamic client of one cluster, and its configuration.
@@ -52,22 +61,57 @@ type Client struct {
 	Dynamic dynamic.Interface
 }
 
-// kubeconfigPaths returns the kubeconfig files to load: config_path, else
-// KUBE_CONFIG_PATH or KUBECONFIG when no host is given (an explicit host is
-// never mixed with an ambient kubeconfig).
-func (c Config) kubeconfigPaths() []string {
-	p := c.ConfigPath
-	if p == "" && c.Host == "" {
-		p = os.Getenv("KUBE_CONFIG_PATH")
-		if p == "" {
-			p = os.Getenv("KUBECONFIG")
+// withEnv fills what the block leaves unset from the environment variables
+// hashicorp/kubernetes reads (its provider.go: KUBE_CONFIG_PATH,
+// KUBE_CONFIG_PATHS, KUBE_CTX, KUBE_HOST, KUBE_TOKEN,
+// KUBE_CLUSTER_CA_CERT_DATA, KUBE_CLIENT_CERT_DATA, KUBE_CLIENT_KEY_DATA,
+// KUBE_INSECURE). The block always wins.
+func (c Config) withEnv() Config {
+	env := func(dst *string, name string) {
+		if *dst == "" {
+			*dst = os.Getenv(name)
 		}
 	}
-	if p == "" {
-		return nil
+	env(&c.Host, "KUBE_HOST")
+	env(&c.Token, "KUBE_TOKEN")
+	env(&c.ClusterCACertificate, "KUBE_CLUSTER_CA_CERT_DATA")
+	env(&c.ClientCertificate, "KUBE_CLIENT_CERT_DATA")
+	env(&c.ClientKey, "KUBE_CLIENT_KEY_DATA")
+	env(&c.ConfigContext, "KUBE_CTX")
+	if c.Insecure == nil {
+		if v, err := strconv.ParseBool(os.Getenv("KUBE_INSECURE")); err == nil {
+			c.Insecure = &v
+		}
+	}
+	return c
+}
+
+func (c Config) insecure() bool { return c.Insecure != nil && *c.Insecure }
+
+// kubeconfigPaths returns the kubeconfig files to load: config_path or
+// config_paths, else KUBE_CONFIG_PATH, KUBE_CONFIG_PATHS or KUBECONFIG when
+// no host is given (an explicit host is never mixed with an ambient
+// kubeconfig).
+func (c Config) kubeconfigPaths() []string {
+	var ps []string
+	switch {
+	case c.ConfigPath != "":
+		ps = []string{c.ConfigPath}
+	case len(c.ConfigPaths) > 0:
+		ps = c.ConfigPaths
+	case c.Host == "":
+		for _, name := range []string{"KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBECONFIG"} {
+			if v := os.Getenv(name); v != "" {
+				ps = filepath.SplitList(v)
+				break
+			}
+		}
 	}
 	var out []string
-	for _, f := range filepath.SplitList(p) {
+	for _, f := range ps {
+		if f == "" {
+			continue
+		}
 		if strings.HasPrefix(f, "~/") {
 			if home, err := os.UserHomeDir(); err == nil {
 				f = filepath.Join(home, f[2:])
@@ -78,11 +122,43 @@ func (c Config) kubeconfigPaths() []string {
 	return out
 }
 
+// ServiceAccountDir is where a pod's service account token and CA are
+// mounted (client-go rest.InClusterConfig reads the same fixed paths). A
+// variable so tests can point it at a stand-in directory.
+var ServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+// inClusterConfig is rest.InClusterConfig (client-go rest/config.go) with
+// the service account directory as a parameter: the API server from
+// KUBERNETES_SERVICE_HOST/PORT, the token file (re-read as it rotates) and
+// the cluster CA.
+func inClusterConfig(dir string) (*rest.Config, bool) {
+	host, port := os.Getenv("KUBERNETES_SERVICE_HOST"), os.Getenv("KUBERNETES_SERVICE_PORT")
+	tokenFile := filepath.Join(dir, "token")
+	if host == "" || port == "" {
+		return nil, false
+	}
+	if _, err := os.Stat(tokenFile); err != nil {
+		return nil, false
+	}
+	return &rest.Config{
+		Host:            "https://" + net.JoinHostPort(host, port),
+		BearerTokenFile: tokenFile,
+		TLSClientConfig: rest.TLSClientConfig{CAFile: filepath.Join(dir, "ca.crt")},
+	}, true
+}
+
 // RESTConfig turns the block into a client-go configuration.
 func (c Config) RESTConfig() (*rest.Config, error) {
+	c = c.withEnv()
 	paths := c.kubeconfigPaths()
 	if len(paths) == 0 && c.Host == "" {
-		return nil, errors.New("no Kubernetes configuration: set kubernetes.host (with token, exec or client credentials), kubernetes.config_path, or KUBECONFIG")
+		// Nothing configured: in a pod with a service account token, use
+		// it, as client-go's in-cluster configuration does.
+		if cfg, ok := inClusterConfig(ServiceAccountDir); ok && c.Exec == nil && c.Token == "" && c.ClientCertificate == "" {
+			return c.finish(cfg)
+		}
+		return nil, errors.New("no Kubernetes configuration: set kubernetes.host (with token, exec or client credentials), " +
+			"kubernetes.config_path, KUBE_HOST, KUBE_CONFIG_PATH or KUBECONFIG, or run in a pod with a service account token")
 	}
 	rules := &clientcmd.ClientConfigLoadingRules{Precedence: paths}
 	overrides := &clientcmd.ConfigOverrides{}
@@ -95,11 +171,20 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 	if c.ClusterCACertificate != "" {
 		overrides.ClusterInfo.CertificateAuthorityData = []byte(c.ClusterCACertificate)
 	}
-	if c.Insecure {
+	if c.insecure() {
 		overrides.ClusterInfo.InsecureSkipTLSVerify = true
+	}
+	if c.ProxyURL != "" {
+		overrides.ClusterInfo.ProxyURL = c.ProxyURL
 	}
 	if c.Token != "" {
 		overrides.AuthInfo.Token = c.Token
+	}
+	if c.ClientCertificate != "" {
+		overrides.AuthInfo.ClientCertificateData = []byte(c.ClientCertificate)
+	}
+	if c.ClientKey != "" {
+		overrides.AuthInfo.ClientKeyData = []byte(c.ClientKey)
 	}
 	if c.Exec != nil {
 		ex := &clientcmdapi.ExecConfig{
@@ -124,14 +209,21 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building Kubernetes client configuration: %w", err)
 	}
-	if c.Insecure {
+	if c.insecure() {
 		// A CA from the kubeconfig and insecure together are refused by
 		// client-go; insecure was asked for explicitly, so it wins.
 		cfg.TLSClientConfig.CAData = nil
 		cfg.TLSClientConfig.CAFile = ""
 	}
+	return c.finish(cfg)
+}
+
+func (c Config) finish(cfg *rest.Config) (*rest.Config, error) {
 	if c.UserAgent != "" {
 		cfg.UserAgent = c.UserAgent
+	}
+	if c.WrapTransport != nil {
+		cfg.Wrap(c.WrapTransport)
 	}
 	cfg.QPS = 50
 	cfg.Burst = 100

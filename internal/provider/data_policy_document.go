@@ -15,7 +15,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
-type policyDocumentDataSource struct{}
+type policyDocumentDataSource struct{ dataSourceBase }
 
 func newPolicyDocumentDataSource() datasource.DataSource { return &policyDocumentDataSource{} }
 
@@ -54,7 +54,7 @@ func (d *policyDocumentDataSource) Schema(_ context.Context, _ datasource.Schema
 			},
 			"partition": schema.StringAttribute{
 				Optional:    true,
-				Description: "AWS partition of the ARNs: aws (default), aws-cn or aws-us-gov.",
+				Description: "AWS partition of the ARNs: aws, aws-cn or aws-us-gov. Defaults to the partition of the provider's AWS region.",
 				Validators:  []validator.String{stringvalidator.OneOf("aws", "aws-cn", "aws-us-gov")},
 			},
 			"json": schema.StringAttribute{Computed: true, Description: "The policy document."},
@@ -83,7 +83,11 @@ func (d *policyDocumentDataSource) Read(ctx context.Context, req datasource.Read
 		}
 		stores = append(stores, s)
 	}
-	doc, err := iampolicy.Permissions(m.Partition.ValueString(), stores, keys)
+	partition := m.Partition.ValueString()
+	if partition == "" && d.meta != nil {
+		partition, _ = d.meta.Partition(ctx)
+	}
+	doc, err := iampolicy.Permissions(partition, stores, keys)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("state_store_ids"), "Permission policy not possible", err.Error())
 		return

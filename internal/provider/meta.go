@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
@@ -21,9 +23,15 @@ type meta struct {
 
 	awsCfg     awsclient.Config
 	awsUnknown bool
-	awsOnce    sync.Once
-	awsClients *awsclient.Clients
-	awsErr     error
+
+	regionUnknown      bool
+	partitionOnce      sync.Once
+	partition          string
+	defaultTags        map[string]string
+	defaultTagsUnknown bool
+	awsOnce            sync.Once
+	awsClients         *awsclient.Clients
+	awsErr             error
 
 	kubeCfg     kube.Config
 	kubeUnknown bool
@@ -41,20 +49,84 @@ func newMeta(version string) *meta {
 
 func (m *meta) userAgent() string { return "terraform-provider-flinkstate/" + m.version }
 
-func (m *meta) setAWS(a *awsModel) {
+func (m *meta) setAWS(ctx context.Context, a *awsModel) diag.Diagnostics {
+	var diags diag.Diagnostics
 	m.awsCfg.UserAgent = m.userAgent()
 	if a == nil {
-		return
+		return diags
 	}
-	m.awsUnknown = anyUnknown(a.Region, a.Profile, a.Endpoint, a.S3UsePathStyle, a.SkipCredentialsValidation)
-	m.awsCfg.Region = a.Region.ValueString()
-	m.awsCfg.Profile = a.Profile.ValueString()
-	m.awsCfg.Endpoint = a.Endpoint.ValueString()
+	vals := []attr.Value{a.Region, a.Profile, a.Endpoint, a.S3UsePathStyle, a.SkipCredentialsValidation,
+		a.SharedConfigFiles, a.SharedCredentialsFiles, a.MaxRetries, a.RetryMode, a.AllowedAccountIDs, a.ForbiddenAccountIDs}
+	if r := a.AssumeRole; r != nil {
+		vals = append(vals, r.RoleARN, r.SessionName, r.ExternalID, r.Duration, r.Tags, r.Policy)
+	}
+	if w := a.AssumeRoleWithWebIdentity; w != nil {
+		vals = append(vals, w.RoleARN, w.WebIdentityTokenFile, w.SessionName)
+	}
+	if e := a.Endpoints; e != nil {
+		vals = append(vals, e.S3, e.IAM, e.STS, e.EKS, e.KMS)
+	}
+	m.awsUnknown = anyUnknown(vals...)
+	// The region (and so the partition) may be known while other settings
+	// are not.
+	m.regionUnknown = anyUnknown(a.Region, a.Profile, a.SharedConfigFiles)
+	c := &m.awsCfg
+	c.Region = a.Region.ValueString()
+	c.Profile = a.Profile.ValueString()
+	c.Endpoint = a.Endpoint.ValueString()
 	if !a.S3UsePathStyle.IsNull() && !a.S3UsePathStyle.IsUnknown() {
 		v := a.S3UsePathStyle.ValueBool()
-		m.awsCfg.S3UsePathStyle = &v
+		c.S3UsePathStyle = &v
 	}
-	m.awsCfg.SkipCredentialsValidation = a.SkipCredentialsValidation.ValueBool()
+	c.SkipCredentialsValidation = a.SkipCredentialsValidation.ValueBool()
+	c.MaxRetries = int(a.MaxRetries.ValueInt64())
+	c.RetryMode = a.RetryMode.ValueString()
+	elems := func(v interface {
+		attr.Value
+		ElementsAs(context.Context, any, bool) diag.Diagnostics
+	}, target any) {
+		if !v.IsNull() && !anyUnknown(v) {
+			diags.Append(v.ElementsAs(ctx, target, false)...)
+		}
+	}
+	elems(a.SharedConfigFiles, &c.SharedConfigFiles)
+	elems(a.SharedCredentialsFiles, &c.SharedCredentialsFiles)
+	elems(a.AllowedAccountIDs, &c.AllowedAccountIDs)
+	elems(a.ForbiddenAccountIDs, &c.ForbiddenAccountIDs)
+	if r := a.AssumeRole; r != nil && !r.RoleARN.IsNull() {
+		ar := &awsclient.AssumeRole{
+			RoleARN:     r.RoleARN.ValueString(),
+			SessionName: r.SessionName.ValueString(),
+			ExternalID:  r.ExternalID.ValueString(),
+			Policy:      r.Policy.ValueString(),
+		}
+		if d := r.Duration.ValueString(); d != "" {
+			ar.Duration, _ = time.ParseDuration(d) // validated by the schema
+		}
+		elems(r.Tags, &ar.Tags)
+		c.AssumeRole = ar
+	}
+	if w := a.AssumeRoleWithWebIdentity; w != nil && !w.RoleARN.IsNull() {
+		c.AssumeRoleWithWebIdentity = &awsclient.WebIdentity{
+			RoleARN:     w.RoleARN.ValueString(),
+			TokenFile:   w.WebIdentityTokenFile.ValueString(),
+			SessionName: w.SessionName.ValueString(),
+		}
+	}
+	if e := a.Endpoints; e != nil {
+		c.Endpoints = map[string]string{}
+		for k, v := range map[string]types.String{"s3": e.S3, "iam": e.IAM, "sts": e.STS, "eks": e.EKS, "kms": e.KMS} {
+			if v.ValueString() != "" {
+				c.Endpoints[k] = v.ValueString()
+			}
+		}
+	}
+	if !m.awsUnknown {
+		if err := c.Validate(); err != nil {
+			diags.AddError("Invalid aws block", err.Error())
+		}
+	}
+	return diags
 }
 
 func (m *meta) setKube(ctx context.Context, k *kubeModel) diag.Diagnostics {
@@ -63,13 +135,23 @@ func (m *meta) setKube(ctx context.Context, k *kubeModel) diag.Diagnostics {
 	if k == nil {
 		return diags
 	}
-	m.kubeUnknown = anyUnknown(k.ConfigPath, k.ConfigContext, k.Host, k.Token, k.ClusterCACertificate, k.Insecure)
+	m.kubeUnknown = anyUnknown(k.ConfigPath, k.ConfigPaths, k.ConfigContext, k.Host, k.Token, k.ClusterCACertificate,
+		k.ClientCertificate, k.ClientKey, k.ProxyURL, k.Insecure)
 	m.kubeCfg.ConfigPath = k.ConfigPath.ValueString()
+	if !k.ConfigPaths.IsNull() && !anyUnknown(k.ConfigPaths) {
+		diags.Append(k.ConfigPaths.ElementsAs(ctx, &m.kubeCfg.ConfigPaths, false)...)
+	}
 	m.kubeCfg.ConfigContext = k.ConfigContext.ValueString()
 	m.kubeCfg.Host = k.Host.ValueString()
 	m.kubeCfg.Token = k.Token.ValueString()
 	m.kubeCfg.ClusterCACertificate = k.ClusterCACertificate.ValueString()
-	m.kubeCfg.Insecure = k.Insecure.ValueBool()
+	m.kubeCfg.ClientCertificate = k.ClientCertificate.ValueString()
+	m.kubeCfg.ClientKey = k.ClientKey.ValueString()
+	m.kubeCfg.ProxyURL = k.ProxyURL.ValueString()
+	if !k.Insecure.IsNull() && !k.Insecure.IsUnknown() {
+		v := k.Insecure.ValueBool()
+		m.kubeCfg.Insecure = &v
+	}
 	if e := k.Exec; e != nil && !e.Command.IsNull() {
 		if anyUnknown(e.APIVersion, e.Command, e.Args, e.Env) {
 			m.kubeUnknown = true
@@ -81,6 +163,31 @@ func (m *meta) setKube(ctx context.Context, k *kubeModel) diag.Diagnostics {
 		m.kubeCfg.Exec = ex
 	}
 	return diags
+}
+
+// Partition is the AWS partition of the configured region, derived once
+// without any API call; known is false while the region is not known yet.
+func (m *meta) Partition(ctx context.Context) (partition string, known bool) {
+	if m.regionUnknown {
+		return "", false
+	}
+	m.partitionOnce.Do(func() {
+		region, err := m.awsCfg.ResolveRegion(ctx)
+		if err != nil {
+			region = ""
+		}
+		m.partition = awsclient.Partition(region)
+	})
+	return m.partition, true
+}
+
+// DefaultTags are the aws.default_tags; known is false while they are not
+// known yet.
+func (m *meta) DefaultTags() (tags map[string]string, known bool) {
+	if m.defaultTagsUnknown {
+		return nil, false
+	}
+	return m.defaultTags, true
 }
 
 // AWS returns the AWS clients, building them on first use.

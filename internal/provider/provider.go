@@ -6,8 +6,12 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -16,6 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 )
 
 // New returns the provider factory for the given version.
@@ -33,19 +39,59 @@ type providerModel struct {
 }
 
 type awsModel struct {
-	Region                    types.String `tfsdk:"region"`
-	Profile                   types.String `tfsdk:"profile"`
-	Endpoint                  types.String `tfsdk:"endpoint"`
-	S3UsePathStyle            types.Bool   `tfsdk:"s3_use_path_style"`
-	SkipCredentialsValidation types.Bool   `tfsdk:"skip_credentials_validation"`
+	Region                    types.String      `tfsdk:"region"`
+	Profile                   types.String      `tfsdk:"profile"`
+	Endpoint                  types.String      `tfsdk:"endpoint"`
+	S3UsePathStyle            types.Bool        `tfsdk:"s3_use_path_style"`
+	SkipCredentialsValidation types.Bool        `tfsdk:"skip_credentials_validation"`
+	SharedConfigFiles         types.List        `tfsdk:"shared_config_files"`
+	SharedCredentialsFiles    types.List        `tfsdk:"shared_credentials_files"`
+	MaxRetries                types.Int64       `tfsdk:"max_retries"`
+	RetryMode                 types.String      `tfsdk:"retry_mode"`
+	AllowedAccountIDs         types.Set         `tfsdk:"allowed_account_ids"`
+	ForbiddenAccountIDs       types.Set         `tfsdk:"forbidden_account_ids"`
+	AssumeRole                *assumeRoleModel  `tfsdk:"assume_role"`
+	AssumeRoleWithWebIdentity *webIdentityModel `tfsdk:"assume_role_with_web_identity"`
+	Endpoints                 *endpointsModel   `tfsdk:"endpoints"`
+}
+
+type assumeRoleModel struct {
+	RoleARN     types.String `tfsdk:"role_arn"`
+	SessionName types.String `tfsdk:"session_name"`
+	ExternalID  types.String `tfsdk:"external_id"`
+	Duration    types.String `tfsdk:"duration"`
+	Tags        types.Map    `tfsdk:"tags"`
+	Policy      types.String `tfsdk:"policy"`
+}
+
+type webIdentityModel struct {
+	RoleARN              types.String `tfsdk:"role_arn"`
+	WebIdentityTokenFile types.String `tfsdk:"web_identity_token_file"`
+	SessionName          types.String `tfsdk:"session_name"`
+}
+
+type endpointsModel struct {
+	S3  types.String `tfsdk:"s3"`
+	IAM types.String `tfsdk:"iam"`
+	STS types.String `tfsdk:"sts"`
+	EKS types.String `tfsdk:"eks"`
+	KMS types.String `tfsdk:"kms"`
+}
+
+type defaultTagsModel struct {
+	Tags types.Map `tfsdk:"tags"`
 }
 
 type kubeModel struct {
 	ConfigPath           types.String `tfsdk:"config_path"`
+	ConfigPaths          types.List   `tfsdk:"config_paths"`
 	ConfigContext        types.String `tfsdk:"config_context"`
 	Host                 types.String `tfsdk:"host"`
 	Token                types.String `tfsdk:"token"`
 	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
+	ClientCertificate    types.String `tfsdk:"client_certificate"`
+	ClientKey            types.String `tfsdk:"client_key"`
+	ProxyURL             types.String `tfsdk:"proxy_url"`
 	Insecure             types.Bool   `tfsdk:"insecure"`
 	Exec                 *execModel   `tfsdk:"exec"`
 }
@@ -92,41 +138,181 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					},
 					"skip_credentials_validation": schema.BoolAttribute{
 						Optional:    true,
-						Description: "Skip the sts:GetCallerIdentity call that checks credentials when the AWS clients are first used. Default false.",
+						Description: "Skip the sts:GetCallerIdentity call that checks credentials when the AWS clients are first used. Default false. The call is made anyway when allowed_account_ids or forbidden_account_ids is set.",
+					},
+					"shared_config_files": schema.ListAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Shared configuration files to read instead of ~/.aws/config (AWS_CONFIG_FILE).",
+					},
+					"shared_credentials_files": schema.ListAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Shared credentials files to read instead of ~/.aws/credentials (AWS_SHARED_CREDENTIALS_FILE).",
+					},
+					"max_retries": schema.Int64Attribute{
+						Optional: true,
+						Description: "Maximum number of attempts of one API call. Defaults to the AWS SDK's: AWS_MAX_ATTEMPTS, the profile's max_attempts, else 3. " +
+							"Operations that wait for IAM propagation retry on their own beyond this.",
+						Validators: []validator.Int64{int64validator.AtLeast(1)},
+					},
+					"retry_mode": schema.StringAttribute{
+						Optional:    true,
+						Description: "`standard` or `adaptive`. Defaults to the AWS SDK's: AWS_RETRY_MODE, the profile's retry_mode, else standard.",
+						Validators:  []validator.String{stringvalidator.OneOf(awsclient.RetryModes...)},
+					},
+					"allowed_account_ids": schema.SetAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Refuse to work, before any change, unless the credentials belong to one of these AWS accounts (checked with sts:GetCallerIdentity when AWS is first used).",
+						Validators: []validator.Set{
+							setvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("forbidden_account_ids")),
+							setvalidator.ValueStringsAre(stringvalidator.RegexMatches(accountIDRE, "must be a 12-digit AWS account ID")),
+						},
+					},
+					"forbidden_account_ids": schema.SetAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Refuse to work, before any change, when the credentials belong to one of these AWS accounts.",
+						Validators: []validator.Set{
+							setvalidator.ValueStringsAre(stringvalidator.RegexMatches(accountIDRE, "must be a 12-digit AWS account ID")),
+						},
+					},
+				},
+				Blocks: map[string]schema.Block{
+					"assume_role": schema.SingleNestedBlock{
+						Description: "Assume this IAM role (sts:AssumeRole) with the credentials found otherwise, and use the role's credentials for every call.",
+						Attributes: map[string]schema.Attribute{
+							"role_arn": schema.StringAttribute{
+								Optional:    true,
+								Description: "ARN of the role to assume. Required in this block.",
+								Validators:  []validator.String{roleARNCheck},
+							},
+							"session_name": schema.StringAttribute{
+								Optional:    true,
+								Description: "Session name. Defaults to one the AWS SDK generates.",
+							},
+							"external_id": schema.StringAttribute{
+								Optional:    true,
+								Description: "External ID the role's trust policy requires.",
+							},
+							"duration": schema.StringAttribute{
+								Optional:    true,
+								Description: "How long the role's credentials last, e.g. `1h` (15m to 12h). Defaults to 15m; they are renewed as needed.",
+								Validators:  []validator.String{roleDuration{}},
+							},
+							"tags": schema.MapAttribute{
+								Optional:    true,
+								ElementType: types.StringType,
+								Description: "Session tags.",
+							},
+							"policy": schema.StringAttribute{
+								Optional:    true,
+								Description: "An IAM policy JSON that further restricts the session.",
+							},
+						},
+						Validators: []validator.Object{
+							objectvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("assume_role_with_web_identity")),
+							objectvalidator.AlsoRequires(path.MatchRelative().AtName("role_arn")),
+						},
+					},
+					"assume_role_with_web_identity": schema.SingleNestedBlock{
+						Description: "Assume this IAM role with a web identity token read from a file (sts:AssumeRoleWithWebIdentity), as IRSA does in a pod.",
+						Attributes: map[string]schema.Attribute{
+							"role_arn": schema.StringAttribute{
+								Optional:    true,
+								Description: "ARN of the role to assume. Required in this block.",
+								Validators:  []validator.String{roleARNCheck},
+							},
+							"web_identity_token_file": schema.StringAttribute{
+								Optional:    true,
+								Description: "File holding the OIDC token, re-read at every renewal. Required in this block.",
+							},
+							"session_name": schema.StringAttribute{
+								Optional:    true,
+								Description: "Session name. Defaults to one the AWS SDK generates.",
+							},
+						},
+						Validators: []validator.Object{
+							objectvalidator.AlsoRequires(
+								path.MatchRelative().AtName("role_arn"),
+								path.MatchRelative().AtName("web_identity_token_file"),
+							),
+						},
+					},
+					"endpoints": schema.SingleNestedBlock{
+						Description: "Endpoint URL per service; each wins over `endpoint` for its service.",
+						Attributes: map[string]schema.Attribute{
+							"s3":  endpointAttribute("S3"),
+							"iam": endpointAttribute("IAM"),
+							"sts": endpointAttribute("STS"),
+							"eks": endpointAttribute("EKS"),
+							"kms": endpointAttribute("KMS"),
+						},
 					},
 				},
 			},
 			"kubernetes": schema.SingleNestedBlock{
-				Description: "How to reach the cluster: a kubeconfig (config_path, else KUBECONFIG when host is unset), or host with token, exec or a CA certificate.",
+				Description: "How to reach the cluster: a kubeconfig (config_path or config_paths), or host with token, exec or a client certificate; " +
+					"unset values fall back to the KUBE_* variables hashicorp/kubernetes reads, then KUBECONFIG, then the pod's service account when running in a cluster.",
 				Attributes: map[string]schema.Attribute{
 					"config_path": schema.StringAttribute{
 						Optional:    true,
-						Description: "Path to a kubeconfig file. Defaults to KUBE_CONFIG_PATH or KUBECONFIG when host is not set.",
+						Description: "Path to a kubeconfig file. Defaults to KUBE_CONFIG_PATH, else KUBECONFIG, when host is not set.",
+						Validators: []validator.String{
+							stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("config_paths")),
+						},
+					},
+					"config_paths": schema.ListAttribute{
+						Optional:    true,
+						ElementType: types.StringType,
+						Description: "Kubeconfig files merged in order, as KUBECONFIG does. Defaults to KUBE_CONFIG_PATHS when host is not set.",
 					},
 					"config_context": schema.StringAttribute{
 						Optional:    true,
-						Description: "Context of the kubeconfig to use. Defaults to its current context.",
+						Description: "Context of the kubeconfig to use. Defaults to KUBE_CTX, else its current context.",
 					},
 					"host": schema.StringAttribute{
 						Optional:    true,
-						Description: "API server URL, e.g. an EKS cluster's endpoint (may come from a resource in the same configuration).",
+						Description: "API server URL, e.g. an EKS cluster's endpoint (may come from a resource in the same configuration). Defaults to KUBE_HOST.",
 						Validators:  []validator.String{httpURL{}},
 					},
 					"token": schema.StringAttribute{
 						Optional:    true,
 						Sensitive:   true,
-						Description: "Bearer token.",
+						Description: "Bearer token. Defaults to KUBE_TOKEN.",
 					},
 					"cluster_ca_certificate": schema.StringAttribute{
 						Optional:    true,
-						Description: "PEM-encoded CA certificate of the API server.",
+						Description: "PEM-encoded CA certificate of the API server. Defaults to KUBE_CLUSTER_CA_CERT_DATA.",
 						Validators: []validator.String{
 							stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("insecure")),
 						},
 					},
+					"client_certificate": schema.StringAttribute{
+						Optional:    true,
+						Sensitive:   true,
+						Description: "PEM-encoded client certificate for TLS client authentication. Defaults to KUBE_CLIENT_CERT_DATA.",
+						Validators: []validator.String{
+							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_key")),
+						},
+					},
+					"client_key": schema.StringAttribute{
+						Optional:    true,
+						Sensitive:   true,
+						Description: "PEM-encoded private key of client_certificate. Defaults to KUBE_CLIENT_KEY_DATA.",
+						Validators: []validator.String{
+							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_certificate")),
+						},
+					},
+					"proxy_url": schema.StringAttribute{
+						Optional:    true,
+						Description: "Proxy for requests to the API server (http, https or socks5 URL).",
+						Validators:  []validator.String{proxyURL{}},
+					},
 					"insecure": schema.BoolAttribute{
 						Optional:    true,
-						Description: "Skip verification of the API server's certificate. Only for test clusters.",
+						Description: "Skip verification of the API server's certificate. Only for test clusters. Defaults to KUBE_INSECURE.",
 					},
 				},
 				Blocks: map[string]schema.Block{
@@ -175,7 +361,7 @@ func (p *flinkstateProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	meta := newMeta(p.version)
-	meta.setAWS(cfg.AWS)
+	resp.Diagnostics.Append(meta.setAWS(ctx, cfg.AWS)...)
 	resp.Diagnostics.Append(meta.setKube(ctx, cfg.Kubernetes)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -202,6 +388,55 @@ func (p *flinkstateProvider) DataSources(_ context.Context) []func() datasource.
 		newLatestCheckpointDataSource,
 		newLatestSavepointDataSource,
 		newFlinkConfigurationDataSource,
+	}
+}
+
+var accountIDRE = regexp.MustCompile(`^\d{12}$`)
+
+func endpointAttribute(service string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional:    true,
+		Description: "Endpoint URL of " + service + ".",
+		Validators:  []validator.String{httpURL{}},
+	}
+}
+
+// roleDuration validates assume_role.duration: a Go duration within what
+// sts:AssumeRole accepts (DurationSeconds 900 to 43200; AWS STS API
+// Reference, AssumeRole).
+type roleDuration struct{}
+
+func (v roleDuration) Description(context.Context) string {
+	return "a duration such as 1h, between 15m and 12h"
+}
+func (v roleDuration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v roleDuration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	d, err := time.ParseDuration(req.ConfigValue.ValueString())
+	if err != nil || d < 15*time.Minute || d > 12*time.Hour {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
+			fmt.Sprintf("%s must be a duration such as 1h, between 15m and 12h (what sts:AssumeRole accepts), got %q.", req.Path, req.ConfigValue.ValueString()))
+	}
+}
+
+// proxyURL validates kubernetes.proxy_url: the schemes client-go's proxy
+// support handles (http, https, socks5).
+type proxyURL struct{}
+
+func (v proxyURL) Description(context.Context) string {
+	return "must be an http://, https:// or socks5:// URL"
+}
+func (v proxyURL) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v proxyURL) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	u, err := url.Parse(req.ConfigValue.ValueString())
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") || u.Host == "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid proxy URL",
+			fmt.Sprintf("%s must be an http://, https:// or socks5:// URL, got %q.", req.Path, req.ConfigValue.ValueString()))
 	}
 }
 

@@ -291,6 +291,66 @@ func TestProvider_invalidSettings(t *testing.T) {
 		{"host not a URL", `kubernetes {
     host = "not a url"
   }`, `(?s)kubernetes\.host`},
+		{"both assume_role blocks", `aws {
+    assume_role {
+      role_arn = "arn:aws:iam::123456789012:role/a"
+    }
+    assume_role_with_web_identity {
+      role_arn                = "arn:aws:iam::123456789012:role/b"
+      web_identity_token_file = "/var/run/secrets/token"
+    }
+  }`, `(?s)aws\.assume_role.*assume_role_with_web_identity|assume_role_with_web_identity.*aws\.assume_role`},
+		{"assume_role without role_arn", `aws {
+    assume_role {
+      session_name = "s"
+    }
+  }`, `(?s)aws\.assume_role.*role_arn`},
+		{"assume_role bad duration", `aws {
+    assume_role {
+      role_arn = "arn:aws:iam::123456789012:role/a"
+      duration = "5m"
+    }
+  }`, `(?s)aws\.assume_role\.duration.*between 15m and 12h`},
+		{"assume_role bad role_arn", `aws {
+    assume_role {
+      role_arn = "arn:aws:iam::123456789012:user/a"
+    }
+  }`, `(?s)aws\.assume_role\.role_arn`},
+		{"web identity without token file", `aws {
+    assume_role_with_web_identity {
+      role_arn = "arn:aws:iam::123456789012:role/b"
+    }
+  }`, `(?s)aws\.assume_role_with_web_identity.*web_identity_token_file`},
+		{"unknown retry mode", `aws {
+    retry_mode = "legacy"
+  }`, `(?s)aws\.retry_mode.*standard.*adaptive`},
+		{"max_retries zero", `aws {
+    max_retries = 0
+  }`, `(?s)aws\.max_retries`},
+		{"allowed and forbidden accounts", `aws {
+    allowed_account_ids   = ["123456789012"]
+    forbidden_account_ids = ["210987654321"]
+  }`, `(?s)allowed_account_ids.*forbidden_account_ids`},
+		{"account id not 12 digits", `aws {
+    allowed_account_ids = ["1234"]
+  }`, `(?s)aws\.allowed_account_ids.*12-digit`},
+		{"endpoints.s3 not a URL", `aws {
+    endpoints {
+      s3 = "localhost:4566"
+    }
+  }`, `(?s)aws\.endpoints\.s3`},
+		{"client_certificate without key", `kubernetes {
+    host               = "https://example.invalid"
+    client_certificate = "-----BEGIN CERTIFICATE-----"
+  }`, `(?s)kubernetes\.client_key`},
+		{"config_path and config_paths", `kubernetes {
+    config_path  = "a"
+    config_paths = ["b"]
+  }`, `(?s)kubernetes\.config_paths?.*config_paths?`},
+		{"proxy_url not a URL", `kubernetes {
+    host      = "https://example.invalid"
+    proxy_url = "ftp://proxy"
+  }`, `(?s)kubernetes\.proxy_url`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -342,6 +402,59 @@ provider "flinkstate" {
 
 resource "flinkstate_bucket" "state" {
   bucket = "fs-plan-unknown-exec"
+}
+
+resource "flinkstate_service_account" "sa" {
+  namespace = "data-processing"
+  name      = "flink-orders"
+}
+`,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+	if n := kubeCalls.Load(); n != 0 {
+		t.Errorf("planning creates made %d Kubernetes API requests, want 0", n)
+	}
+	if n := awsCalls.Load(); n != 0 {
+		t.Errorf("planning creates made %d AWS API requests, want 0", n)
+	}
+}
+
+// The same audit for every other collection in the provider block: a
+// known list, set or map with one element unknown until apply plans
+// without error and without API requests.
+func TestProvider_planUnknownCollectionElements(t *testing.T) {
+	kubeSrv, kubeCalls := countingServer(t)
+	awsSrv, awsCalls := countingServer(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "terraform_data" "later" {
+  input = "known only after apply"
+}
+
+provider "flinkstate" {
+  aws {
+    region                   = "us-east-1"
+    endpoint                 = "` + awsSrv.URL + `"
+    shared_config_files      = ["/dev/null", "/tmp/${terraform_data.later.id}"]
+    shared_credentials_files = ["/tmp/${terraform_data.later.id}"]
+    allowed_account_ids      = ["123456789012", substr("${terraform_data.later.id}000000000000", 0, 12)]
+    assume_role {
+      role_arn = "arn:aws:iam::123456789012:role/r"
+      tags     = { run = terraform_data.later.id }
+    }
+  }
+  kubernetes {
+    config_paths = ["/dev/null", "/tmp/${terraform_data.later.id}"]
+    host         = "` + kubeSrv.URL + `"
+  }
+}
+
+resource "flinkstate_bucket" "state" {
+  bucket = "fs-plan-unknown-elems"
 }
 
 resource "flinkstate_service_account" "sa" {

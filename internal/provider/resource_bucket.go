@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/arn"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -152,7 +153,7 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 	// From here on the bucket exists: record it, so that a later failure
 	// leaves a tainted resource Terraform knows about, not an orphan.
 	plan.ID = types.StringValue(name)
-	plan.ARN = types.StringValue(bucketARN(name))
+	plan.ARN = types.StringValue(bucketARN(r.partition(ctx), name))
 	plan.PublicAccessBlocked = types.BoolValue(false) // until PutPublicAccessBlock succeeds
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(r.apply(ctx, cl, plan, nil)...)
@@ -249,7 +250,7 @@ func (r *bucketResource) apply(ctx context.Context, cl *s3.Client, plan bucketMo
 	if prior == nil || !prior.EnforceTLS.Equal(plan.EnforceTLS) {
 		var err error
 		if plan.EnforceTLS.ValueBool() {
-			_, err = cl.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: name, Policy: aws.String(s3state.TLSPolicy("aws", *name))})
+			_, err = cl.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: name, Policy: aws.String(s3state.TLSPolicy(r.partition(ctx), *name))})
 			step("s3:PutBucketPolicy", err)
 		} else if prior != nil {
 			_, err = cl.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: name})
@@ -311,7 +312,7 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	state.Bucket = types.StringValue(*name)
-	state.ARN = types.StringValue(bucketARN(*name))
+	state.ARN = types.StringValue(bucketARN(r.partition(ctx), *name))
 
 	// Block Public Access: all four on, or drift.
 	pab, err := cl.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: name})
@@ -424,7 +425,16 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 }
 
-func bucketARN(name string) string { return "arn:aws:s3:::" + name }
+// bucketARN is the bucket's ARN in the partition (aws/arn builds it).
+func bucketARN(partition, name string) string {
+	return arn.ARN{Partition: partition, Service: "s3", Resource: name}.String()
+}
+
+// partition is the provider's AWS partition; at apply the region is known.
+func (r *bucketResource) partition(ctx context.Context) string {
+	p, _ := r.meta.Partition(ctx)
+	return p
+}
 
 // isNotFound recognises the "does not exist" answers of S3, IAM and EKS.
 func isNotFound(err error) bool { return awsclient.IsNotFound(err) }

@@ -137,12 +137,14 @@ func (r *iamRoleResource) ConfigValidators(context.Context) []resource.ConfigVal
 	}
 }
 
-// documents computes the trust and permission policies of a model. ok is
-// false when some input is still unknown.
-func (m *iamRoleModel) documents(ctx context.Context, diags *diag.Diagnostics) (trust, perm string, ok bool) {
+// documents computes the trust and permission policies of a model, with
+// ARNs in the provider's partition. ok is false when some input is still
+// unknown.
+func (m *iamRoleModel) documents(ctx context.Context, pm *meta, diags *diag.Diagnostics) (trust, perm string, ok bool) {
 	ids, idsKnown := knownStrings(ctx, m.StateStoreIDs, diags)
 	keys, keysKnown := knownStrings(ctx, m.KMSKeyARNs, diags)
-	if !idsKnown || !keysKnown || diags.HasError() {
+	partition, partitionKnown := pm.Partition(ctx)
+	if !idsKnown || !keysKnown || !partitionKnown || diags.HasError() {
 		return "", "", false
 	}
 	var stores []store.Store
@@ -154,7 +156,7 @@ func (m *iamRoleModel) documents(ctx context.Context, diags *diag.Diagnostics) (
 		}
 		stores = append(stores, s)
 	}
-	doc, err := iampolicy.Permissions("aws", stores, keys)
+	doc, err := iampolicy.Permissions(partition, stores, keys)
 	if err != nil {
 		diags.AddAttributeError(path.Root("state_store_ids"), "Permission policy not possible", err.Error())
 		return "", "", false
@@ -194,7 +196,7 @@ func (r *iamRoleResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	rolePlanChecks(plan, &resp.Diagnostics)
-	trust, perm, ok := plan.documents(ctx, &resp.Diagnostics)
+	trust, perm, ok := plan.documents(ctx, r.meta, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -236,7 +238,7 @@ func (r *iamRoleResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	timeout, d := plan.Timeouts.Create(ctx, 2*time.Minute)
 	resp.Diagnostics.Append(d...)
-	trust, perm, _ := plan.documents(ctx, &resp.Diagnostics)
+	trust, perm, _ := plan.documents(ctx, r.meta, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -375,7 +377,7 @@ func (r *iamRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	timeout, d := plan.Timeouts.Update(ctx, 2*time.Minute)
 	resp.Diagnostics.Append(d...)
-	trust, perm, _ := plan.documents(ctx, &resp.Diagnostics)
+	trust, perm, _ := plan.documents(ctx, r.meta, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

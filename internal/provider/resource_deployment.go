@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -24,9 +22,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -245,87 +243,26 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 	return in, true
 }
 
-// object renders the FlinkDeployment the provider applies.
-func (m *deploymentModel) object(ctx context.Context, diags *diag.Diagnostics) *unstructured.Unstructured {
+// derive sets effective_flink_configuration and effective_pod_template
+// from the inputs, as the plan did; false when they cannot be applied.
+func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) bool {
 	in, ok := m.input(ctx, diags)
 	if !ok {
 		diags.AddError("Configuration not known", "the deployment's configuration still holds unknown values at apply time")
-		return nil
+		return false
 	}
 	cfg, fs := flinkconf.Derive(in)
 	pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
 	addFindings(diags, append(fs, pfs...))
 	if diags.HasError() {
-		return nil
+		return false
 	}
-	v, _ := flinkconf.ParseVersion(in.FlinkVersion)
-	spec := map[string]any{
-		"image":              m.Image.ValueString(),
-		"flinkVersion":       v.OperatorEnum(),
-		"mode":               m.Mode.ValueString(),
-		"serviceAccount":     m.ServiceAccount.ValueString(),
-		"flinkConfiguration": toAnyMap(cfg),
-		"podTemplate":        pod,
+	m.EffectiveConfig = mapFrom(ctx, cfg, diags)
+	m.EffectivePod = types.StringValue("")
+	if pod != nil {
+		m.EffectivePod = types.StringValue(canonicalJSON(pod))
 	}
-	if jm := m.JobManager; jm != nil {
-		o := map[string]any{"resource": map[string]any{"memory": jm.Memory.ValueString(), "cpu": jm.CPU.ValueFloat64()}}
-		if !jm.Replicas.IsNull() {
-			o["replicas"] = jm.Replicas.ValueInt64()
-		}
-		spec["jobManager"] = o
-	}
-	if tm := m.TaskManager; tm != nil {
-		spec["taskManager"] = map[string]any{"resource": map[string]any{"memory": tm.Memory.ValueString(), "cpu": tm.CPU.ValueFloat64()}}
-	}
-	if j := m.Job; j != nil {
-		o := map[string]any{"jarURI": j.JarURI.ValueString()}
-		setIf(o, "entryClass", j.EntryClass)
-		setIf(o, "upgradeMode", j.UpgradeMode)
-		setIf(o, "state", j.State)
-		setIf(o, "initialSavepointPath", j.InitialSavepointPath)
-		if !j.Parallelism.IsNull() {
-			o["parallelism"] = j.Parallelism.ValueInt64()
-		}
-		if !j.AllowNonRestoredState.IsNull() {
-			o["allowNonRestoredState"] = j.AllowNonRestoredState.ValueBool()
-		}
-		if args := stringList(ctx, j.Args, diags); len(args) > 0 {
-			o["args"] = args
-		}
-		spec["job"] = o
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "flink.apache.org/v1beta1",
-		"kind":       "FlinkDeployment",
-		"metadata":   map[string]any{"name": m.Name.ValueString(), "namespace": m.Namespace.ValueString()},
-		"spec":       spec,
-	}}
-}
-
-func setIf(o map[string]any, key string, v types.String) {
-	if !v.IsNull() && !v.IsUnknown() {
-		o[key] = v.ValueString()
-	}
-}
-
-func toAnyMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []any {
-	var s []string
-	if !l.IsNull() && !l.IsUnknown() {
-		diags.Append(l.ElementsAs(ctx, &s, false)...)
-	}
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
+	return !diags.HasError()
 }
 
 // ModifyPlan runs the plan-time checks and shows the derived configuration,
@@ -369,65 +306,23 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		// An update: the operator decides the status again.
 		var state deploymentModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if !deploymentSpecEqual(plan, state) {
+		if !deploymentSpecEqual(ctx, plan, state) {
 			plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// canonicalJSON renders a value with sorted keys and integral numbers as
-// integers, so what was planned and what the API server returns compare equal.
-func canonicalJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	var norm any
-	if json.Unmarshal(b, &norm) != nil {
-		return string(b)
-	}
-	b, _ = json.Marshal(norm)
-	return string(b)
-}
+func canonicalJSON(v any) string { return flinkdeploy.CanonicalJSON(v) }
 
 // deploymentSpecEqual tells whether the plan writes the same object as the
-// state describes (status attributes, timeouts and wait_for aside).
-func deploymentSpecEqual(a, b deploymentModel) bool {
-	same := func(pairs ...[2]attr.Value) bool {
-		for _, p := range pairs {
-			if !p[0].Equal(p[1]) {
-				return false
-			}
-		}
-		return true
-	}
-	if !same([2]attr.Value{a.Image, b.Image}, [2]attr.Value{a.FlinkVersion, b.FlinkVersion}, [2]attr.Value{a.Mode, b.Mode},
-		[2]attr.Value{a.ServiceAccount, b.ServiceAccount}, [2]attr.Value{a.Identity, b.Identity},
-		[2]attr.Value{a.HighAvailability, b.HighAvailability}, [2]attr.Value{a.FlinkConfiguration, b.FlinkConfiguration},
-		[2]attr.Value{a.PodTemplate, b.PodTemplate}, [2]attr.Value{a.EffectiveConfig, b.EffectiveConfig},
-		[2]attr.Value{a.EffectivePod, b.EffectivePod}) {
-		return false
-	}
-	if (a.JobManager == nil) != (b.JobManager == nil) || (a.TaskManager == nil) != (b.TaskManager == nil) || (a.Job == nil) != (b.Job == nil) {
-		return false
-	}
-	if a.JobManager != nil && !same([2]attr.Value{a.JobManager.Memory, b.JobManager.Memory}, [2]attr.Value{a.JobManager.CPU, b.JobManager.CPU},
-		[2]attr.Value{a.JobManager.Replicas, b.JobManager.Replicas}) {
-		return false
-	}
-	if a.TaskManager != nil && !same([2]attr.Value{a.TaskManager.Memory, b.TaskManager.Memory}, [2]attr.Value{a.TaskManager.CPU, b.TaskManager.CPU},
-		[2]attr.Value{a.TaskManager.TaskSlots, b.TaskManager.TaskSlots}) {
-		return false
-	}
-	if a.Job != nil && !same([2]attr.Value{a.Job.JarURI, b.Job.JarURI}, [2]attr.Value{a.Job.EntryClass, b.Job.EntryClass},
-		[2]attr.Value{a.Job.Args, b.Job.Args}, [2]attr.Value{a.Job.Parallelism, b.Job.Parallelism}, [2]attr.Value{a.Job.UpgradeMode, b.Job.UpgradeMode},
-		[2]attr.Value{a.Job.State, b.Job.State}, [2]attr.Value{a.Job.AllowNonRestoredState, b.Job.AllowNonRestoredState},
-		[2]attr.Value{a.Job.InitialSavepointPath, b.Job.InitialSavepointPath}) {
-		return false
-	}
-	// The state block only acts through EffectiveConfig, compared above.
-	return true
+// state describes: their rendered specs are equal (status attributes,
+// timeouts and wait_for aside). Anything unknown is a change.
+func deploymentSpecEqual(ctx context.Context, a, b deploymentModel) bool {
+	var diags diag.Diagnostics
+	sa, okA := a.spec(ctx, &diags)
+	sb, okB := b.spec(ctx, &diags)
+	return okA && okB && !diags.HasError() && sa.Equal(sb)
 }
 
 func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, timeout time.Duration, state setter, diags *diag.Diagnostics) {
@@ -438,11 +333,16 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, ti
 	if checkIdentityAtApply(ctx, c, plan, diags); diags.HasError() {
 		return
 	}
-	obj := plan.object(ctx, diags)
-	if diags.HasError() {
+	if !plan.derive(ctx, diags) {
+		return
+	}
+	spec, ok := plan.spec(ctx, diags)
+	if !ok || diags.HasError() {
+		diags.AddError("Configuration not known", "the deployment's configuration still holds unknown values at apply time")
 		return
 	}
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	obj := spec.Render(ns, name)
 	live, err := kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 	if err != nil {
 		diags.AddError("Applying FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)))
@@ -530,7 +430,7 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	imported := takeImported(ctx, req, resp)
-	readDeployment(ctx, live, &state, imported, &resp.Diagnostics)
+	state.fromSpec(ctx, live, imported, &resp.Diagnostics)
 	state.setStatus(kube.ReadDeploymentStatus(live))
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -1,0 +1,157 @@
+package flinkdeploy
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func fullSpec() Spec {
+	return Spec{
+		Image:          "flink:2.2.1-java17",
+		FlinkVersion:   "2.2.1",
+		Mode:           "native",
+		ServiceAccount: "flink-orders",
+		FlinkConfiguration: map[string]string{
+			"execution.checkpointing.dir":   "s3://acme/flink/orders/checkpoints",
+			"taskmanager.numberOfTaskSlots": "2",
+		},
+		PodTemplate: map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+			"name": flinkconf.MainContainer,
+			"env":  []any{map[string]any{"name": flinkconf.PluginsEnv, "value": "flink-s3-fs-hadoop-2.2.1.jar"}},
+		}}}},
+		JobManager:  &JobManager{Memory: "2048m", CPU: 1, Replicas: ptr(int64(2))},
+		TaskManager: &TaskManager{Memory: "2048m", CPU: 0.5},
+		Job: &Job{
+			JarURI: "local:///opt/flink/examples/streaming/StateMachineExample.jar", EntryClass: "org.example.Main",
+			Args: []string{"--a", "b"}, Parallelism: ptr(int64(2)), UpgradeMode: "last-state", State: "running",
+			AllowNonRestoredState: ptr(false), InitialSavepointPath: "s3://acme/flink/orders/savepoints/sp-1",
+		},
+	}
+}
+
+// throughJSON is what the API server does to an object: JSON out and back.
+func throughJSON(t *testing.T, u *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	b, err := json.Marshal(u.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &unstructured.Unstructured{}
+	if err := out.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRenderParseRoundTrip(t *testing.T) {
+	for name, s := range map[string]Spec{
+		"full":    fullSpec(),
+		"minimal": {Image: "flink:2.2.1", FlinkVersion: "2.2.1", Mode: "native", FlinkConfiguration: map[string]string{}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			obj := throughJSON(t, s.Render("data", "orders"))
+			if obj.GetAPIVersion() != APIVersion || obj.GetKind() != Kind || obj.GetNamespace() != "data" || obj.GetName() != "orders" {
+				t.Fatalf("object meta: %v", obj.Object["metadata"])
+			}
+			got := Parse(obj, s.FlinkVersion)
+			if !got.Equal(s) {
+				t.Fatalf("round trip differs:\n got %s\nwant %s", CanonicalJSON(got.renderSpec()), CanonicalJSON(s.renderSpec()))
+			}
+			if !reflect.DeepEqual(got.Job, s.Job) && s.Job != nil {
+				t.Fatalf("job: got %+v want %+v", got.Job, s.Job)
+			}
+		})
+	}
+}
+
+func TestRenderWritesOperatorEnumAndOnlyWhatIsSet(t *testing.T) {
+	s := fullSpec()
+	s.Job.EntryClass, s.Job.Parallelism, s.Job.AllowNonRestoredState, s.Job.Args = "", nil, nil, nil
+	spec := s.Render("data", "orders").Object["spec"].(map[string]any)
+	if spec["flinkVersion"] != "v2_2" {
+		t.Fatalf("flinkVersion %v, want v2_2", spec["flinkVersion"])
+	}
+	job := spec["job"].(map[string]any)
+	for _, k := range []string{"entryClass", "parallelism", "allowNonRestoredState", "args", "savepointRedeployNonce"} {
+		if _, ok := job[k]; ok {
+			t.Errorf("job.%s written although unset: %v", k, job)
+		}
+	}
+}
+
+func TestParseFlinkVersion(t *testing.T) {
+	obj := throughJSON(t, fullSpec().Render("data", "orders"))
+	cases := []struct{ hint, want string }{
+		{"2.2.1", "2.2.1"}, // the hint agrees with the enum
+		{"", "2.2.1"},      // import: from the S3 plugin jar
+		{"2.1.0", "2.2.1"}, // changed out of band: the jar's version
+	}
+	for _, c := range cases {
+		if got := Parse(obj, c.hint).FlinkVersion; got != c.want {
+			t.Errorf("hint %q: FlinkVersion %q, want %q", c.hint, got, c.want)
+		}
+	}
+	unstructured.RemoveNestedField(obj.Object, "spec", "podTemplate")
+	if got := Parse(obj, "").FlinkVersion; got != "v2_2" {
+		t.Errorf("without plugin jar: %q, want the enum v2_2", got)
+	}
+}
+
+func TestEqualAndJobChanged(t *testing.T) {
+	a, b := fullSpec(), fullSpec()
+	if !a.Equal(b) || a.JobChanged(b) {
+		t.Fatal("identical specs differ")
+	}
+	b.TaskManager = &TaskManager{Memory: "4096m", CPU: 0.5}
+	if a.Equal(b) || a.JobChanged(b) {
+		t.Fatal("a resource change is a spec change but not a job change")
+	}
+	for name, change := range map[string]func(*Spec){
+		"image":       func(s *Spec) { s.Image = "flink:2.2.1-java21" },
+		"version":     func(s *Spec) { s.FlinkVersion = "2.1.0" },
+		"config":      func(s *Spec) { s.FlinkConfiguration = map[string]string{"x": "y"} },
+		"jar":         func(s *Spec) { s.Job.JarURI = "local:///other.jar" },
+		"entry class": func(s *Spec) { s.Job.EntryClass = "Other" },
+		"args":        func(s *Spec) { s.Job.Args = []string{"--a"} },
+		"parallelism": func(s *Spec) { s.Job.Parallelism = ptr(int64(4)) },
+	} {
+		c := fullSpec()
+		job := *c.Job
+		c.Job = &job
+		change(&c)
+		if !a.JobChanged(c) || a.Equal(c) {
+			t.Errorf("%s: not seen as a job change", name)
+		}
+	}
+}
+
+func TestParseConfigurationCollapsesStore(t *testing.T) {
+	cfg, fs := flinkconf.Derive(flinkconf.Input{
+		FlinkVersion: "2.2.1", Identity: "pod_identity", UpgradeMode: "last-state", TaskSlots: ptr(int64(3)),
+		State: flinkconf.State{CheckpointDir: "s3://acme/flink/orders/checkpoints", SavepointDir: "s3://acme/flink/orders/savepoints",
+			HADir: "s3://acme/flink/orders/ha", Backend: "rocksdb", Incremental: ptr(true), NumRetained: ptr(int64(3)), CheckpointInterval: "60s"},
+		Extra: map[string]string{"pipeline.name": "orders"},
+	})
+	for _, f := range fs {
+		if f.Severity == flinkconf.Error {
+			t.Fatalf("derive: %+v", f)
+		}
+	}
+	s := ParseConfiguration(cfg, "last-state")
+	if s.Identity != "pod_identity" || s.HighAvailability != nil || s.StoreID != "acme/flink/orders" || s.State.CheckpointDir != "" ||
+		*s.TaskSlots != 3 || *s.State.Incremental != true || *s.State.NumRetained != 3 || s.State.CheckpointInterval != "60s" ||
+		!reflect.DeepEqual(s.Extra, map[string]string{"pipeline.name": "orders"}) {
+		t.Fatalf("settings %+v", s)
+	}
+	cfg["execution.checkpointing.savepoint-dir"] = "s3://elsewhere/sp"
+	if s := ParseConfiguration(cfg, "last-state"); s.StoreID != "" || s.State.SavepointDir != "s3://elsewhere/sp" {
+		t.Fatalf("directories of different places collapsed: %+v", s)
+	}
+}

@@ -107,6 +107,13 @@ type planned struct {
 	podIdentity map[string]string
 	// deployments: namespace/name -> what snapshots need to know.
 	deployments map[string]plannedDeployment
+	// stores: the state stores planned, as their s3:// URI.
+	stores []plannedStore
+}
+
+type plannedStore struct {
+	dir      store.Dir
+	creating bool
 }
 
 type plannedDeployment struct {
@@ -341,4 +348,34 @@ func rolePlanChecks(plan iamRoleModel, diags *diag.Diagnostics) {
 			"Without cluster_name the trust policy admits this namespace and ServiceAccount in every EKS cluster of the account: "+
 				"any cluster with a matching association could assume the role. Set cluster_name to the cluster the job runs in.")
 	}
+}
+
+// planStore refuses a state store whose prefix is, or lies in or around,
+// another store planned in this run: one store's force_destroy and
+// ownership marker would reach the other's checkpoints (rule 4). Stores
+// made elsewhere are checked against S3 at apply.
+func (r *stateStoreResource) planStore(bucket, prefix types.String, creating bool, diags *diag.Diagnostics) {
+	if !known(bucket, prefix) {
+		return
+	}
+	d, err := store.ParseDir("s3://" + bucket.ValueString() + "/" + prefix.ValueString())
+	if err != nil {
+		return
+	}
+	p := r.meta.planned()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, o := range p.stores {
+		// Stores both already in the state are left alone: the rule
+		// stops new nesting, it does not block plans of existing stores.
+		if d.Overlaps(o.dir) && (creating || o.creating) {
+			diags.AddAttributeError(path.Root("prefix"), "State stores must not be nested", fmt.Sprintf(
+				"%s and %s, another state store of this configuration, are the same or nested: destroying one with force_destroy "+
+					"would delete the other's checkpoints and savepoints, and the other's role could reach this one's state. Give each "+
+					"application a prefix of its own that neither contains nor lies under another's (e.g. flink/orders and flink/payments).",
+				d, o.dir))
+			return
+		}
+	}
+	p.stores = append(p.stores, plannedStore{dir: d, creating: creating})
 }

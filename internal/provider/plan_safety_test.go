@@ -260,6 +260,12 @@ func planSafetyCases() []planCase {
 		res:   []res{dep(), r("flinkstate_snapshot", with(snapBase, "target_dir", "s3://acme-flink-state/flink/payments/savepoints"))},
 		wants: []want{at(1, e("target_dir", "outside the state store"))}})
 
+	for _, other := range []string{"flink/orders/checkpoints/app", "flink", "flink/orders"} {
+		add(planCase{rule: 4, name: "store nested with " + other,
+			res:   []res{r("flinkstate_state_store", storeBase), r("flinkstate_state_store", with(storeBase, "prefix", other))},
+			wants: []want{at(1, e("prefix", "nested"))}})
+	}
+
 	// Rule 5: values that cannot work.
 	add(one(5, "empty image", dep("image", ""), e("image", "must not be empty")))
 	add(one(5, "blank image", dep("image", "  "), e("image", "must not be empty")))
@@ -410,6 +416,8 @@ func validPlanCases() []planCase {
 			dep(), r("flinkstate_snapshot", snapBase)),
 		ok("savepoint with its own target", noSavepointDirDep(), r("flinkstate_snapshot", with(snapBase, "target_dir", "s3://acme-flink-state/flink/orders/adhoc"))),
 		ok("pod identity role", r("flinkstate_iam_role", podRoleBase)),
+		ok("sibling stores", r("flinkstate_state_store", storeBase), r("flinkstate_state_store", with(storeBase, "prefix", "flink/orders2")),
+			r("flinkstate_state_store", with(storeBase, "bucket", "other-flink-state"))),
 		ok("data source", conf()),
 		ok("recorded savepoint", r("flinkstate_snapshot", with(snapBase, "already_exists", true, "path", tURI+"/savepoints/savepoint-1"))),
 	}

@@ -92,6 +92,7 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() || plan.Bucket.IsUnknown() || plan.Prefix.IsUnknown() {
 		return
 	}
+	r.planStore(plan.Bucket, plan.Prefix, req.State.Raw.IsNull(), &resp.Diagnostics)
 	plan.fill()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

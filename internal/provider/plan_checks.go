@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -300,19 +299,17 @@ func checkSavepointDirAtApply(ctx context.Context, c *kube.Client, plan snapshot
 }
 
 // providerRegion is the region the provider's AWS clients use when it is
-// known without any API call: the provider block's region, else
-// AWS_REGION / AWS_DEFAULT_REGION ("" when unknown).
-func (m *meta) providerRegion() string {
-	if m == nil || m.awsUnknown {
+// known without any API call (the provider block, the environment or the
+// shared config, as the partition is derived); "" when unknown.
+func (m *meta) providerRegion(ctx context.Context) string {
+	if m == nil || m.regionUnknown {
 		return ""
 	}
-	if m.awsCfg.Region != "" {
-		return m.awsCfg.Region
+	region, err := m.awsCfg.ResolveRegion(ctx)
+	if err != nil {
+		return ""
 	}
-	if r := os.Getenv("AWS_REGION"); r != "" {
-		return r
-	}
-	return os.Getenv("AWS_DEFAULT_REGION")
+	return region
 }
 
 // bucketPlanChecks: a KMS key of another region than the bucket's cannot
@@ -333,7 +330,7 @@ func (r *bucketResource) bucketPlanChecks(ctx context.Context, req resource.Modi
 		return
 	}
 	key, err := iampolicy.ParseKMSARN(kms.ValueString())
-	if region := r.meta.providerRegion(); err == nil && region != "" && key.Region != region {
+	if region := r.meta.providerRegion(ctx); err == nil && region != "" && key.Region != region {
 		diags.AddAttributeError(path.Root("kms_key_arn"), "KMS key in another region", fmt.Sprintf(
 			"kms_key_arn is a key in %s, but the bucket is created in %s (the provider's region): S3 default encryption needs a key of "+
 				"the bucket's region. Use a key (or a multi-Region replica) in %s.", key.Region, region, region))

@@ -3,9 +3,13 @@ package awsclient
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 )
 
@@ -13,13 +17,19 @@ func apiErr(code, msg string) error { return &smithy.GenericAPIError{Code: code,
 
 func TestIAMPropagating(t *testing.T) {
 	cases := map[error]bool{
-		apiErr("MalformedPolicyDocument", "Invalid principal in policy: \"Federated\":\"arn:...\""): true,
-		apiErr("MalformedPolicyDocument", "Syntax errors in policy."):                               false,
-		apiErr("NoSuchEntity", "The role cannot be found"):                                          true,
-		apiErr("InvalidParameterException", "Role arn:aws:iam::1:role/x does not exist"):            true,
-		apiErr("InvalidParameterException", "namespace is invalid"):                                 false,
-		apiErr("AccessDenied", "no"):                                                                false,
-		errors.New("dial tcp: connection refused"):                                                  false,
+		&iamtypes.MalformedPolicyDocumentException{Message: strp("Invalid principal in policy: \"Federated\":\"arn:...\"")}: true,
+		&iamtypes.MalformedPolicyDocumentException{Message: strp("Syntax errors in policy.")}:                               false,
+		&iamtypes.NoSuchEntityException{Message: strp("The role cannot be found")}:                                          true,
+		&ekstypes.InvalidParameterException{Message: strp("Role arn:aws:iam::1:role/x does not exist")}:                     true,
+		&ekstypes.InvalidParameterException{Message: strp("namespace is invalid")}:                                          false,
+		// Untyped look-alikes, throttling and 5xx are not IAM propagation.
+		apiErr("NoSuchEntity", "not typed"):                          false,
+		apiErr("Throttling", "Rate exceeded"):                        false,
+		&iamtypes.ServiceFailureException{}:                          false,
+		apiErr("AccessDenied", "no"):                                 false,
+		errors.New("dial tcp: connection refused"):                   false,
+		&iamtypes.ConcurrentModificationException{}:                  false,
+		fmt.Errorf("wrapped: %w", &iamtypes.NoSuchEntityException{}): true,
 	}
 	for err, want := range cases {
 		if got := IAMPropagating(err); got != want {
@@ -28,12 +38,14 @@ func TestIAMPropagating(t *testing.T) {
 	}
 }
 
+func strp(s string) *string { return &s }
+
 func TestRetry(t *testing.T) {
 	calls := 0
 	err := Retry(context.Background(), 10*time.Second, IAMPropagating, func() error {
 		calls++
 		if calls < 3 {
-			return apiErr("NoSuchEntity", "not yet")
+			return &iamtypes.NoSuchEntityException{Message: strp("not yet")}
 		}
 		return nil
 	})
@@ -41,23 +53,45 @@ func TestRetry(t *testing.T) {
 		t.Fatalf("err %v after %d calls, want success on the 3rd", err, calls)
 	}
 	calls = 0
-	err = Retry(context.Background(), 10*time.Second, IAMPropagating, func() error { calls++; return apiErr("AccessDenied", "no") })
+	err = Retry(context.Background(), 10*time.Second, IAMPropagating, func() error { calls++; return apiErr("Throttling", "slow down") })
 	if err == nil || calls != 1 {
-		t.Fatalf("a permanent error was retried: %d calls, %v", calls, err)
+		t.Fatalf("throttling was retried by the outer loop (the SDK retryer owns it): %d calls, %v", calls, err)
 	}
-	err = Retry(context.Background(), 600*time.Millisecond, IAMPropagating, func() error { return apiErr("NoSuchEntity", "never") })
-	if err == nil || ErrorCode(err) != "NoSuchEntity" {
+	err = Retry(context.Background(), 600*time.Millisecond, IAMPropagating, func() error { return &iamtypes.NoSuchEntityException{} })
+	var nse *iamtypes.NoSuchEntityException
+	if err == nil || !errors.As(err, &nse) {
 		t.Fatalf("timeout error %v should wrap the last API error", err)
 	}
 }
 
-func TestIsNotFound(t *testing.T) {
-	for _, code := range []string{"NoSuchEntity", "NoSuchKey", "NoSuchBucketPolicy", "ResourceNotFoundException", "NotFound"} {
-		if !IsNotFound(apiErr(code, "x")) {
-			t.Errorf("%s not recognised", code)
+func TestIsNotFoundTypedOnly(t *testing.T) {
+	for _, err := range []error{
+		&s3types.NoSuchBucket{}, &s3types.NoSuchKey{}, &s3types.NotFound{},
+		&iamtypes.NoSuchEntityException{}, &ekstypes.ResourceNotFoundException{},
+		fmt.Errorf("wrapped: %w", &s3types.NoSuchBucket{}),
+	} {
+		if !IsNotFound(err) {
+			t.Errorf("%T not recognised", err)
 		}
 	}
-	if IsNotFound(nil) || IsNotFound(apiErr("AccessDenied", "no")) || IsNotFound(errors.New("connection refused")) {
-		t.Error("a nil, access-denied or network error taken for not-found")
+	for _, err := range []error{
+		nil,
+		apiErr("AccessDenied", "no"),
+		errors.New("connection refused"),
+		// What a GET through a proxy answering 404 to everything decodes as.
+		apiErr("NotFound", "Not Found"),
+		errors.New("https response error StatusCode: 404, NoSuchBucket"),
+		apiErr("NoSuchEntity", "an untyped code is not the typed error"),
+	} {
+		if IsNotFound(err) {
+			t.Errorf("%v taken for not-found", err)
+		}
+	}
+}
+
+func TestIsAPIError(t *testing.T) {
+	if !IsAPIError(apiErr("NoSuchBucketPolicy", "x"), "NoSuchBucketPolicy") || IsAPIError(apiErr("NotFound", "x"), "NoSuchBucketPolicy") ||
+		IsAPIError(errors.New("x"), "") {
+		t.Fatal("IsAPIError")
 	}
 }

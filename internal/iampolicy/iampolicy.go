@@ -62,13 +62,30 @@ var ObjectActions = []string{
 	"s3:ListMultipartUploadParts",
 }
 
-// BucketActions are the bucket-level calls the S3 filesystems make.
-var BucketActions = []string{"s3:GetBucketLocation", "s3:ListBucketMultipartUploads"}
+// BucketActions are the bucket-level calls the S3 filesystems make that
+// take no prefix.
+var BucketActions = []string{"s3:GetBucketLocation"}
+
+// ListActions are the listings, each granted only under a store's prefix
+// (s3:prefix). S3A lists a directory with prefix "key/" and delimiter "/"
+// (hadoop-aws S3AFileSystem.s3GetFileStatus: maybeAddTrailingSlash(key),
+// then createListObjectsRequest(key, "/", 1); innerListStatus likewise
+// appends "/"), so the bare prefix is never a listing Flink needs, and
+// admitting it would list flink/app10/... to the role of flink/app1.
+//
+// s3:ListBucketMultipartUploads is not granted at all: s3:prefix is not a
+// condition key of that action (the IAM engine of tools/policycheck refuses
+// "unsupported condition keys [s3:prefix] for s3:ListBucketMultipartUploads"),
+// so it could only be granted bucket-wide. Flink does not need it: its
+// writers abort their own uploads by ID (s3:AbortMultipartUpload, granted
+// on the prefix), and S3A lists uploads only to purge them at start-up with
+// fs.s3a.multipart.purge (default false), bucket-wide.
+var ListActions = []string{"s3:ListBucket"}
 
 // Permissions is the least-privilege permission policy for the stores:
-// ListBucket only under each prefix (s3:prefix is the prefix itself,
-// "prefix/" or "prefix/*", never a bare wildcard, so "app1" does not reach
-// "app10"), object actions on the prefix's objects only, and with KMS keys,
+// listing only under each prefix (s3:prefix "prefix/" or "prefix/*", never
+// the bare prefix or a bare wildcard, so "app1" does not reach "app10"),
+// object actions on the prefix's objects only, and with KMS keys,
 // GenerateDataKey and Decrypt only when called through S3 in the key's region.
 func Permissions(partition string, stores []store.Store, kmsKeyARNs []string) (Document, error) {
 	if len(stores) == 0 {
@@ -90,10 +107,10 @@ func Permissions(partition string, stores []store.Store, kmsKeyARNs []string) (D
 			Statement{
 				Sid:      fmt.Sprintf("ListStateStore%d", i),
 				Effect:   "Allow",
-				Action:   []string{"s3:ListBucket"},
+				Action:   ListActions,
 				Resource: []string{bucketARN},
 				Condition: map[string]map[string]any{
-					"StringLike": {"s3:prefix": []string{p, p + "/", p + "/*"}},
+					"StringLike": {"s3:prefix": []string{p + "/", p + "/*"}},
 				},
 			},
 			Statement{

@@ -141,7 +141,10 @@ func TestPermissionsLeastPrivilegeTable(t *testing.T) {
 		{"list job dirs under checkpoints", "s3:ListBucket", b, "", strp("flink/app1/checkpoints/"), true},
 		{"list chk-N dirs of a job", "s3:ListBucket", b, "", strp(job + "/"), true},
 		{"list the store itself", "s3:ListBucket", b, "", strp("flink/app1/"), true},
-		{"list the store without slash", "s3:ListBucket", b, "", strp("flink/app1"), true},
+		// S3A's getFileStatus probe of the store root: HEAD p, HEAD p/, then LIST "p/" with delimiter "/".
+		{"S3A probe: head the store root key", "s3:GetObject", b, "flink/app1", nil, true},
+		{"S3A probe: head the store root dir marker", "s3:GetObject", b, "flink/app1/", nil, true},
+		{"S3A probe: list the store root as a dir", "s3:ListBucket", b, "", strp("flink/app1/"), true},
 		{"put _metadata", "s3:PutObject", b, job + "/chk-10/_metadata", nil, true},
 		{"get _metadata on restore", "s3:GetObject", b, job + "/chk-10/_metadata", nil, true},
 		{"delete a subsumed checkpoint", "s3:DeleteObject", b, job + "/chk-7/_metadata", nil, true},
@@ -152,11 +155,16 @@ func TestPermissionsLeastPrivilegeTable(t *testing.T) {
 		{"write HA metadata", "s3:PutObject", b, "flink/app1/ha/orders/completedCheckpoint7f", nil, true},
 		{"abort a multipart upload", "s3:AbortMultipartUpload", b, job + "/shared/big-sst", nil, true},
 		{"list parts of a multipart upload", "s3:ListMultipartUploadParts", b, job + "/shared/big-sst", nil, true},
-		{"list multipart uploads of the bucket", "s3:ListBucketMultipartUploads", b, "", nil, true},
 		{"bucket location", "s3:GetBucketLocation", b, "", nil, true},
 		// Everything else
 		{"sibling app10: list", "s3:ListBucket", b, "", strp("flink/app10/"), false},
 		{"sibling app10: list without slash", "s3:ListBucket", b, "", strp("flink/app10"), false},
+		// The bare prefix would list flink/app10/... key names too.
+		{"bare store prefix: list (leaks the sibling app10's names)", "s3:ListBucket", b, "", strp("flink/app1"), false},
+		{"bare store prefix with wildcard-like tail", "s3:ListBucket", b, "", strp("flink/app1*"), false},
+		// Not scopable to a prefix (s3:prefix is no condition key of it), so not granted: it would list app10's uploads.
+		{"multipart uploads of the whole bucket", "s3:ListBucketMultipartUploads", b, "", nil, false},
+		{"multipart uploads with the store's prefix", "s3:ListBucketMultipartUploads", b, "", strp("flink/app1/"), false},
 		{"sibling app10: get", "s3:GetObject", b, "flink/app10/checkpoints/x/chk-1/_metadata", nil, false},
 		{"sibling app10: put", "s3:PutObject", b, "flink/app10/checkpoints/x/chk-1/_metadata", nil, false},
 		{"sibling app10: delete", "s3:DeleteObject", b, "flink/app10/savepoints/s/_metadata", nil, false},

@@ -117,14 +117,14 @@ func ParseGrants(doc string) (stores []string, kmsKeys []string) {
 		}
 		actions := strs(st.Action)
 		switch {
-		case len(actions) == 1 && actions[0] == "s3:ListBucket":
+		case len(actions) > 0 && actions[0] == "s3:ListBucket" || strings.HasPrefix(st.Sid, "ListStateStore"):
 			m := bucketARNRE.FindStringSubmatch(first(st.Resource))
 			prefixes := strs(st.Condition["StringLike"]["s3:prefix"])
 			if m == nil || len(prefixes) == 0 {
 				continue
 			}
-			sort.Strings(prefixes) // p, p/, p/* sort with p first
-			stores = append(stores, m[1]+"/"+prefixes[0])
+			sort.Strings(prefixes) // p/ sorts before p/* (and a bare p, in older policies, before both)
+			stores = append(stores, m[1]+"/"+strings.TrimSuffix(prefixes[0], "/"))
 		case strings.HasPrefix(st.Sid, "StateKMS"):
 			kmsKeys = append(kmsKeys, strs(st.Resource)...)
 		}

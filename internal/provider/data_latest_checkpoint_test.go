@@ -31,7 +31,7 @@ func testCheckpointBucket(t *testing.T, groups ...[]string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_, _ = s3state.DeleteAll(ctx, c, bucket, "")
+		_, _ = s3state.DeleteAll(ctx, c, bucket, "", nil)
 		_, _ = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
 	})
 	for i, g := range groups {

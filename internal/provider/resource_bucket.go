@@ -135,6 +135,8 @@ func (r *bucketResource) s3(ctx context.Context, diags *diag.Diagnostics) *s3.Cl
 }
 
 func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
+	defer cancel()
 	var plan bucketModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	cl := r.s3(ctx, &resp.Diagnostics)
@@ -142,12 +144,35 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	name := plan.Bucket.ValueString()
+	// Look first: CreateBucket alone would adopt a bucket this account owns
+	// (200 in us-east-1).
+	switch st, err := s3state.ProbeBucket(ctx, cl, name); {
+	case err != nil:
+		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Creating bucket failed",
+			fmt.Sprintf("Looking for an existing bucket %s before creating it: %s", name, awsErr(ctx, err)))
+		return
+	case st == s3state.BucketOwnedByYou:
+		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket already exists", alreadyExists("s3://"+name, name))
+		return
+	case st == s3state.BucketOwnedByOther:
+		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket name taken",
+			fmt.Sprintf("s3://%s exists and this account may not use it (another account owns it). Nothing was changed. Choose another bucket name.", name))
+		return
+	}
 	in := &s3.CreateBucketInput{Bucket: aws.String(name), ObjectOwnership: s3types.ObjectOwnershipBucketOwnerEnforced}
 	if region := cl.Options().Region; region != "us-east-1" {
 		in.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(region)}
 	}
 	if _, err := cl.CreateBucket(ctx, in); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Creating bucket failed", fmt.Sprintf("s3:CreateBucket %s: %s", name, err))
+		switch {
+		case s3state.IsBucketAlreadyOwnedByYou(err):
+			resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket already exists", alreadyExists("s3://"+name, name))
+		case s3state.IsBucketAlreadyExists(err):
+			resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket name taken",
+				fmt.Sprintf("s3:CreateBucket %s: the name is held by another account (bucket names are global). Nothing was changed. Choose another bucket name.", name))
+		default:
+			resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Creating bucket failed", fmt.Sprintf("s3:CreateBucket %s: %s", name, awsErr(ctx, err)))
+		}
 		return
 	}
 	// From here on the bucket exists: record it, so that a later failure
@@ -174,6 +199,8 @@ func (r *bucketResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 }
 
 func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
+	defer cancel()
 	var plan, state bucketModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -296,6 +323,8 @@ func lifecycleRules(plan bucketModel) []s3types.LifecycleRule {
 }
 
 func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
+	defer cancel()
 	var state bucketModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	cl := r.s3(ctx, &resp.Diagnostics)
@@ -303,12 +332,12 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	name := aws.String(state.ID.ValueString())
-	if _, err := cl.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: name}); err != nil {
-		if isNotFound(err) {
+	if err := s3state.FindBucket(ctx, cl, *name); err != nil {
+		if s3state.IsNotFound(err) {
 			resp.State.RemoveResource(ctx)
 			return
 		}
-		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:HeadBucket %s: %s", *name, err))
+		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("Bucket %s: %s", *name, awsErr(ctx, err)))
 		return
 	}
 	state.Bucket = types.StringValue(*name)
@@ -321,7 +350,7 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 		c := pab.PublicAccessBlockConfiguration
 		state.PublicAccessBlocked = types.BoolValue(aws.ToBool(c.BlockPublicAcls) && aws.ToBool(c.BlockPublicPolicy) &&
 			aws.ToBool(c.IgnorePublicAcls) && aws.ToBool(c.RestrictPublicBuckets))
-	case err == nil || isNotFound(err) || awsclient.ErrorCode(err) == "NoSuchPublicAccessBlockConfiguration":
+	case err == nil || s3state.IsAbsentConfiguration(err):
 		state.PublicAccessBlocked = types.BoolValue(false)
 	default:
 		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetPublicAccessBlock %s: %s", *name, err))
@@ -329,7 +358,10 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	// Encryption
 	state.KMSKeyARN = types.StringNull()
-	if enc, err := cl.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: name}); err == nil && enc.ServerSideEncryptionConfiguration != nil {
+	if enc, err := cl.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: name}); err != nil && !s3state.IsAbsentConfiguration(err) {
+		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketEncryption %s: %s", *name, awsErr(ctx, err)))
+		return
+	} else if err == nil && enc.ServerSideEncryptionConfiguration != nil {
 		for _, rule := range enc.ServerSideEncryptionConfiguration.Rules {
 			if d := rule.ApplyServerSideEncryptionByDefault; d != nil && d.SSEAlgorithm == s3types.ServerSideEncryptionAwsKms {
 				state.KMSKeyARN = types.StringValue(aws.ToString(d.KMSMasterKeyID))
@@ -359,14 +391,20 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 			// No versioning rule (versioning off, e.g. after import): the default stands.
 			state.NoncurrentVersionExpirationDays = types.Int64Value(30)
 		}
-	} else if isNotFound(err) {
+	} else if s3state.IsAbsentConfiguration(err) {
 		state.AbortIncompleteMultipartDays = types.Int64Value(0)
+	} else {
+		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketLifecycleConfiguration %s: %s", *name, awsErr(ctx, err)))
+		return
 	}
 	// Policy
 	if p, err := cl.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: name}); err == nil {
 		state.EnforceTLS = types.BoolValue(s3state.PolicyDeniesInsecureTransport(aws.ToString(p.Policy)))
-	} else if isNotFound(err) {
+	} else if s3state.IsAbsentConfiguration(err) {
 		state.EnforceTLS = types.BoolValue(false)
+	} else {
+		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketPolicy %s: %s", *name, awsErr(ctx, err)))
+		return
 	}
 	// Tags
 	if t, err := cl.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: name}); err == nil && len(t.TagSet) > 0 {
@@ -377,7 +415,10 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 		tags, d := types.MapValueFrom(ctx, types.StringType, m)
 		resp.Diagnostics.Append(d...)
 		state.Tags = tags
-	} else if err == nil || isNotFound(err) {
+	} else if err != nil && !s3state.IsAbsentConfiguration(err) {
+		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketTagging %s: %s", *name, awsErr(ctx, err)))
+		return
+	} else {
 		// No tags on the bucket: an empty map in the configuration stays as it is.
 		if state.Tags.IsNull() || len(state.Tags.Elements()) > 0 {
 			state.Tags = types.MapNull(types.StringType)
@@ -390,6 +431,8 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
+	defer cancel()
 	var state bucketModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	cl := r.s3(ctx, &resp.Diagnostics)
@@ -398,7 +441,7 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	name := state.ID.ValueString()
 	if state.ForceDestroy.ValueBool() {
-		n, err := s3state.DeleteAll(ctx, cl, name, "")
+		n, err := s3state.DeleteAll(ctx, cl, name, "", nil)
 		if err != nil {
 			resp.Diagnostics.AddError("Emptying bucket failed", err.Error())
 			return
@@ -408,8 +451,8 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		}
 	} else {
 		n, more, err := s3state.Contents(ctx, cl, name, "", 1000)
-		if err != nil && !isNotFound(err) {
-			resp.Diagnostics.AddError("Checking bucket contents failed", err.Error())
+		if err != nil && !awsclient.IsNotFound(err) {
+			resp.Diagnostics.AddError("Checking bucket contents failed", awsErr(ctx, err))
 			return
 		}
 		if n > 0 {
@@ -420,8 +463,8 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 			return
 		}
 	}
-	if _, err := cl.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil && !isNotFound(err) {
-		resp.Diagnostics.AddError("Deleting bucket failed", fmt.Sprintf("s3:DeleteBucket %s: %s", name, err))
+	if _, err := cl.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil && !awsclient.IsNotFound(err) {
+		resp.Diagnostics.AddError("Deleting bucket failed", fmt.Sprintf("s3:DeleteBucket %s: %s", name, awsErr(ctx, err)))
 	}
 }
 
@@ -436,5 +479,5 @@ func (r *bucketResource) partition(ctx context.Context) string {
 	return p
 }
 
-// isNotFound recognises the "does not exist" answers of S3, IAM and EKS.
+// isNotFound recognises the typed "does not exist" answers of S3, IAM and EKS.
 func isNotFound(err error) bool { return awsclient.IsNotFound(err) }

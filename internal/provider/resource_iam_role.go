@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -232,12 +233,14 @@ func iamTags(ctx context.Context, m types.Map, diags *diag.Diagnostics) []iamtyp
 func (r *iamRoleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan iamRoleModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	timeout, d := plan.Timeouts.Create(ctx, 2*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.iam(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(d...)
 	trust, perm, _ := plan.documents(ctx, r.meta, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -256,8 +259,13 @@ func (r *iamRoleResource) Create(ctx context.Context, req resource.CreateRequest
 		out, err = cl.CreateRole(ctx, in)
 		return err
 	})
+	var exists *iamtypes.EntityAlreadyExistsException
+	if errors.As(err, &exists) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "IAM role already exists", alreadyExists("IAM role "+name, name))
+		return
+	}
 	if err != nil {
-		resp.Diagnostics.AddError("Creating IAM role failed", fmt.Sprintf("iam:CreateRole %s: %s", name, err))
+		resp.Diagnostics.AddError("Creating IAM role failed", fmt.Sprintf("iam:CreateRole %s: %s", name, awsErr(ctx, err)))
 		return
 	}
 	plan.ID = types.StringValue(name)
@@ -286,6 +294,8 @@ func (r *iamRoleResource) putPolicy(ctx context.Context, cl *iam.Client, name, d
 }
 
 func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
+	defer cancel()
 	var state iamRoleModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	cl := r.iam(ctx, &resp.Diagnostics)
@@ -299,7 +309,7 @@ func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading IAM role failed", fmt.Sprintf("iam:GetRole %s: %s", name, err))
+		resp.Diagnostics.AddError("Reading IAM role failed", fmt.Sprintf("iam:GetRole %s: %s", name, awsErr(ctx, err)))
 		return
 	}
 	state.Name = types.StringValue(name)
@@ -371,12 +381,14 @@ func (r *iamRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 	var plan, state iamRoleModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := plan.Timeouts.Update(ctx, 2*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.iam(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(d...)
 	trust, perm, _ := plan.documents(ctx, r.meta, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -434,12 +446,14 @@ func (r *iamRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 func (r *iamRoleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state iamRoleModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := state.Timeouts.Delete(ctx, 2*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.iam(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := state.Timeouts.Delete(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(d...)
 	name := state.ID.ValueString()
 	if _, err := cl.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)}); err != nil && !isNotFound(err) {
 		resp.Diagnostics.AddError("Deleting the state policy failed", fmt.Sprintf("iam:DeleteRolePolicy %s: %s", name, err))

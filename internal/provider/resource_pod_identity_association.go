@@ -76,12 +76,14 @@ func (r *podIdentityAssociationResource) eks(ctx context.Context, diags *diag.Di
 func (r *podIdentityAssociationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan podIdentityAssociationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	timeout, d := plan.Timeouts.Create(ctx, 2*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.eks(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Create(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(d...)
 	var out *eks.CreatePodIdentityAssociationOutput
 	// A role created seconds ago may not be usable by EKS yet.
 	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() (err error) {
@@ -106,6 +108,8 @@ func (r *podIdentityAssociationResource) Create(ctx context.Context, req resourc
 }
 
 func (r *podIdentityAssociationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
+	defer cancel()
 	var state podIdentityAssociationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	cl := r.eks(ctx, &resp.Diagnostics)
@@ -136,12 +140,14 @@ func (r *podIdentityAssociationResource) Update(ctx context.Context, req resourc
 	var plan, state podIdentityAssociationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := plan.Timeouts.Update(ctx, 2*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.eks(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, d := plan.Timeouts.Update(ctx, 2*time.Minute)
-	resp.Diagnostics.Append(d...)
 	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() error {
 		_, err := cl.UpdatePodIdentityAssociation(ctx, &eks.UpdatePodIdentityAssociationInput{
 			ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer(),
@@ -158,6 +164,8 @@ func (r *podIdentityAssociationResource) Update(ctx context.Context, req resourc
 }
 
 func (r *podIdentityAssociationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
+	defer cancel()
 	var state podIdentityAssociationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	cl := r.eks(ctx, &resp.Diagnostics)

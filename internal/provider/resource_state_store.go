@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -35,6 +36,7 @@ type stateStoreModel struct {
 	CheckpointDir types.String `tfsdk:"checkpoint_dir"`
 	SavepointDir  types.String `tfsdk:"savepoint_dir"`
 	HADir         types.String `tfsdk:"ha_dir"`
+	OwnerToken    types.String `tfsdk:"owner_token"`
 }
 
 func (r *stateStoreResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -48,8 +50,10 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	}
 	resp.Schema = schema.Schema{
 		Description: "One Flink application's state location: a prefix in a bucket, with its checkpoint, savepoint and HA " +
-			"directories. Creating it writes nothing. Destroying it refuses while checkpoints, savepoints or HA metadata are " +
-			"stored there, unless force_destroy is set, and then deletes everything under the prefix and nothing outside it.",
+			"directories. Creating it writes one small ownership marker, `<prefix>/" + store.MarkerName + "`, and refuses a prefix that " +
+			"holds objects, belongs to another store or lies inside another store's prefix. Destroying it refuses while checkpoints, " +
+			"savepoints or HA metadata are stored there, unless force_destroy is set, and then deletes everything under the prefix " +
+			"(except stores nested below it) and nothing outside it, and only when the marker names this store's owner_token.",
 		Attributes: map[string]schema.Attribute{
 			"id": computed("`bucket/prefix`: what flinkstate_iam_role's state_store_ids and flinkstate_deployment's state.store_id take."),
 			"bucket": schema.StringAttribute{
@@ -76,6 +80,9 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"checkpoint_dir": computed("`s3://bucket/prefix/checkpoints`: execution.checkpointing.dir."),
 			"savepoint_dir":  computed("`s3://bucket/prefix/savepoints`: execution.checkpointing.savepoint-dir."),
 			"ha_dir":         computed("`s3://bucket/prefix/ha`: high-availability.storageDir."),
+			"owner_token": schema.StringAttribute{Computed: true, Sensitive: true,
+				Description: "Random token recorded in the store's ownership marker (`<prefix>/" + store.MarkerName + "`) and in this state: " +
+					"force_destroy deletes only when the marker names this token. Known after the first apply; on import it is read from the marker."},
 		},
 	}
 }
@@ -84,7 +91,16 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 // from bucket and prefix alone, and a role or deployment planned in the same
 // run can then show its policy and configuration in full.
 func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var state *stateStoreModel
+	if !req.State.Raw.IsNull() {
+		state = &stateStoreModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
 	if req.Plan.Raw.IsNull() {
+		// Destroy: say at plan what force_destroy will delete.
+		if state != nil && state.ForceDestroy.ValueBool() {
+			r.warnStateDeleted(ctx, *state, "Destroying", resp)
+		}
 		return
 	}
 	var plan stateStoreModel
@@ -94,7 +110,67 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	r.planStore(plan.Bucket, plan.Prefix, req.State.Raw.IsNull(), &resp.Diagnostics)
 	plan.fill()
+	if state != nil {
+		plan.OwnerToken = state.OwnerToken
+		if !state.Bucket.Equal(plan.Bucket) || !state.Prefix.Equal(plan.Prefix) {
+			plan.OwnerToken = types.StringUnknown() // a new store, with a new marker
+			if state.ForceDestroy.ValueBool() {
+				r.warnStateDeleted(ctx, *state, "Replacing", resp)
+			}
+		} else if state.OwnerToken.ValueString() == "" {
+			// No marker recorded (a store from before markers, an import of a
+			// prefix without one, or a marker deleted out of band): the
+			// apply records it.
+			plan.OwnerToken = types.StringUnknown()
+		}
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// warnStateDeleted reads, for an existing store about to be destroyed or
+// replaced with force_destroy, what that will delete, and warns at plan.
+func (r *stateStoreResource) warnStateDeleted(ctx context.Context, state stateStoreModel, doing string, resp *resource.ModifyPlanResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
+	defer cancel()
+	cl := r.s3(ctx, &resp.Diagnostics)
+	if cl == nil {
+		return
+	}
+	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
+	summary, err := describeState(ctx, cl, st)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Could not count the state force_destroy would delete",
+			fmt.Sprintf("%s s3://%s/%s with force_destroy = true deletes everything under it; counting it failed: %s", doing, st.Bucket, st.Prefix, awsErr(ctx, err)))
+		return
+	}
+	if summary == "" {
+		return
+	}
+	resp.Diagnostics.AddWarning("force_destroy will delete Flink state",
+		fmt.Sprintf("%s the state store %s (force_destroy = true) deletes %s Restores need these files: stop here unless that is intended.", doing, st.ID(), summary))
+}
+
+// describeState says what Flink state a store holds ("" when none): counts
+// per directory and the newest completed checkpoint.
+func describeState(ctx context.Context, cl *s3.Client, st store.Store) (string, error) {
+	var found []string
+	for _, dir := range store.StateDirs {
+		n, more, err := s3state.Contents(ctx, cl, st.Bucket, st.DirKey(dir)+"/", 10000)
+		if err != nil {
+			return "", err
+		}
+		if n > 0 {
+			found = append(found, fmt.Sprintf("%s under %s/", countObjects(n, more), dir))
+		}
+	}
+	if len(found) == 0 {
+		return "", nil
+	}
+	msg := fmt.Sprintf("s3://%s/%s holds Flink state: %s.", st.Bucket, st.Prefix, strings.Join(found, ", "))
+	if cp, err := checkpoint.InStore(ctx, cl, st, ""); err == nil && cp != nil {
+		msg += fmt.Sprintf(" Newest completed checkpoint: %s (job %s, written %s).", cp.Path, cp.JobID, cp.LastModified.UTC().Format("2006-01-02 15:04:05 MST"))
+	}
+	return msg, nil
 }
 
 func (m *stateStoreModel) fill() {
@@ -124,49 +200,46 @@ func (r *stateStoreResource) s3(ctx context.Context, diags *diag.Diagnostics) *s
 }
 
 func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
+	defer cancel()
 	var plan stateStoreModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := cl.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(plan.Bucket.ValueString())}); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket not reachable",
-			fmt.Sprintf("s3:HeadBucket %s: %s", plan.Bucket.ValueString(), err))
+	st := store.Store{Bucket: plan.Bucket.ValueString(), Prefix: plan.Prefix.ValueString()}
+	if err := s3state.FindBucket(ctx, cl, st.Bucket); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket not reachable", fmt.Sprintf("Bucket %s: %s", st.Bucket, awsErr(ctx, err)))
+		return
+	}
+	// Never adopt: a prefix that is another store's, inside one, or holding
+	// objects is refused before anything is written.
+	if err := s3state.CheckFree(ctx, cl, st); err != nil {
+		var c *s3state.ConflictError
+		switch {
+		case errors.As(err, &c) && c.ImportID != "":
+			resp.Diagnostics.AddAttributeError(path.Root("prefix"), "State store already exists", alreadyExists(c.Detail+"; the store", c.ImportID))
+		case errors.As(err, &c):
+			resp.Diagnostics.AddAttributeError(path.Root("prefix"), "Prefix not free for a new state store", c.Detail+". Nothing was written.")
+		default:
+			resp.Diagnostics.AddError("Creating state store failed", fmt.Sprintf("Checking s3://%s/%s/ before creating the store: %s", st.Bucket, st.Prefix, awsErr(ctx, err)))
+		}
+		return
+	}
+	token := s3state.NewOwnerToken()
+	if err := s3state.WriteMarker(ctx, cl, st, token, r.meta.userAgent(), true); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("prefix"), "Creating state store failed", awsErr(ctx, err))
 		return
 	}
 	plan.fill()
+	plan.OwnerToken = types.StringValue(token)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state stateStoreModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	cl := r.s3(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if _, err := cl.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(state.Bucket.ValueString())}); err != nil {
-		if isNotFound(err) {
-			resp.State.RemoveResource(ctx)
-			return
-		}
-		resp.Diagnostics.AddError("Reading state store failed", fmt.Sprintf("s3:HeadBucket %s: %s", state.Bucket.ValueString(), err))
-		return
-	}
-	state.fill()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-// Update only changes force_destroy, which lives in state alone.
-func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan stateStoreModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	plan.fill()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
+	defer cancel()
 	var state stateStoreModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	cl := r.s3(ctx, &resp.Diagnostics)
@@ -174,41 +247,160 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
-	bucket, prefix := st.Bucket, st.Prefix
-	if _, err := cl.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); isNotFound(err) {
+	if err := s3state.FindBucket(ctx, cl, st.Bucket); err != nil {
+		if s3state.IsNotFound(err) {
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		resp.Diagnostics.AddError("Reading state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		return
+	}
+	m, err := s3state.ReadMarker(ctx, cl, st)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		return
+	}
+	switch token := state.OwnerToken.ValueString(); {
+	case m == nil:
+		// No marker (deleted out of band, or never written): the next
+		// apply records it again.
+		state.OwnerToken = types.StringValue("")
+	case state.OwnerToken.IsNull():
+		// After import: importing is the explicit way to take a store over.
+		state.OwnerToken = types.StringValue(m.Owner)
+	case m.Owner != token:
+		resp.Diagnostics.AddWarning("State store owned elsewhere",
+			fmt.Sprintf("The ownership marker s3://%s/%s names another owner than this configuration's state. force_destroy will not "+
+				"delete anything there. If this configuration should own the store, remove it from state and import it again.", st.Bucket, st.MarkerKey()))
+	}
+	state.fill()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update changes force_destroy, which lives in state alone, and records the
+// ownership marker when the plan says it is missing.
+func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
+	defer cancel()
+	var plan, state stateStoreModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.fill()
+	if plan.OwnerToken.IsUnknown() {
+		cl := r.s3(ctx, &resp.Diagnostics)
+		if cl == nil {
+			return
+		}
+		st := store.Store{Bucket: plan.Bucket.ValueString(), Prefix: plan.Prefix.ValueString()}
+		m, err := s3state.ReadMarker(ctx, cl, st)
+		if err != nil {
+			resp.Diagnostics.AddError("Recording state store ownership failed", awsErr(ctx, err))
+			return
+		}
+		if m != nil && m.Owner != state.OwnerToken.ValueString() {
+			resp.Diagnostics.AddAttributeError(path.Root("prefix"), "State store owned elsewhere",
+				fmt.Sprintf("s3://%s/%s names another owner (store %s): this configuration does not take it over. Nothing was changed.", st.Bucket, st.MarkerKey(), m.StoreID))
+			return
+		}
+		token := state.OwnerToken.ValueString()
+		if token == "" {
+			token = s3state.NewOwnerToken()
+		}
+		if m == nil {
+			if err := s3state.WriteMarker(ctx, cl, st, token, r.meta.userAgent(), true); err != nil {
+				resp.Diagnostics.AddError("Recording state store ownership failed", awsErr(ctx, err))
+				return
+			}
+		}
+		plan.OwnerToken = types.StringValue(token)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
+	defer cancel()
+	var state stateStoreModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cl := r.s3(ctx, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
+	if err := s3state.FindBucket(ctx, cl, st.Bucket); s3state.IsNotFound(err) {
 		return // the bucket, and so the store, is already gone
+	} else if err != nil {
+		resp.Diagnostics.AddError("Deleting state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		return
 	}
+	m, err := s3state.ReadMarker(ctx, cl, st)
+	if err != nil {
+		resp.Diagnostics.AddError("Deleting state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		return
+	}
+	owned := m != nil && state.OwnerToken.ValueString() != "" && m.Owner == state.OwnerToken.ValueString()
 	if state.ForceDestroy.ValueBool() {
-		n, err := s3state.DeleteAll(ctx, cl, bucket, st.KeyPrefix())
+		if !owned {
+			resp.Diagnostics.AddAttributeError(path.Root("force_destroy"), "State store not owned by this configuration",
+				fmt.Sprintf("force_destroy deletes only a store whose ownership marker s3://%s/%s names this state's owner_token, and it %s. "+
+					"Nothing was deleted. Run terraform apply first (it records the marker for a store this configuration created or imported), "+
+					"or remove the store from state (terraform state rm) to leave its data alone.", st.Bucket, st.MarkerKey(), markerProblem(m)))
+			return
+		}
+		// Stores nested below this one (from before markers were checked)
+		// are theirs, not this one's.
+		nested, err := s3state.NestedStores(ctx, cl, st)
 		if err != nil {
-			resp.Diagnostics.AddError("Deleting state failed", fmt.Sprintf("%s (deleted %d object versions before the error)", err, n))
+			resp.Diagnostics.AddError("Deleting state failed", awsErr(ctx, err))
+			return
+		}
+		skip := func(key string) bool {
+			for _, n := range nested {
+				if strings.HasPrefix(key, n.KeyPrefix()) {
+					return true
+				}
+			}
+			return false
+		}
+		n, err := s3state.DeleteAll(ctx, cl, st.Bucket, st.KeyPrefix(), skip)
+		if err != nil {
+			resp.Diagnostics.AddError("Deleting state failed", fmt.Sprintf("%s (deleted %d object versions before the error)", awsErr(ctx, err), n))
 			return
 		}
 		if n > 0 {
-			resp.Diagnostics.AddWarning("State deleted",
-				fmt.Sprintf("force_destroy deleted %d object versions under s3://%s/%s/ (checkpoints, savepoints and HA metadata); nothing outside that prefix was touched.", n, bucket, prefix))
+			msg := fmt.Sprintf("force_destroy deleted %d object versions under s3://%s/%s/ (checkpoints, savepoints, HA metadata and the ownership marker); nothing outside that prefix was touched.", n, st.Bucket, st.Prefix)
+			if len(nested) > 0 {
+				msg += fmt.Sprintf(" %d state stores nested below it were left alone.", len(nested))
+			}
+			resp.Diagnostics.AddWarning("State deleted", msg)
 		}
 		return
 	}
-	var found []string
-	for _, dir := range store.StateDirs {
-		n, more, err := s3state.Contents(ctx, cl, bucket, st.DirKey(dir)+"/", 10000)
-		if err != nil {
-			resp.Diagnostics.AddError("Checking stored state failed", err.Error())
-			return
-		}
-		if n > 0 {
-			found = append(found, fmt.Sprintf("%s under %s/", countObjects(n, more), dir))
-		}
-	}
-	if len(found) == 0 {
+	summary, err := describeState(ctx, cl, st)
+	if err != nil {
+		resp.Diagnostics.AddError("Checking stored state failed", awsErr(ctx, err))
 		return
 	}
-	msg := fmt.Sprintf("s3://%s/%s holds Flink state: %s.", bucket, prefix, strings.Join(found, ", "))
-	if cp, err := checkpoint.InStore(ctx, cl, st, ""); err == nil && cp != nil {
-		msg += fmt.Sprintf(" Newest completed checkpoint: %s (job %s, written %s).", cp.Path, cp.JobID, cp.LastModified.UTC().Format("2006-01-02 15:04:05 MST"))
+	if summary != "" {
+		resp.Diagnostics.AddAttributeError(path.Root("force_destroy"), "State store is not empty",
+			summary+" Nothing was deleted. Restores need these files; move them, or set force_destroy = true and apply before destroying "+
+				"to have the provider delete everything under the prefix.")
+		return
 	}
-	resp.Diagnostics.AddAttributeError(path.Root("force_destroy"), "State store is not empty",
-		msg+" Nothing was deleted. Restores need these files; move them, or set force_destroy = true and apply before destroying "+
-			"to have the provider delete everything under the prefix.")
+	if owned {
+		// The store goes: its prefix is free again.
+		if _, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(st.Bucket), Key: aws.String(st.MarkerKey())}); err != nil {
+			resp.Diagnostics.AddError("Deleting state store failed", fmt.Sprintf("s3:DeleteObject s3://%s/%s: %s", st.Bucket, st.MarkerKey(), awsErr(ctx, err)))
+		}
+	}
+}
+
+func markerProblem(m *store.Marker) string {
+	if m == nil {
+		return "is missing"
+	}
+	return "names another owner (store " + m.StoreID + ")"
 }

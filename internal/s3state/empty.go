@@ -40,55 +40,63 @@ func Contents(ctx context.Context, c S3API, bucket, prefix string, limit int) (c
 }
 
 // DeleteAll deletes every object version and delete marker under prefix
-// (see Contents for the prefix rule), a page of at most 1000 keys per
-// DeleteObjects call, following pagination. It returns how many it deleted.
-func DeleteAll(ctx context.Context, c S3API, bucket, prefix string) (int, error) {
+// (see Contents for the prefix rule) whose key skip (may be nil) does not
+// keep, a page of at most 1000 keys per DeleteObjects call, following
+// pagination. Passes repeat until one deletes nothing (a checkpoint written
+// meanwhile is caught by the next pass), at most three. It returns how many
+// it deleted.
+func DeleteAll(ctx context.Context, c S3API, bucket, prefix string, skip func(key string) bool) (int, error) {
 	deleted := 0
-	done := map[string]bool{} // key + version already deleted
-	for {
+	for pass := 0; pass < 3; pass++ {
 		in := &s3.ListObjectVersionsInput{Bucket: aws.String(bucket)}
 		if prefix != "" {
 			in.Prefix = aws.String(prefix)
 		}
-		out, err := c.ListObjectVersions(ctx, in)
-		if err != nil {
-			return deleted, fmt.Errorf("listing s3://%s/%s: %w", bucket, prefix, err)
+		before := deleted
+		for {
+			out, err := c.ListObjectVersions(ctx, in)
+			if err != nil {
+				return deleted, fmt.Errorf("listing s3://%s/%s: %w", bucket, prefix, err)
+			}
+			var ids []s3types.ObjectIdentifier
+			for _, v := range out.Versions {
+				if skip == nil || !skip(aws.ToString(v.Key)) {
+					ids = append(ids, s3types.ObjectIdentifier{Key: v.Key, VersionId: versionID(v.VersionId)})
+				}
+			}
+			for _, m := range out.DeleteMarkers {
+				if skip == nil || !skip(aws.ToString(m.Key)) {
+					ids = append(ids, s3types.ObjectIdentifier{Key: m.Key, VersionId: versionID(m.VersionId)})
+				}
+			}
+			for start := 0; start < len(ids); start += 1000 {
+				end := min(start+1000, len(ids))
+				res, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{
+					Bucket: aws.String(bucket),
+					Delete: &s3types.Delete{Objects: ids[start:end], Quiet: aws.Bool(true)},
+				})
+				if err != nil {
+					return deleted, fmt.Errorf("deleting objects in s3://%s/%s: %w", bucket, prefix, err)
+				}
+				if len(res.Errors) > 0 {
+					e := res.Errors[0]
+					return deleted, fmt.Errorf("deleting s3://%s/%s: %s: %s (%d keys failed)", bucket, aws.ToString(e.Key),
+						aws.ToString(e.Code), aws.ToString(e.Message), len(res.Errors))
+				}
+				deleted += end - start
+			}
+			// Keys before the marker are done (or kept): deleting them does
+			// not move what comes after it.
+			if !aws.ToBool(out.IsTruncated) || out.NextKeyMarker == nil {
+				break
+			}
+			in.KeyMarker, in.VersionIdMarker = out.NextKeyMarker, out.NextVersionIdMarker
 		}
-		var ids []s3types.ObjectIdentifier
-		for _, v := range out.Versions {
-			ids = append(ids, s3types.ObjectIdentifier{Key: v.Key, VersionId: versionID(v.VersionId)})
-		}
-		for _, m := range out.DeleteMarkers {
-			ids = append(ids, s3types.ObjectIdentifier{Key: m.Key, VersionId: versionID(m.VersionId)})
-		}
-		if len(ids) == 0 {
+		if deleted == before {
 			return deleted, nil
 		}
-		// Each round lists from the start again (deletions shift pages). If S3
-		// lists something it said it deleted, stop rather than loop forever.
-		if k := aws.ToString(ids[0].Key) + "\x00" + aws.ToString(ids[0].VersionId); done[k] {
-			return deleted, fmt.Errorf("s3://%s/%s still lists %s after deleting it", bucket, prefix, aws.ToString(ids[0].Key))
-		}
-		for _, id := range ids {
-			done[aws.ToString(id.Key)+"\x00"+aws.ToString(id.VersionId)] = true
-		}
-		for start := 0; start < len(ids); start += 1000 {
-			end := min(start+1000, len(ids))
-			res, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{
-				Bucket: aws.String(bucket),
-				Delete: &s3types.Delete{Objects: ids[start:end], Quiet: aws.Bool(true)},
-			})
-			if err != nil {
-				return deleted, fmt.Errorf("deleting objects in s3://%s/%s: %w", bucket, prefix, err)
-			}
-			if len(res.Errors) > 0 {
-				e := res.Errors[0]
-				return deleted, fmt.Errorf("deleting s3://%s/%s: %s: %s (%d keys failed)", bucket, aws.ToString(e.Key),
-					aws.ToString(e.Code), aws.ToString(e.Message), len(res.Errors))
-			}
-			deleted += end - start
-		}
 	}
+	return deleted, fmt.Errorf("s3://%s/%s still had objects after three passes (something keeps writing there?)", bucket, prefix)
 }
 
 // versionID keeps S3's version ID as listed ("null" names the null version

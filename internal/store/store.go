@@ -105,3 +105,44 @@ func Parse(id string) (Store, error) {
 	}
 	return Store{Bucket: bucket, Prefix: prefix}, nil
 }
+
+// MarkerName is the ownership marker's file name, directly under a store's
+// prefix: <prefix>/.flinkstate-store.json. The provider writes it when it
+// creates (or first applies after importing) a store; Flink never reads or
+// writes it (Flink only touches the checkpoints/, savepoints/ and ha/
+// directories it is configured with).
+const MarkerName = ".flinkstate-store.json"
+
+// MarkerKey is the key of the store's ownership marker.
+func (s Store) MarkerKey() string { return s.Prefix + "/" + MarkerName }
+
+// Ancestors are the key prefixes of the stores s would be nested in:
+// "a/b/c" has "a" and "a/b".
+func (s Store) Ancestors() []string {
+	segs := strings.Split(s.Prefix, "/")
+	out := make([]string, 0, len(segs)-1)
+	for i := 1; i < len(segs); i++ {
+		out = append(out, strings.Join(segs[:i], "/"))
+	}
+	return out
+}
+
+// Marker is the content of an ownership marker: which store it is and the
+// owner token the owning Terraform state holds. A second configuration
+// does not know the token, so it can neither create over nor force-destroy
+// the store.
+type Marker struct {
+	StoreID string `json:"store_id"`
+	Owner   string `json:"owner"`
+	Writer  string `json:"written_by"`
+}
+
+// MarkerStoreOf returns the store whose marker key is key, ok false when
+// key is not a marker.
+func MarkerStoreOf(bucket, key string) (Store, bool) {
+	prefix, ok := strings.CutSuffix(key, "/"+MarkerName)
+	if !ok || ValidatePrefix(prefix) != "" {
+		return Store{}, false
+	}
+	return Store{Bucket: bucket, Prefix: prefix}, true
+}

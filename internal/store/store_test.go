@@ -61,3 +61,22 @@ func TestFromCheckpointDir(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkerAndAncestors(t *testing.T) {
+	s := Store{Bucket: "b", Prefix: "flink/team/orders"}
+	if s.MarkerKey() != "flink/team/orders/.flinkstate-store.json" {
+		t.Fatal(s.MarkerKey())
+	}
+	if got := strings.Join(s.Ancestors(), ","); got != "flink,flink/team" {
+		t.Fatalf("ancestors %s", got)
+	}
+	if len((Store{Bucket: "b", Prefix: "app"}).Ancestors()) != 0 {
+		t.Fatal("a one-segment prefix has no ancestors")
+	}
+	if got, ok := MarkerStoreOf("b", s.MarkerKey()); !ok || got != s {
+		t.Fatalf("%+v %v", got, ok)
+	}
+	if _, ok := MarkerStoreOf("b", "flink/orders/checkpoints/x"); ok {
+		t.Fatal("a state file taken for a marker")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -40,6 +41,8 @@ type bucketModel struct {
 	Tags                            types.Map    `tfsdk:"tags"`
 	ForceDestroy                    types.Bool   `tfsdk:"force_destroy"`
 	PublicAccessBlocked             types.Bool   `tfsdk:"public_access_blocked"`
+	UnsafeLifecycleRules            types.List   `tfsdk:"unsafe_lifecycle_rules"`
+	ForeignPolicyStatements         types.List   `tfsdk:"foreign_policy_statements"`
 }
 
 func (r *bucketResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -111,6 +114,20 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Description: "Whether all four Block Public Access settings are on. Always planned as true: if they are turned off " +
 					"outside Terraform, the next plan shows it and apply turns them on again.",
 			},
+			"unsafe_lifecycle_rules": schema.ListAttribute{
+				Computed:    true,
+				ElementType: types.StringType,
+				Description: "Lifecycle rules that expire or transition current objects of the whole bucket, or that were added inside the " +
+					"provider's own rules. Always planned empty: such a rule added outside Terraform shows in the next plan, and apply " +
+					"writes the provider's rules back without it (shared checkpoint files are old and still needed).",
+			},
+			"foreign_policy_statements": schema.ListAttribute{
+				Computed:    true,
+				ElementType: types.StringType,
+				Description: "Sids (or #index) of bucket policy statements the provider did not write. Always planned empty: a statement " +
+					"added outside Terraform (e.g. a cross-account grant) shows in the next plan, and apply removes it, as " +
+					"hashicorp/aws's exclusive-management resources do.",
+			},
 			"force_destroy": schema.BoolAttribute{
 				Optional:    true,
 				Computed:    true,
@@ -180,6 +197,7 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 	plan.ID = types.StringValue(name)
 	plan.ARN = types.StringValue(bucketARN(r.partition(ctx), name))
 	plan.PublicAccessBlocked = types.BoolValue(false) // until PutPublicAccessBlock succeeds
+	plan.UnsafeLifecycleRules, plan.ForeignPolicyStatements = emptyList(), emptyList()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(r.apply(ctx, cl, plan, nil)...)
 	if !resp.Diagnostics.HasError() {
@@ -191,11 +209,57 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 // ModifyPlan always plans Block Public Access on, so that settings turned
 // off outside Terraform show as a change and are restored.
 func (r *bucketResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !req.State.Raw.IsNull() {
+		var state bucketModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		var planned types.String
+		if !req.Plan.Raw.IsNull() {
+			resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("bucket"), &planned)...)
+		}
+		if state.ForceDestroy.ValueBool() && (req.Plan.Raw.IsNull() || !planned.IsUnknown() && !planned.Equal(state.Bucket)) {
+			r.warnObjectsDeleted(ctx, state.ID.ValueString(), resp)
+		}
+	}
 	if req.Plan.Raw.IsNull() {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("public_access_blocked"), true)...)
 	r.bucketPlanChecks(ctx, req, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("unsafe_lifecycle_rules"), emptyList())...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("foreign_policy_statements"), emptyList())...)
+}
+
+// warnObjectsDeleted says at plan what destroying or replacing a bucket with
+// force_destroy deletes. Reading S3 here is for an existing bucket only.
+func (r *bucketResource) warnObjectsDeleted(ctx context.Context, name string, resp *resource.ModifyPlanResponse) {
+	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
+	defer cancel()
+	cl := r.s3(ctx, &resp.Diagnostics)
+	if cl == nil {
+		return
+	}
+	n, more, err := s3state.Contents(ctx, cl, name, "", 10000)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Could not count what force_destroy would delete",
+			fmt.Sprintf("Destroying s3://%s with force_destroy = true deletes every object in it; counting them failed: %s", name, awsErr(ctx, err)))
+		return
+	}
+	if n == 0 {
+		return
+	}
+	resp.Diagnostics.AddWarning("force_destroy will delete Flink state",
+		fmt.Sprintf("Destroying or replacing s3://%s (force_destroy = true) deletes %s, every version included: Flink checkpoints, "+
+			"savepoints and HA metadata may be among them. Stop here unless that is intended.", name, countObjects(n, more)))
+}
+
+func emptyList() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }
+
+func listOfStrings(ss []string) types.List {
+	vals := make([]attr.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, vals)
 }
 
 func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -211,6 +275,7 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 	plan.ID, plan.ARN = state.ID, state.ARN
 	resp.Diagnostics.Append(r.apply(ctx, cl, plan, &state)...)
 	plan.PublicAccessBlocked = types.BoolValue(true)
+	plan.UnsafeLifecycleRules, plan.ForeignPolicyStatements = emptyList(), emptyList()
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
@@ -266,7 +331,7 @@ func (r *bucketResource) apply(ctx context.Context, cl *s3.Client, plan bucketMo
 			}
 		}
 	}
-	if prior == nil || !prior.AbortIncompleteMultipartDays.Equal(plan.AbortIncompleteMultipartDays) ||
+	if prior == nil || len(prior.UnsafeLifecycleRules.Elements()) > 0 || !prior.AbortIncompleteMultipartDays.Equal(plan.AbortIncompleteMultipartDays) ||
 		!prior.Versioning.Equal(plan.Versioning) || !prior.NoncurrentVersionExpirationDays.Equal(plan.NoncurrentVersionExpirationDays) {
 		_, err := cl.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: name,
 			LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: lifecycleRules(plan)}})
@@ -274,12 +339,12 @@ func (r *bucketResource) apply(ctx context.Context, cl *s3.Client, plan bucketMo
 			return diags
 		}
 	}
-	if prior == nil || !prior.EnforceTLS.Equal(plan.EnforceTLS) {
+	if prior == nil || !prior.EnforceTLS.Equal(plan.EnforceTLS) || len(prior.ForeignPolicyStatements.Elements()) > 0 {
 		var err error
 		if plan.EnforceTLS.ValueBool() {
 			_, err = cl.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: name, Policy: aws.String(s3state.TLSPolicy(r.partition(ctx), *name))})
 			step("s3:PutBucketPolicy", err)
-		} else if prior != nil {
+		} else if prior != nil && (prior.EnforceTLS.ValueBool() || len(prior.ForeignPolicyStatements.Elements()) > 0) {
 			_, err = cl.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: name})
 			step("s3:DeleteBucketPolicy", err)
 		}
@@ -387,12 +452,19 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 			}
 		}
 		state.AbortIncompleteMultipartDays = types.Int64Value(abort)
+		// Expiring or moving current objects of the whole bucket, or inside
+		// the provider's own rules, is drift.
+		state.UnsafeLifecycleRules = listOfStrings(s3state.UnsafeRules(lc.Rules, func(rule s3types.LifecycleRule) bool {
+			id := aws.ToString(rule.ID)
+			return s3state.RulePrefix(rule) == "" || id == s3state.AbortMultipartRuleID || id == s3state.NoncurrentVersionsRuleID
+		}))
 		if state.NoncurrentVersionExpirationDays.IsNull() {
 			// No versioning rule (versioning off, e.g. after import): the default stands.
 			state.NoncurrentVersionExpirationDays = types.Int64Value(30)
 		}
 	} else if s3state.IsAbsentConfiguration(err) {
 		state.AbortIncompleteMultipartDays = types.Int64Value(0)
+		state.UnsafeLifecycleRules = emptyList()
 	} else {
 		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketLifecycleConfiguration %s: %s", *name, awsErr(ctx, err)))
 		return
@@ -400,8 +472,10 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 	// Policy
 	if p, err := cl.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: name}); err == nil {
 		state.EnforceTLS = types.BoolValue(s3state.PolicyDeniesInsecureTransport(aws.ToString(p.Policy)))
+		state.ForeignPolicyStatements = listOfStrings(s3state.ForeignStatements(aws.ToString(p.Policy)))
 	} else if s3state.IsAbsentConfiguration(err) {
 		state.EnforceTLS = types.BoolValue(false)
+		state.ForeignPolicyStatements = emptyList()
 	} else {
 		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketPolicy %s: %s", *name, awsErr(ctx, err)))
 		return

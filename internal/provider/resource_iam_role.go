@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -47,6 +48,7 @@ type iamRoleModel struct {
 	ARN             types.String      `tfsdk:"arn"`
 	PolicyJSON      types.String      `tfsdk:"policy_json"`
 	TrustPolicyJSON types.String      `tfsdk:"trust_policy_json"`
+	ExtraPolicies   types.List        `tfsdk:"extra_policies"`
 	Timeouts        timeouts.Value    `tfsdk:"timeouts"`
 }
 
@@ -107,6 +109,11 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"policy_json":       schema.StringAttribute{Computed: true, Description: "The inline permission policy, as planned and applied."},
 			"trust_policy_json": schema.StringAttribute{Computed: true, Description: "The trust policy, as planned and applied."},
+			"extra_policies": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				Description: "Policies on the role that this resource did not put there: `inline:NAME` and `attached:ARN`. Always planned " +
+					"empty: the role's policies are managed exclusively, as hashicorp/aws's aws_iam_role_policies_exclusive and " +
+					"aws_iam_role_policy_attachments_exclusive do, so one added outside Terraform shows in the next plan and apply " +
+					"removes (detaches) it."},
 		},
 		Blocks: map[string]schema.Block{
 			"irsa": schema.SingleNestedBlock{
@@ -206,6 +213,7 @@ func (r *iamRoleResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	} else {
 		plan.TrustPolicyJSON, plan.PolicyJSON = types.StringUnknown(), types.StringUnknown()
 	}
+	plan.ExtraPolicies = emptyList()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -271,6 +279,7 @@ func (r *iamRoleResource) Create(ctx context.Context, req resource.CreateRequest
 	plan.ID = types.StringValue(name)
 	plan.ARN = types.StringValue(aws.ToString(out.Role.Arn))
 	plan.TrustPolicyJSON, plan.PolicyJSON = types.StringValue(trust), types.StringNull()
+	plan.ExtraPolicies = emptyList()
 	// The role exists: record it before the next call, so a failure leaves a
 	// tainted resource Terraform knows about rather than an orphan.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -366,6 +375,12 @@ func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 	} else if state.Tags.IsNull() || len(state.Tags.Elements()) > 0 {
 		state.Tags = types.MapNull(types.StringType)
 	}
+	extra, err := extraRolePolicies(ctx, cl, name)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading IAM role policies failed", fmt.Sprintf("Role %s: %s", name, awsErr(ctx, err)))
+		return
+	}
+	state.ExtraPolicies = listOfStrings(extra)
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -438,9 +453,54 @@ func (r *iamRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 			}
 		}
 	}
+	var extra []string
+	resp.Diagnostics.Append(state.ExtraPolicies.ElementsAs(ctx, &extra, false)...)
+	for _, e := range extra {
+		var err error
+		if n, ok := strings.CutPrefix(e, "inline:"); ok {
+			_, err = cl.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(n)})
+		} else if a, ok := strings.CutPrefix(e, "attached:"); ok {
+			_, err = cl.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: aws.String(name), PolicyArn: aws.String(a)})
+		}
+		if err != nil && !isNotFound(err) {
+			resp.Diagnostics.AddError("Removing a policy added outside Terraform failed", fmt.Sprintf("Role %s, %s: %s", name, e, awsErr(ctx, err)))
+			return
+		}
+	}
 	plan.ID, plan.ARN = state.ID, state.ARN
 	plan.TrustPolicyJSON, plan.PolicyJSON = types.StringValue(trust), types.StringValue(perm)
+	plan.ExtraPolicies = emptyList()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// extraRolePolicies lists the inline policies other than the provider's and
+// every attached managed policy: "inline:NAME", "attached:ARN".
+func extraRolePolicies(ctx context.Context, cl *iam.Client, role string) ([]string, error) {
+	var out []string
+	inline := iam.NewListRolePoliciesPaginator(cl, &iam.ListRolePoliciesInput{RoleName: aws.String(role)})
+	for inline.HasMorePages() {
+		page, err := inline.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("iam:ListRolePolicies: %w", err)
+		}
+		for _, n := range page.PolicyNames {
+			if n != inlinePolicyName {
+				out = append(out, "inline:"+n)
+			}
+		}
+	}
+	attached := iam.NewListAttachedRolePoliciesPaginator(cl, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(role)})
+	for attached.HasMorePages() {
+		page, err := attached.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("iam:ListAttachedRolePolicies: %w", err)
+		}
+		for _, p := range page.AttachedPolicies {
+			out = append(out, "attached:"+aws.ToString(p.PolicyArn))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 func (r *iamRoleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

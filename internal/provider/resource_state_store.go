@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -37,6 +38,7 @@ type stateStoreModel struct {
 	SavepointDir  types.String `tfsdk:"savepoint_dir"`
 	HADir         types.String `tfsdk:"ha_dir"`
 	OwnerToken    types.String `tfsdk:"owner_token"`
+	UnsafeRules   types.List   `tfsdk:"unsafe_lifecycle_rules"`
 }
 
 func (r *stateStoreResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -80,6 +82,10 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"checkpoint_dir": computed("`s3://bucket/prefix/checkpoints`: execution.checkpointing.dir."),
 			"savepoint_dir":  computed("`s3://bucket/prefix/savepoints`: execution.checkpointing.savepoint-dir."),
 			"ha_dir":         computed("`s3://bucket/prefix/ha`: high-availability.storageDir."),
+			"unsafe_lifecycle_rules": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				Description: "IDs of the bucket's lifecycle rules that expire or transition current objects under this prefix or a parent " +
+					"of it (e.g. a 7-day expiry on `flink/`). Always planned empty: such a rule added outside Terraform shows in the next " +
+					"plan, and apply removes its current-object expiration and transitions (other rules and actions stay)."},
 			"owner_token": schema.StringAttribute{Computed: true, Sensitive: true,
 				Description: "Random token recorded in the store's ownership marker (`<prefix>/" + store.MarkerName + "`) and in this state: " +
 					"force_destroy deletes only when the marker names this token. Known after the first apply; on import it is read from the marker."},
@@ -110,6 +116,7 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	r.planStore(plan.Bucket, plan.Prefix, req.State.Raw.IsNull(), &resp.Diagnostics)
 	plan.fill()
+	plan.UnsafeRules = emptyList()
 	if state != nil {
 		plan.OwnerToken = state.OwnerToken
 		if !state.Bucket.Equal(plan.Bucket) || !state.Prefix.Equal(plan.Prefix) {
@@ -234,6 +241,7 @@ func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	plan.fill()
 	plan.OwnerToken = types.StringValue(token)
+	plan.UnsafeRules = emptyList()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -273,8 +281,59 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 			fmt.Sprintf("The ownership marker s3://%s/%s names another owner than this configuration's state. force_destroy will not "+
 				"delete anything there. If this configuration should own the store, remove it from state and import it again.", st.Bucket, st.MarkerKey()))
 	}
+	rules, err := r.unsafeRules(ctx, cl, st)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		return
+	}
+	state.UnsafeRules = listOfStrings(rules)
 	state.fill()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// unsafeRules names the bucket's lifecycle rules that expire or transition
+// current objects under the store's prefix or a parent of it.
+func (r *stateStoreResource) unsafeRules(ctx context.Context, cl *s3.Client, st store.Store) ([]string, error) {
+	lc, err := cl.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(st.Bucket)})
+	if s3state.IsAbsentConfiguration(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("s3:GetBucketLifecycleConfiguration %s: %w", st.Bucket, err)
+	}
+	return s3state.UnsafeRules(lc.Rules, func(rule s3types.LifecycleRule) bool {
+		return s3state.PrefixReaches(s3state.RulePrefix(rule), st.KeyPrefix())
+	}), nil
+}
+
+// removeUnsafeRules takes the expiration of current objects and the
+// transitions out of the rules that reach the store; the rest of the
+// bucket's lifecycle configuration stays as it is.
+func (r *stateStoreResource) removeUnsafeRules(ctx context.Context, cl *s3.Client, st store.Store) error {
+	lc, err := cl.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(st.Bucket)})
+	if s3state.IsAbsentConfiguration(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("s3:GetBucketLifecycleConfiguration %s: %w", st.Bucket, err)
+	}
+	names := s3state.UnsafeRules(lc.Rules, func(rule s3types.LifecycleRule) bool {
+		return s3state.PrefixReaches(s3state.RulePrefix(rule), st.KeyPrefix())
+	})
+	if len(names) == 0 {
+		return nil
+	}
+	rules := s3state.WithoutCurrentExpiry(lc.Rules, names)
+	if len(rules) == 0 {
+		_, err = cl.DeleteBucketLifecycle(ctx, &s3.DeleteBucketLifecycleInput{Bucket: aws.String(st.Bucket)})
+	} else {
+		_, err = cl.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: aws.String(st.Bucket),
+			LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: rules}})
+	}
+	if err != nil {
+		return fmt.Errorf("removing lifecycle expiry %v from s3://%s: %w", names, st.Bucket, err)
+	}
+	return nil
 }
 
 // Update changes force_destroy, which lives in state alone, and records the
@@ -289,12 +348,23 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	plan.fill()
+	st := store.Store{Bucket: plan.Bucket.ValueString(), Prefix: plan.Prefix.ValueString()}
+	if len(state.UnsafeRules.Elements()) > 0 {
+		cl := r.s3(ctx, &resp.Diagnostics)
+		if cl == nil {
+			return
+		}
+		if err := r.removeUnsafeRules(ctx, cl, st); err != nil {
+			resp.Diagnostics.AddError("Removing lifecycle expiry failed", awsErr(ctx, err))
+			return
+		}
+	}
+	plan.UnsafeRules = emptyList()
 	if plan.OwnerToken.IsUnknown() {
 		cl := r.s3(ctx, &resp.Diagnostics)
 		if cl == nil {
 			return
 		}
-		st := store.Store{Bucket: plan.Bucket.ValueString(), Prefix: plan.Prefix.ValueString()}
 		m, err := s3state.ReadMarker(ctx, cl, st)
 		if err != nil {
 			resp.Diagnostics.AddError("Recording state store ownership failed", awsErr(ctx, err))

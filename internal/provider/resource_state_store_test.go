@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 const testJobID = "9f3c2a8d7e6b5a4c3d2e1f0a9b8c7d6e"
@@ -132,8 +133,8 @@ func TestAccStateStore_destroyKeepsSiblings(t *testing.T) {
 					plancheck.ExpectResourceAction("flinkstate_state_store.app1", plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					if n := countUnder(t, bucket, "flink/app1/"); n != len(app1) {
-						return fmt.Errorf("after the refused destroy app1 holds %d objects, want all %d", n, len(app1))
+					if n := countUnder(t, bucket, "flink/app1/"); n != len(app1)+1 {
+						return fmt.Errorf("after the refused destroy app1 holds %d objects, want all %d and its marker", n, len(app1))
 					}
 					return nil
 				},
@@ -145,8 +146,8 @@ func TestAccStateStore_destroyKeepsSiblings(t *testing.T) {
 					if n := countUnder(t, bucket, "flink/app1/"); n != 0 {
 						return fmt.Errorf("app1 still holds %d objects", n)
 					}
-					if n := countUnder(t, bucket, "flink/app10/"); n != len(app10) {
-						return fmt.Errorf("sibling app10 holds %d objects, want its %d", n, len(app10))
+					if n := countUnder(t, bucket, "flink/app10/"); n != len(app10)+1 {
+						return fmt.Errorf("sibling app10 holds %d objects, want its %d and its marker", n, len(app10))
 					}
 					if n := countUnder(t, bucket, "flink/app1.txt"); n != 1 {
 						return fmt.Errorf("the file beside the stores is gone")
@@ -174,6 +175,10 @@ func TestAccStateStore_bucketDeletedOutOfBand(t *testing.T) {
 			{Config: storesConfig(bucket, true, false, false)},
 			{
 				PreConfig: func() {
+					// The stores' markers are in it: empty it first.
+					if _, err := s3state.DeleteAll(context.Background(), testAWS(t).S3, bucket, "", nil); err != nil {
+						t.Fatalf("emptying the bucket out of band: %v", err)
+					}
 					if _, err := testAWS(t).S3.DeleteBucket(context.Background(), &s3.DeleteBucketInput{Bucket: aws.String(bucket)}); err != nil {
 						t.Fatalf("deleting the bucket out of band: %v", err)
 					}
@@ -215,4 +220,160 @@ resource "flinkstate_state_store" "s" {
 			})
 		})
 	}
+}
+
+// Stores have an owner: a second store on the same prefix, a store nested in
+// another, or a store on a prefix holding objects are refused, and
+// force_destroy does not reach a store whose marker names another owner.
+// The other stores keep their markers and objects throughout.
+func TestAccStateStore_ownership(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-own-")
+	ctx := context.Background()
+	app1 := store.Store{Bucket: bucket, Prefix: "flink/app1"}
+	base := storesConfig(bucket, true, false, false)
+	extra := func(prefix string) string {
+		return base + fmt.Sprintf(`
+resource "flinkstate_state_store" "other" {
+  bucket        = flinkstate_bucket.state.bucket
+  prefix        = %q
+  force_destroy = true
+}
+`, prefix)
+	}
+	var token string
+	state := []string{"flink/app1/checkpoints/" + testJobID + "/chk-1/_metadata", "flink/app1/ha/x"}
+	markerOwner := func() string {
+		m, err := s3state.ReadMarker(ctx, testAWS(t).S3, app1)
+		if err != nil || m == nil {
+			t.Fatalf("marker of %s: %v %v", app1.ID(), m, err)
+		}
+		return m.Owner
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{
+				Config: base,
+				Check: func(s *terraform.State) error {
+					token = s.RootModule().Resources["flinkstate_state_store.app1"].Primary.Attributes["owner_token"]
+					if token == "" || markerOwner() != token {
+						return fmt.Errorf("owner_token %q does not match the marker", token)
+					}
+					return nil
+				},
+			},
+			{
+				Config:      extra("flink/app1"),
+				ExpectError: errorRE("State store already exists", "terraform import <resource address> "+bucket+"/flink/app1"),
+			},
+			{
+				Config:      extra("flink/app1/inner"),
+				ExpectError: errorRE("Prefix not free", "inside the state store "+bucket+"/flink/app1"),
+			},
+			{
+				PreConfig:   func() { putObjects(t, bucket, []string{"flink/legacy/checkpoints/x"}) },
+				Config:      extra("flink/legacy"),
+				ExpectError: errorRE("Prefix not free", "already holds objects", "flink/legacy/checkpoints/x"),
+			},
+			{
+				// Nothing was adopted or changed by the refused creates.
+				Config:           base,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: func(*terraform.State) error {
+					if markerOwner() != token {
+						return fmt.Errorf("app1's marker changed owner")
+					}
+					if n := countUnder(t, bucket, "flink/legacy/"); n != 1 {
+						return fmt.Errorf("the objects under flink/legacy/ are gone")
+					}
+					return nil
+				},
+			},
+			{
+				// Another owner's marker at app1's prefix (e.g. the prefix was
+				// handed to another configuration): force_destroy must not reach it.
+				PreConfig: func() {
+					if err := s3state.WriteMarker(ctx, testAWS(t).S3, app1, "someone-else", "test", false); err != nil {
+						t.Fatal(err)
+					}
+					putObjects(t, bucket, state)
+				},
+				Config: storesConfig(bucket, true, true, false),
+			},
+			{
+				Config:      storesConfig(bucket, false, false, false),
+				ExpectError: errorRE("State store not owned by this configuration", "names another owner", "Nothing was deleted"),
+			},
+			{
+				Config:           storesConfig(bucket, true, true, false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: func(*terraform.State) error {
+					if n := countUnder(t, bucket, "flink/app1/"); n != len(state)+1 {
+						return fmt.Errorf("app1 holds %d objects after the refused force_destroy, want %d and the marker", n, len(state))
+					}
+					return nil
+				},
+			},
+			{
+				// The marker names this configuration again: now force_destroy goes through.
+				PreConfig: func() {
+					if err := s3state.WriteMarker(ctx, testAWS(t).S3, app1, token, "test", false); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: storesConfig(bucket, false, false, true),
+				Check: func(*terraform.State) error {
+					if n := countUnder(t, bucket, "flink/app1/"); n != 0 {
+						return fmt.Errorf("app1 still holds %d objects", n)
+					}
+					if n := countUnder(t, bucket, "flink/legacy/"); n != 1 {
+						return fmt.Errorf("the objects under flink/legacy/ are gone")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// A store nested below another (possible before markers existed) keeps its
+// data when the outer store is force-destroyed.
+func TestAccStateStore_forceDestroySkipsNestedStore(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-nest-")
+	ctx := context.Background()
+	inner := store.Store{Bucket: bucket, Prefix: "flink/app10/inner"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: storesConfig(bucket, false, false, true)},
+			{
+				PreConfig: func() {
+					if err := s3state.WriteMarker(ctx, testAWS(t).S3, inner, "inner-owner", "test", false); err != nil {
+						t.Fatal(err)
+					}
+					putObjects(t, bucket, []string{"flink/app10/inner/checkpoints/x", "flink/app10/checkpoints/y"})
+				},
+				// app10 leaves the configuration; its bucket stays.
+				Config: fmt.Sprintf(`
+resource "flinkstate_bucket" "state" {
+  bucket        = %q
+  force_destroy = true
+}
+`, bucket),
+				Check: func(*terraform.State) error {
+					if n := countUnder(t, bucket, "flink/app10/inner/"); n != 2 {
+						return fmt.Errorf("the nested store holds %d objects, want its marker and checkpoint", n)
+					}
+					if n := countUnder(t, bucket, "flink/app10/checkpoints/"); n != 0 {
+						return fmt.Errorf("the outer store's own objects are still there")
+					}
+					return nil
+				},
+			},
+		},
+	})
 }

@@ -1,0 +1,219 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
+)
+
+// awsThroughProxy is a bucket, a store and a role, with the provider
+// reaching AWS through the fault proxy (and skipping the STS check, so that
+// the reads themselves meet the fault).
+func awsThroughProxy(t *testing.T, proxyURL, bucket, role string) string {
+	return fmt.Sprintf(`
+provider "flinkstate" {
+  aws {
+    region                      = %q
+    endpoint                    = %q
+    s3_use_path_style           = true
+    skip_credentials_validation = true
+  }
+}
+
+resource "flinkstate_bucket" "state" {
+  bucket        = %q
+  force_destroy = true
+}
+
+resource "flinkstate_state_store" "orders" {
+  bucket = flinkstate_bucket.state.bucket
+  prefix = "flink/orders"
+}
+
+resource "flinkstate_iam_role" "r" {
+  name            = %q
+  state_store_ids = [flinkstate_state_store.orders.id]
+  irsa {
+    oidc_provider_arn = %q
+    namespace         = "data-processing"
+    service_account   = "flink"
+  }
+}
+`, os.Getenv("AWS_REGION"), proxyURL, bucket, role, testOIDCProvider(t))
+}
+
+// checkAWSKept asserts, through a client that does not pass the proxy, that
+// the bucket, the store's marker and the role with its policy are all there.
+func checkAWSKept(t *testing.T, bucket, role string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, c := context.Background(), testAWS(t)
+		if err := s3state.FindBucket(ctx, c.S3, bucket); err != nil {
+			return fmt.Errorf("bucket: %w", err)
+		}
+		if m, err := s3state.ReadMarker(ctx, c.S3, store.Store{Bucket: bucket, Prefix: "flink/orders"}); err != nil || m == nil {
+			return fmt.Errorf("store marker: %v %v", m, err)
+		}
+		if _, err := c.IAM.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(inlinePolicyName)}); err != nil {
+			return fmt.Errorf("role policy: %w", err)
+		}
+		return nil
+	}
+}
+
+// An endpoint answering 404 to everything is a fault, not "all gone":
+// refresh fails, and the next plan through a healthy endpoint is empty
+// (nothing was dropped from state, nothing is recreated).
+func TestAccAWS_notFoundEverywhereKeepsState(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newFaultProxy(t)
+	bucket, role := randName("fs-404-"), randName("flink-404-")
+	cfg := awsThroughProxy(t, p.URL, bucket, role)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:    func() { p.set(notFound) },
+				Config:       cfg,
+				RefreshState: true,
+				ExpectError:  errorRE("Reading"),
+			},
+			{
+				PreConfig: func() { p.set(passThrough) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				Check: checkAWSKept(t, bucket, role),
+			},
+		},
+	})
+}
+
+// A frozen endpoint fails plan in bounded time (the read bound), with a
+// message naming the endpoint; nothing is lost.
+func TestAccAWS_frozenEndpointFailsPlan(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newFaultProxy(t)
+	bucket, role := randName("fs-frz-"), randName("flink-frz-")
+	cfg := awsThroughProxy(t, p.URL, bucket, role)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:   func() { p.set(frozen) },
+				Config:      cfg,
+				PlanOnly:    true,
+				ExpectError: errorRE("no answer from "+p.URL, "within "+awsReadBound.String()),
+			},
+			{
+				PreConfig: func() { p.set(passThrough) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				Check: checkAWSKept(t, bucket, role),
+			},
+		},
+	})
+}
+
+// A bucket that exists already (here made outside Terraform, with an
+// object in it) is not adopted: create fails with the import command, and
+// the bucket and its object are untouched.
+func TestAccBucket_createRefusesExisting(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-exist-")
+	ctx, c := context.Background(), testAWS(t).S3
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	putObjects(t, bucket, []string{"flink/other/checkpoints/x"})
+	t.Cleanup(func() {
+		_, _ = s3state.DeleteAll(ctx, c, bucket, "", nil)
+		_, _ = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      bucketConfig(bucket, "  force_destroy = true"),
+			ExpectError: errorRE("Bucket already exists", "terraform import <resource address> "+bucket),
+			Check:       nil,
+		}, {
+			// Nothing was adopted: the next plan still wants to create it,
+			// and the other owner's object is there.
+			Config:             bucketConfig(bucket, "  force_destroy = true"),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			Check: func(*terraform.State) error {
+				if n := countUnder(t, bucket, "flink/other/"); n != 1 {
+					return fmt.Errorf("the existing bucket's object is gone (%d)", n)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// A role that exists already is not adopted: create fails with the import
+// command and the role keeps its policies.
+func TestAccIAMRole_createRefusesExisting(t *testing.T) {
+	skipUnlessAcc(t)
+	name := randName("flink-exist-")
+	ctx, c := context.Background(), testAWS(t).IAM
+	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
+	if _, err := c.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(name), AssumeRolePolicyDocument: aws.String(trust)}); err != nil {
+		t.Fatal(err)
+	}
+	other := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::other/*"}]}`
+	if _, err := c.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String("theirs"), PolicyDocument: aws.String(other)}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = c.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String("theirs")})
+		_, _ = c.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)})
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "flinkstate_iam_role" "r" {
+  name            = %q
+  state_store_ids = ["acme-flink-state/flink/orders"]
+  pod_identity {
+    namespace       = "data-processing"
+    service_account = "flink"
+  }
+}
+`, name),
+			ExpectError: errorRE("IAM role already exists", "terraform import <resource address> "+name),
+		}},
+		CheckDestroy: func(*terraform.State) error {
+			got, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
+			if err != nil {
+				return fmt.Errorf("the existing role is gone: %w", err)
+			}
+			if _, err := c.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String("theirs")}); err != nil {
+				return fmt.Errorf("the existing role lost its policy: %w", err)
+			}
+			if _, err := c.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)}); err == nil {
+				return fmt.Errorf("the provider wrote its policy into the existing role %s", aws.ToString(got.Role.Arn))
+			}
+			return nil
+		},
+	})
+}

@@ -66,6 +66,8 @@ func (d *latestCheckpointDataSource) ConfigValidators(context.Context) []datasou
 }
 
 func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	ctx, cancel := d.meta.boundAWS(ctx, awsReadBound)
+	defer cancel()
 	var m latestCheckpointModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

@@ -97,7 +97,7 @@ func (r *podIdentityAssociationResource) Create(ctx context.Context, req resourc
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Creating Pod Identity association failed", fmt.Sprintf("eks:CreatePodIdentityAssociation on cluster %s for %s/%s: %s",
-			plan.ClusterName.ValueString(), plan.Namespace.ValueString(), plan.ServiceAccount.ValueString(), err))
+			plan.ClusterName.ValueString(), plan.Namespace.ValueString(), plan.ServiceAccount.ValueString(), awsErr(ctx, err)))
 		return
 	}
 	a := out.Association
@@ -123,7 +123,7 @@ func (r *podIdentityAssociationResource) Read(ctx context.Context, req resource.
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading Pod Identity association failed", fmt.Sprintf("eks:DescribePodIdentityAssociation %s: %s", state.ID.ValueString(), err))
+		resp.Diagnostics.AddError("Reading Pod Identity association failed", fmt.Sprintf("eks:DescribePodIdentityAssociation %s: %s", state.ID.ValueString(), awsErr(ctx, err)))
 		return
 	}
 	a := out.Association
@@ -156,7 +156,7 @@ func (r *podIdentityAssociationResource) Update(ctx context.Context, req resourc
 	})
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("role_arn"), "Updating Pod Identity association failed",
-			fmt.Sprintf("eks:UpdatePodIdentityAssociation %s: %s", state.ID.ValueString(), err))
+			fmt.Sprintf("eks:UpdatePodIdentityAssociation %s: %s", state.ID.ValueString(), awsErr(ctx, err)))
 		return
 	}
 	plan.ID, plan.AssociationID, plan.AssociationARN = state.ID, state.AssociationID, state.AssociationARN
@@ -175,7 +175,7 @@ func (r *podIdentityAssociationResource) Delete(ctx context.Context, req resourc
 	_, err := cl.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{
 		ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer()})
 	if err != nil && !isNotFound(err) {
-		resp.Diagnostics.AddError("Deleting Pod Identity association failed", fmt.Sprintf("eks:DeletePodIdentityAssociation %s: %s", state.ID.ValueString(), err))
+		resp.Diagnostics.AddError("Deleting Pod Identity association failed", fmt.Sprintf("eks:DeletePodIdentityAssociation %s: %s", state.ID.ValueString(), awsErr(ctx, err)))
 	}
 }
 

@@ -86,7 +86,6 @@ func TestAccAWS_notFoundEverywhereKeepsState(t *testing.T) {
 			{Config: cfg},
 			{
 				PreConfig:    func() { p.set(notFound) },
-				Config:       cfg,
 				RefreshState: true,
 				ExpectError:  errorRE("Reading"),
 			},

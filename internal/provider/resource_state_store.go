@@ -194,7 +194,8 @@ func (r *stateStoreResource) ImportState(ctx context.Context, req resource.Impor
 		resp.Diagnostics.AddError("Invalid import ID", err.Error()+" (expected bucket/prefix)")
 		return
 	}
-	m := stateStoreModel{Bucket: types.StringValue(s.Bucket), Prefix: types.StringValue(s.Prefix), ForceDestroy: types.BoolValue(false)}
+	m := stateStoreModel{Bucket: types.StringValue(s.Bucket), Prefix: types.StringValue(s.Prefix), ForceDestroy: types.BoolValue(false),
+		OwnerToken: types.StringNull(), UnsafeRules: types.ListNull(types.StringType)}
 	m.fill()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -2,46 +2,78 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
-// The test bed runs no Flink operator; testbed.FakeOperator plays its part
-// (finalizers, and status written through the status subresource).
+// The test bed runs no Flink operator; testbed.Operator models its rules
+// (and Flink's files in S3). Tests change it only through testbed.Faults.
 
-func runFakeOperator(t *testing.T, op *testbed.FakeOperator) {
-	op.Logf = t.Logf
+// fixtureBucket is the bucket the fixtures' store_id names; Flink (the
+// model) writes checkpoints and savepoints there, so it must exist.
+const fixtureBucket = "acme-flink-state"
+
+// startOperator runs the operator model on ns until the test ends. Snapshot
+// retries wait 100ms × 2^(failures-1) instead of the operator's 10s base.
+func startOperator(t *testing.T, ns string) *testbed.Operator {
+	t.Helper()
+	ensureBucket(t, fixtureBucket)
+	op := &testbed.Operator{Namespace: ns, S3: testAWS(t).S3, Logf: t.Logf, RetryBase: 100 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); op.Run(ctx, testKube(t).Dynamic, 150*time.Millisecond) }()
 	t.Cleanup(func() { cancel(); <-done })
+	return op
 }
 
-// startFakeOperator answers FlinkStateSnapshots in ns with decide (nil: never).
-func startFakeOperator(t *testing.T, ns string, decide func(*unstructured.Unstructured) map[string]any) {
-	runFakeOperator(t, &testbed.FakeOperator{Namespace: ns, Snapshot: decide})
-}
-
-// startFakeDeploymentOperator answers FlinkDeployments in ns with decide.
-func startFakeDeploymentOperator(t *testing.T, ns string, decide func(*unstructured.Unstructured) map[string]any) {
-	runFakeOperator(t, &testbed.FakeOperator{Namespace: ns, Deployment: decide})
-}
-
-var (
-	completeAt        = testbed.CompleteSnapshotAt
-	deploymentRunning = testbed.RunningDeployment
-)
-
-// operatorError is status.error as the operator serialises an exception.
-const operatorError = `{"type":"org.apache.flink.kubernetes.operator.exception.ReconciliationException","message":"Savepoint failed for job 9f3c2a8d","additionalMetadata":{},"throwableList":[{"type":"java.util.concurrent.TimeoutException","message":"Checkpoint expired before completing","additionalMetadata":{}}]}`
-
-func endAs(state string) func(*unstructured.Unstructured) map[string]any {
-	return func(*unstructured.Unstructured) map[string]any {
-		return map[string]any{"state": state, "error": operatorError, "failures": int64(2),
-			"resultTimestamp": time.Now().UTC().Format(time.RFC3339Nano)}
+func ensureBucket(t *testing.T, bucket string) {
+	t.Helper()
+	_, err := testAWS(t).S3.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucket)})
+	var owned *s3types.BucketAlreadyOwnedByYou
+	if err != nil && !errors.As(err, &owned) {
+		t.Fatalf("creating bucket %s: %v", bucket, err)
 	}
+}
+
+// runningJob creates a FlinkDeployment directly (not through Terraform) with
+// the given Flink configuration and waits until the operator model runs its
+// job: what a snapshot test needs of "a running job".
+func runningJob(t *testing.T, ns, name string, conf map[string]any) *unstructured.Unstructured {
+	t.Helper()
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1",
+		"kind":       "FlinkDeployment",
+		"metadata":   map[string]any{"name": name, "namespace": ns},
+		"spec": map[string]any{
+			"image":              "flink:2.2.1-java17",
+			"flinkVersion":       "v2_2",
+			"serviceAccount":     "flink",
+			"flinkConfiguration": conf,
+			"jobManager":         map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": 1}},
+			"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": 1}},
+			"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "savepoint"},
+		},
+	}}
+	ctx := context.Background()
+	if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating FlinkDeployment %s/%s: %v", ns, name, err)
+	}
+	if _, err := kube.WaitDeployment(ctx, testKube(t).Dynamic, ns, name, "running", time.Minute, 100*time.Millisecond); err != nil {
+		t.Fatalf("FlinkDeployment %s/%s: %v", ns, name, err)
+	}
+	live, err := getDeployment(t, ns, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return live
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 // deploymentConfig is the DESIGN.md deployment; extra goes inside the resource.
@@ -106,7 +107,7 @@ func checkLiveDeployment(t *testing.T, ns, image string) resource.TestCheckFunc 
 func TestAccDeployment_lifecycle(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeDeploymentOperator(t, ns, deploymentRunning)
+	startOperator(t, ns)
 	ctx := context.Background()
 	wait := `  wait_for = "running"`
 	resource.Test(t, resource.TestCase{
@@ -127,7 +128,8 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
 					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "STABLE"),
-					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_id", "9f3c2a8d7e6b5a4c3d2e1f0a9b8c7d6e"),
+					// A JobID the operator generated (ApplicationReconciler.setJobIdIfNecessary).
+					resource.TestMatchResourceAttr("flinkstate_deployment.orders", "job_id", regexpMust(`^[0-9a-f]{32}$`)),
 					checkLiveDeployment(t, ns, "flink:2.2.1-java17"),
 				),
 			},
@@ -203,9 +205,7 @@ func TestAccDeployment_waitRunningTimesOut(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	// The operator deploys, but the job never reaches RUNNING.
-	startFakeDeploymentOperator(t, ns, func(*unstructured.Unstructured) map[string]any {
-		return map[string]any{"lifecycleState": "DEPLOYED", "jobStatus": map[string]any{"state": "RECONCILING"}}
-	})
+	startOperator(t, ns).SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true })
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
@@ -222,14 +222,17 @@ func TestAccDeployment_waitRunningTimesOut(t *testing.T) {
 func TestAccDeployment_operatorFailure(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeDeploymentOperator(t, ns, func(*unstructured.Unstructured) map[string]any {
-		return map[string]any{"lifecycleState": "FAILED", "error": `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"back-off pulling image flink:no-such-tag","throwableList":[]}`}
+	// The kubelet cannot pull the image: the operator's observer reports the
+	// container's state as a DeploymentFailedException; the lifecycle stays
+	// DEPLOYED (CommonStatus.getLifecycleState), the error says why.
+	startOperator(t, ns).SetFaults(func(f *testbed.Faults) {
+		f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
 	})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      deploymentConfig(ns, "flink:no-such-tag", ""),
-			ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle FAILED", "back-off pulling image flink:no-such-tag", "DeploymentFailedException"),
+			ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle DEPLOYED, job RECONCILING)", `[flink-main-container] Back-off pulling image "flink:no-such-tag"`, "DeploymentFailedException"),
 		}},
 	})
 }
@@ -297,32 +300,37 @@ func TestDeployment_planTimeChecks(t *testing.T) {
 	}
 }
 
-// After an update the operator reports a new status (here DEPLOYED with a new
-// job instead of STABLE): the plan must leave the status attributes unknown,
-// or terraform rejects the apply's result as inconsistent.
+// After an update the operator reports a new status (a savepoint upgrade
+// restores into a new job with a new JobID): the plan must leave the status
+// attributes unknown, or terraform rejects the apply's result as inconsistent.
 func TestAccDeployment_statusChangesOnUpdate(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeDeploymentOperator(t, ns, func(obj *unstructured.Unstructured) map[string]any {
-		st := deploymentRunning(obj)
-		if obj.GetGeneration() > 1 {
-			st["lifecycleState"] = "DEPLOYED"
-			st["jobStatus"] = map[string]any{"state": "RUNNING", "jobId": "0123456789abcdef0123456789abcdef"}
-		}
-		return st
-	})
+	startOperator(t, ns)
+	savepointMode := func(image string) string {
+		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"`), `upgrade_mode = "last-state"`, `upgrade_mode = "savepoint"`, 1)
+	}
+	var firstJob string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`),
-				Check:  resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "STABLE"),
+				Config: savepointMode("flink:2.2.1-java17"),
+				Check: func(s *terraform.State) error {
+					firstJob = s.RootModule().Resources["flinkstate_deployment.orders"].Primary.Attributes["job_id"]
+					return nil
+				},
 			},
 			{
-				Config: deploymentConfig(ns, "flink:2.2.1-java21", `  wait_for = "running"`),
+				Config: savepointMode("flink:2.2.1-java21"),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "DEPLOYED"),
-					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_id", "0123456789abcdef0123456789abcdef"),
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
+					func(s *terraform.State) error {
+						if got := s.RootModule().Resources["flinkstate_deployment.orders"].Primary.Attributes["job_id"]; got == firstJob || got == "" {
+							return fmt.Errorf("job_id %q after a savepoint upgrade, want a new one (was %q)", got, firstJob)
+						}
+						return nil
+					},
 				),
 			},
 		},

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 func snapshotConfig(ns, body string) string {
@@ -47,7 +48,8 @@ func TestAccSnapshot_savepointBeforeUpgrade(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	dir := "s3://acme-flink-state/flink/orders/savepoints"
-	startFakeOperator(t, ns, completeAt(dir))
+	startOperator(t, ns)
+	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": dir})
 	var firstName string
 	body := func(image string) string {
 		return fmt.Sprintf(`  name_prefix = "orders-before-upgrade-"
@@ -62,7 +64,7 @@ func TestAccSnapshot_savepointBeforeUpgrade(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("flinkstate_snapshot.test", "state", "COMPLETED"),
 					resource.TestMatchResourceAttr("flinkstate_snapshot.test", "name", regexpMust(`^orders-before-upgrade-[a-z0-9]{5}$`)),
-					resource.TestMatchResourceAttr("flinkstate_snapshot.test", "path", regexpMust(`^`+dir+`/savepoint-orders-before-upgrade-`)),
+					resource.TestMatchResourceAttr("flinkstate_snapshot.test", "path", regexpMust(`^`+dir+`/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$`)),
 					resource.TestCheckResourceAttrSet("flinkstate_snapshot.test", "result_timestamp"),
 					resource.TestCheckNoResourceAttr("flinkstate_snapshot.test", "error"),
 					func(s *terraform.State) error {
@@ -170,17 +172,38 @@ data "flinkstate_latest_savepoint" "other" {
 
 func TestAccSnapshot_operatorFailures(t *testing.T) {
 	skipUnlessAcc(t)
-	for _, state := range []string{kube.SnapshotFailed, kube.SnapshotAbandoned} {
+	cases := map[string]struct {
+		setup func(t *testing.T, ns string)
+		want  []string
+	}{
+		// Flink fails the savepoint twice: failures exceed backoff_limit 1
+		// (FlinkStateSnapshotController.updateErrorStatus).
+		kube.SnapshotFailed: {
+			setup: func(t *testing.T, ns string) {
+				startOperator(t, ns).SetFaults(func(f *testbed.Faults) {
+					f.SavepointFailures, f.SavepointError = 2, "Checkpoint expired before completing."
+				})
+				runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"})
+			},
+			want: []string{"is FAILED after 2 failure(s)", "Checkpoint expired before completing", "ReconciliationException"},
+		},
+		// No FlinkDeployment "orders": the operator abandons the snapshot
+		// (FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning).
+		kube.SnapshotAbandoned: {
+			setup: func(t *testing.T, ns string) { startOperator(t, ns) },
+			want:  []string{"is ABANDONED after 0 failure(s)", "Secondary resource orders (FlinkDeployment) for savepoint", "was not found"},
+		},
+	}
+	for state, tc := range cases {
 		t.Run(state, func(t *testing.T) {
 			ns := testNamespace(t)
-			startFakeOperator(t, ns, endAs(state))
+			tc.setup(t, ns)
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				CheckDestroy:             checkNoSnapshots(t, ns),
 				Steps: []resource.TestStep{{
-					Config: snapshotConfig(ns, ""),
-					ExpectError: errorRE("Snapshot did not complete", "is "+state+" after 2 failure(s)", "Savepoint failed for job 9f3c2a8d",
-						"caused by Checkpoint expired before completing"),
+					Config:      snapshotConfig(ns, ""),
+					ExpectError: errorRE(append([]string{"Snapshot did not complete"}, tc.want...)...),
 				}},
 			})
 		})
@@ -190,7 +213,7 @@ func TestAccSnapshot_operatorFailures(t *testing.T) {
 func TestAccSnapshot_timeout(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeOperator(t, ns, func(*unstructured.Unstructured) map[string]any { return nil }) // never answers
+	startOperator(t, ns).SetFaults(func(f *testbed.Faults) { f.Down = true }) // the operator never answers
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkNoSnapshots(t, ns),
@@ -233,8 +256,7 @@ func TestSnapshot_invalidInput(t *testing.T) {
 func TestAccSnapshot_upgradeFlow(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeDeploymentOperator(t, ns, deploymentRunning)
-	startFakeOperator(t, ns, completeAt("s3://acme-flink-state/flink/orders/savepoints"))
+	startOperator(t, ns)
 	cfg := deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`) + fmt.Sprintf(`
 resource "flinkstate_snapshot" "before_upgrade" {
   namespace       = %[1]q
@@ -290,7 +312,7 @@ data "flinkstate_latest_savepoint" "orders" {
 						return err
 					}
 					got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath")
-					if got != want || !strings.HasPrefix(got, "s3://acme-flink-state/flink/orders/savepoints/savepoint-orders-before-upgrade-") {
+					if got != want || !strings.HasPrefix(got, "s3://acme-flink-state/flink/orders/savepoints/savepoint-") {
 						return fmt.Errorf("orders-v2 starts from %q, want the savepoint %q", got, want)
 					}
 					return nil

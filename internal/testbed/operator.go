@@ -1,63 +1,193 @@
+// Package testbed's Operator is the test bed's stand-in for the Flink
+// Kubernetes Operator 1.15 (and for the Flink cluster it would start): no
+// operator and no Flink run on the test bed, so this model reconciles
+// FlinkDeployments and FlinkStateSnapshots by the operator's own rules and
+// writes what Flink would write to S3. It decides nothing a test asks for:
+// a test can only inject the named Faults below.
+//
+// The rules it models, each a small function citing its source (operator
+// paths are apache/flink-kubernetes-operator release-1.15,
+// flink-kubernetes-operator/src/main/java/org/apache/flink/kubernetes/operator/…;
+// Flink paths are apache/flink flink-runtime):
+//
+//   - Generation and status: every reconciliation that records a spec sets
+//     status.observedGeneration; lastReconciledSpec is the spec serialised as
+//     {"spec":…,"resource_metadata":{"apiVersion","firstDeployment"}} with
+//     job.state SUSPENDED while upgrading and job.upgradeMode the restore mode
+//     used; reconciliationStatus.state UPGRADING/DEPLOYED; lastStableSpec once
+//     the job runs; lifecycleState derived from these (ReconciliationStatus,
+//     SpecUtils.writeSpecWithMeta, ReconciliationMetadata,
+//     ReconciliationUtils.updateStatusForSpecReconciliation /
+//     updateReconciliationMetadata / checkAndUpdateStableSpec,
+//     CommonStatus.getLifecycleState) — specChange, recordSpec, lifecycle.
+//   - Spec diff: initialSavepointPath, upgradeMode, allowNonRestoredState and
+//     the snapshot/autoscaler nonces are IGNORE; flinkConfiguration keys under
+//     kubernetes.operator., job.autoscaler, parallelism.default are IGNORE;
+//     a savepointRedeployNonce changed to a new non-null value is
+//     SAVEPOINT_REDEPLOY; anything else UPGRADE. An IGNORE change only moves
+//     observedGeneration (JobSpec, FlinkDeploymentSpec, AbstractFlinkSpec
+//     @SpecDiff; DiffType; ReflectiveDiffBuilder;
+//     AbstractFlinkResourceReconciler.reconcile) — diffType.
+//   - initialSavepointPath is used on the first deployment (recorded in
+//     status.jobStatus.upgradeSavepointPath) and on SAVEPOINT_REDEPLOY, which
+//     cancels the job statelessly and deploys from it, recording it the same
+//     way; a new nonce with an empty path is a validation error
+//     (AbstractFlinkResourceReconciler.updateStatusBeforeFirstDeployment,
+//     AbstractJobReconciler.redeployWithSavepoint, DefaultValidator) —
+//     firstDeploy, redeployFromSavepoint, validate.
+//   - Upgrades on an UPGRADE diff of a running job, by the new spec's
+//     upgradeMode: stateless cancels and starts empty with a new job id;
+//     savepoint stops the job with a savepoint under the savepoint dir,
+//     records it in status.jobStatus.upgradeSavepointPath, creates an UPGRADE
+//     FlinkStateSnapshot (alreadyExists) for it, and restores from it with a
+//     new job id; last-state keeps the job id and restores from the retained
+//     checkpoints (upgradeSavepointPath KUBERNETES_OPERATOR_LAST_STATE), or
+//     takes a savepoint when flinkVersion changes. The job is suspended in one
+//     reconciliation (UPGRADING) and restored in the next
+//     (AbstractJobReconciler.reconcileSpecChange / getJobUpgrade / restoreJob
+//     / setUpgradeSavepointPath, ApplicationReconciler.deploy / cancelJob /
+//     setJobIdIfNecessary, FlinkStateSnapshotUtils.createUpgradeSnapshotResource)
+//     — upgrade, restore.
+//   - FlinkStateSnapshot lifecycle: a new snapshot is TRIGGER_PENDING; an
+//     alreadyExists savepoint is COMPLETED at its path; a snapshot whose
+//     FlinkDeployment is missing or whose job is not RUNNING is ABANDONED
+//     (path cleared, error says why); otherwise it is triggered (IN_PROGRESS,
+//     triggerId) and observed until COMPLETED with the path Flink reports,
+//     under spec.savepoint.path or the deployment's
+//     execution.checkpointing.savepoint-dir. A failure sets FAILED and
+//     failures+1, and goes back to TRIGGER_PENDING until failures exceed
+//     backoffLimit (FlinkStateSnapshotController.reconcile / updateErrorStatus,
+//     StateSnapshotReconciler.reconcile / triggerCheckpointOrSavepoint,
+//     StateSnapshotObserver, FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning
+//     / snapshotSuccessful / snapshotInProgress / getSnapshotLabels) —
+//     reconcileSnapshot.
+//   - Snapshot deletion: a checkpoint, a savepoint with disposeOnDelete false
+//     or without jobReference, or one FAILED/TRIGGER_PENDING/ABANDONED is
+//     released as is; IN_PROGRESS waits; a COMPLETED disposeOnDelete savepoint
+//     is disposed (its files deleted) only while its job runs, otherwise the
+//     finalizer stays (StateSnapshotReconciler.cleanup) — cleanupSnapshot.
+//   - Finalizers: JOSDK's default "<plural>.<group>/finalizer" on both kinds,
+//     added before the first reconciliation, removed by cleanup (JOSDK
+//     ReconcilerUtils.getDefaultFinalizerName; the controllers are Cleaners).
+//   - Flink's files: a running job's completed checkpoint is
+//     <checkpoint-dir>/<job-id>/chk-N/ with state files, shared/ and
+//     taskowned/ beside it, and chk-N/_metadata written last; a savepoint is
+//     <dir>/savepoint-<first 6 of job id>-<12 random hex>/_metadata; a restore
+//     from a path without _metadata fails the job (Flink
+//     AbstractFsCheckpointStorageAccess constants, initializeLocationForSavepoint
+//     and resolveCheckpointPointer; FsCheckpointStorageAccess; PendingCheckpoint
+//     .finalizeCheckpoint writes the metadata last) — flink.go.
+//   - Job ids: a new random JobID on every deployment that is not a
+//     last-state restore (ApplicationReconciler.setJobIdIfNecessary).
+//
+// Not modelled: rollbacks, scaling, session jobs, periodic snapshots, HA
+// metadata loss, the JobManager's own start-up checks.
 package testbed
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
-// FakeOperator plays the Flink Kubernetes Operator's part on the test bed,
-// where no operator (and no Flink) runs. It is a stand-in, not the operator:
-// it reconciles nothing, it only writes what the operator would report.
-//
-// For each new FlinkStateSnapshot it adds a finalizer and writes the status
-// Snapshot returns; for each new generation of a FlinkDeployment it adds the
-// operator's finalizer, a label and an annotation (which the provider must
-// not report as drift) and writes the status Deployment returns. A nil
-// function, or a nil status, means never answering. Deleted objects lose the
-// finalizer after FinalizerDelay.
-type FakeOperator struct {
-	Namespace      string
-	Snapshot       func(obj *unstructured.Unstructured) map[string]any
-	Deployment     func(obj *unstructured.Unstructured) map[string]any
-	FinalizerDelay time.Duration
-	Logf           func(string, ...any)
-
-	mu      sync.Mutex
-	handled map[string]bool
-}
-
-// Finalizers the fake operator sets.
+// Finalizers the operator sets: JOSDK's default "<crd name>/finalizer"
+// (ReconcilerUtils.getDefaultFinalizerName), added because both controllers
+// implement Cleaner.
 const (
-	SnapshotFinalizer   = "flinkstate.test/fake-operator"
+	SnapshotFinalizer   = "flinkstatesnapshots.flink.apache.org/finalizer"
 	DeploymentFinalizer = "flinkdeployments.flink.apache.org/finalizer"
 	operatorManager     = "flink-kubernetes-operator"
 )
 
-// Run reconciles every interval until ctx ends.
-func (o *FakeOperator) Run(ctx context.Context, dyn dynamic.Interface, interval time.Duration) {
-	if o.FinalizerDelay == 0 {
-		o.FinalizerDelay = 500 * time.Millisecond
+// Faults are the only way a test changes what the model does. Each stands
+// for something that happens outside the operator's rules.
+type Faults struct {
+	// Down: the operator is not running; nothing is reconciled (no
+	// finalizers, no status, deleted objects keep their finalizers).
+	Down bool
+	// SavepointFailures: the next n savepoints Flink is asked for (snapshot
+	// triggers and stop-with-savepoint) fail with SavepointError.
+	SavepointFailures int
+	SavepointError    string
+	// ContainerWaiting: the JobManager's main container waits with this
+	// reason and message (e.g. ImagePullBackOff) instead of starting.
+	ContainerWaiting *ContainerState
+	// JobNeverRuns: the JobManager comes up but the job stays RECONCILING.
+	JobNeverRuns bool
+}
+
+// ContainerState is a container's waiting state as the kubelet reports it.
+type ContainerState struct{ Reason, Message string }
+
+// Operator is the model. Namespace is the namespace it watches; S3, when
+// set, is where Flink's checkpoints and savepoints are written (and read on
+// restore); without it paths are reported but nothing is written or checked.
+type Operator struct {
+	Namespace string
+	S3        *s3.Client
+	Logf      func(string, ...any)
+	// RetryBase scales the snapshot controller's retry delay, 10s × 2^(failures-1)
+	// (FlinkStateSnapshotController.updateErrorStatus); tests shorten it.
+	RetryBase time.Duration
+
+	mu       sync.Mutex
+	faults   Faults
+	retryAt  map[string]time.Time // snapshot UID -> next retry
+	nextChk  map[string]int       // job id -> checkpoints completed
+	restores map[string]string    // deployment UID -> path its job restores from
+}
+
+// SetFaults changes the injected faults.
+func (o *Operator) SetFaults(f func(*Faults)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	f(&o.faults)
+}
+
+func (o *Operator) currentFaults() Faults {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.faults
+}
+
+// takeSavepointFailure consumes one injected savepoint failure.
+func (o *Operator) takeSavepointFailure() (string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.faults.SavepointFailures <= 0 {
+		return "", false
+	}
+	o.faults.SavepointFailures--
+	msg := o.faults.SavepointError
+	if msg == "" {
+		msg = "Checkpoint expired before completing."
+	}
+	return msg, true
+}
+
+func (o *Operator) logf(f string, a ...any) {
+	if o.Logf != nil {
+		o.Logf(f, a...)
+	}
+}
+
+// Run reconciles every interval until ctx ends: snapshots first, then
+// deployments, one reconciliation step per object per pass (the operator's
+// controllers reschedule themselves in the same way).
+func (o *Operator) Run(ctx context.Context, dyn dynamic.Interface, interval time.Duration) {
+	if o.RetryBase == 0 {
+		o.RetryBase = 10 * time.Second
 	}
 	for ctx.Err() == nil {
-		if o.Snapshot != nil {
+		if !o.currentFaults().Down {
 			o.snapshots(ctx, dyn)
-		}
-		if o.Deployment != nil {
 			o.deployments(ctx, dyn)
 		}
 		select {
@@ -67,124 +197,8 @@ func (o *FakeOperator) Run(ctx context.Context, dyn dynamic.Interface, interval 
 	}
 }
 
-func (o *FakeOperator) logf(f string, a ...any) {
-	if o.Logf != nil {
-		o.Logf(f, a...)
-	}
-}
-
-// releaseIfDeleted removes the finalizers of an object being deleted once
-// FinalizerDelay has passed; it tells whether the object is being deleted.
-func (o *FakeOperator) releaseIfDeleted(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured) bool {
-	ts := obj.GetDeletionTimestamp()
-	if ts == nil {
-		return false
-	}
-	if time.Since(ts.Time) >= o.FinalizerDelay {
-		_, _ = r.Patch(ctx, obj.GetName(), ktypes.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{FieldManager: operatorManager})
-	}
-	return true
-}
-
-func (o *FakeOperator) snapshots(ctx context.Context, dyn dynamic.Interface) {
-	r := dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(o.Namespace)
-	list, err := r.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return
-	}
-	for i := range list.Items {
-		obj := &list.Items[i]
-		if o.releaseIfDeleted(ctx, r, obj) {
-			continue
-		}
-		o.mu.Lock()
-		if o.handled == nil {
-			o.handled = map[string]bool{}
-		}
-		seen := o.handled[string(obj.GetUID())]
-		o.handled[string(obj.GetUID())] = true
-		o.mu.Unlock()
-		if seen {
-			continue
-		}
-		fin, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": []string{SnapshotFinalizer}}})
-		updated, err := r.Patch(ctx, obj.GetName(), ktypes.MergePatchType, fin, metav1.PatchOptions{FieldManager: operatorManager})
-		if err != nil {
-			o.logf("fake operator: finalizer on snapshot %s: %v", obj.GetName(), err)
-			continue
-		}
-		status := o.Snapshot(updated)
-		if status == nil {
-			continue
-		}
-		updated.Object["status"] = status
-		if _, err := r.UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: operatorManager}); err != nil {
-			o.logf("fake operator: status of snapshot %s: %v", obj.GetName(), err)
-		} else {
-			o.logf("fake operator: snapshot %s is %v", obj.GetName(), status["state"])
-		}
-	}
-}
-
-func (o *FakeOperator) deployments(ctx context.Context, dyn dynamic.Interface) {
-	r := dyn.Resource(kube.FlinkDeploymentGVR).Namespace(o.Namespace)
-	list, err := r.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return
-	}
-	for i := range list.Items {
-		obj := &list.Items[i]
-		if o.releaseIfDeleted(ctx, r, obj) {
-			continue
-		}
-		observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
-		if observed == obj.GetGeneration() {
-			continue
-		}
-		meta := []byte(`{"metadata":{"finalizers":["` + DeploymentFinalizer + `"],` +
-			`"labels":{"app.kubernetes.io/managed-by":"flink-kubernetes-operator"},` +
-			`"annotations":{"flink.apache.org/last-reconciled":"` + time.Now().UTC().Format(time.RFC3339) + `"}}}`)
-		updated, err := r.Patch(ctx, obj.GetName(), ktypes.MergePatchType, meta, metav1.PatchOptions{FieldManager: operatorManager})
-		if err != nil {
-			continue
-		}
-		status := o.Deployment(updated)
-		if status == nil {
-			status = map[string]any{}
-		}
-		status["observedGeneration"] = updated.GetGeneration()
-		updated.Object["status"] = status
-		if _, err := r.UpdateStatus(ctx, updated, metav1.UpdateOptions{FieldManager: operatorManager}); err == nil {
-			o.logf("fake operator: deployment %s is %v", obj.GetName(), status["lifecycleState"])
-		}
-	}
-}
-
-// DemoJobID is the JobID the fake operator reports for running jobs.
-const DemoJobID = "9f3c2a8d7e6b5a4c3d2e1f0a9b8c7d6e"
-
-// CompleteSnapshotAt answers COMPLETED with a savepoint path under dir.
-func CompleteSnapshotAt(dir string) func(*unstructured.Unstructured) map[string]any {
-	return func(obj *unstructured.Unstructured) map[string]any {
-		now := time.Now().UTC().Format(time.RFC3339Nano)
-		return map[string]any{"state": kube.SnapshotCompleted, "path": strings.TrimSuffix(dir, "/") + "/savepoint-" + obj.GetName(),
-			"resultTimestamp": now, "triggerTimestamp": now, "triggerId": "trigger-" + obj.GetName(), "failures": int64(0)}
-	}
-}
-
-// RunningDeployment answers a STABLE deployment with a RUNNING job.
-func RunningDeployment(obj *unstructured.Unstructured) map[string]any {
-	return map[string]any{
-		"lifecycleState":             "STABLE",
-		"jobManagerDeploymentStatus": "READY",
-		"jobStatus":                  map[string]any{"state": "RUNNING", "jobId": DemoJobID, "jobName": obj.GetName()},
-	}
-}
-
-// DemoOperator is the fake operator of make demo: deployments run, and, as
-// Flink would, write a completed checkpoint into their checkpoint dir;
-// snapshots complete into the deployment's savepoint dir, with a _metadata
-// file in S3.
+// DemoOperator runs the model for make demo in namespace, with Flink's files
+// written to the test bed's S3, until ctx ends.
 func DemoOperator(ctx context.Context, env Env, namespace string, logf func(string, ...any)) error {
 	kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
 	if err != nil {
@@ -194,48 +208,7 @@ func DemoOperator(ctx context.Context, env Env, namespace string, logf func(stri
 	if err != nil {
 		return err
 	}
-	put := func(uri, what string) {
-		bucket, key, ok := strings.Cut(strings.TrimPrefix(uri, "s3://"), "/")
-		if !ok {
-			return
-		}
-		if _, err := ac.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(what)}); err != nil {
-			logf("fake operator: writing %s: %v", uri, err)
-		}
-	}
-	confOf := func(deployment string) map[string]string {
-		obj, err := kc.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(namespace).Get(ctx, deployment, metav1.GetOptions{})
-		if err != nil {
-			return nil
-		}
-		cfg, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "flinkConfiguration")
-		return cfg
-	}
-	op := &FakeOperator{
-		Namespace: namespace,
-		Logf:      logf,
-		Deployment: func(obj *unstructured.Unstructured) map[string]any {
-			cfg, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "flinkConfiguration")
-			if dir := cfg["execution.checkpointing.dir"]; dir != "" {
-				for id := 1; id <= 2; id++ { // Flink writes _metadata last, when a checkpoint completes
-					put(fmt.Sprintf("%s/%s/shared/state-%d.sst", dir, DemoJobID, id), "sst")
-					put(fmt.Sprintf("%s/%s/chk-%d/_metadata", dir, DemoJobID, id), "metadata")
-				}
-			}
-			return RunningDeployment(obj)
-		},
-		Snapshot: func(obj *unstructured.Unstructured) map[string]any {
-			dep, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
-			dir := confOf(dep)["execution.checkpointing.savepoint-dir"]
-			if dir == "" {
-				return map[string]any{"state": kube.SnapshotFailed, "failures": int64(1),
-					"error": `{"type":"java.lang.IllegalStateException","message":"no savepoint directory configured for ` + dep + `"}`}
-			}
-			st := CompleteSnapshotAt(dir)(obj)
-			put(st["path"].(string)+"/_metadata", "savepoint")
-			return st
-		},
-	}
+	op := &Operator{Namespace: namespace, S3: ac.S3, Logf: logf}
 	op.Run(ctx, kc.Dynamic, 200*time.Millisecond)
 	return nil
 }

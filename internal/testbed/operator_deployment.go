@@ -1,0 +1,686 @@
+package testbed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// Values as the operator serialises them (JobState, UpgradeMode,
+// ReconciliationState, JobManagerDeploymentStatus, Flink's JobStatus).
+const (
+	jobRunning   = "running"
+	jobSuspended = "suspended"
+
+	modeStateless = "stateless"
+	modeSavepoint = "savepoint"
+	modeLastState = "last-state"
+
+	reconDeployed  = "DEPLOYED"
+	reconUpgrading = "UPGRADING"
+
+	jmDeploying        = "DEPLOYING"
+	jmDeployedNotReady = "DEPLOYED_NOT_READY"
+	jmReady            = "READY"
+	jmMissing          = "MISSING"
+	jmError            = "ERROR"
+
+	flinkRunning     = "RUNNING"
+	flinkReconciling = "RECONCILING"
+	flinkFinished    = "FINISHED"
+	flinkFailed      = "FAILED"
+
+	// LastStateDummyPath is what the operator records as the restore path
+	// of a last-state restore (AbstractJobReconciler.LAST_STATE_DUMMY_SP_PATH).
+	LastStateDummyPath = "KUBERNETES_OPERATOR_LAST_STATE"
+
+	// Flink's savepoint and checkpoint directory options (CheckpointingOptions
+	// SAVEPOINT_DIRECTORY / CHECKPOINTS_DIRECTORY, Flink 2.x keys and their
+	// 1.x fallbacks).
+	savepointDirKey    = "execution.checkpointing.savepoint-dir"
+	savepointDirKeyOld = "state.savepoints.dir"
+	checkpointDirKey   = "execution.checkpointing.dir"
+	checkpointDirOld   = "state.checkpoints.dir"
+)
+
+// deploymentStatus is the part of FlinkDeploymentStatus the model keeps.
+type deploymentStatus struct {
+	ObservedGeneration   int64
+	JMStatus             string
+	JobID                string
+	JobName              string
+	JobState             string
+	StartTime            string
+	UpgradeSavepointPath string
+	ReconTimestamp       int64
+	LastReconciledSpec   string
+	LastStableSpec       string
+	ReconState           string
+	Error                string
+}
+
+func readDeploymentStatus(obj *unstructured.Unstructured) deploymentStatus {
+	s := func(path ...string) string {
+		v, _, _ := unstructured.NestedString(obj.Object, append([]string{"status"}, path...)...)
+		return v
+	}
+	g, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+	ts, _, _ := unstructured.NestedInt64(obj.Object, "status", "reconciliationStatus", "reconciliationTimestamp")
+	return deploymentStatus{
+		ObservedGeneration: g, JMStatus: s("jobManagerDeploymentStatus"),
+		JobID: s("jobStatus", "jobId"), JobName: s("jobStatus", "jobName"), JobState: s("jobStatus", "state"),
+		StartTime: s("jobStatus", "startTime"), UpgradeSavepointPath: s("jobStatus", "upgradeSavepointPath"),
+		ReconTimestamp: ts, LastReconciledSpec: s("reconciliationStatus", "lastReconciledSpec"),
+		LastStableSpec: s("reconciliationStatus", "lastStableSpec"), ReconState: s("reconciliationStatus", "state"),
+		Error: s("error"),
+	}
+}
+
+func (st deploymentStatus) object(deleting bool) map[string]any {
+	job := map[string]any{"savepointInfo": map[string]any{}, "checkpointInfo": map[string]any{}}
+	for k, v := range map[string]string{"jobId": st.JobID, "jobName": st.JobName, "state": st.JobState,
+		"startTime": st.StartTime, "upgradeSavepointPath": st.UpgradeSavepointPath} {
+		if v != "" {
+			job[k] = v
+		}
+	}
+	recon := map[string]any{"reconciliationTimestamp": st.ReconTimestamp, "state": st.ReconState}
+	if st.LastReconciledSpec != "" {
+		recon["lastReconciledSpec"] = st.LastReconciledSpec
+	}
+	if st.LastStableSpec != "" {
+		recon["lastStableSpec"] = st.LastStableSpec
+	}
+	out := map[string]any{
+		"jobStatus": job, "reconciliationStatus": recon, "lifecycleState": st.lifecycle(deleting),
+		"clusterInfo": map[string]any{},
+	}
+	if st.ObservedGeneration != 0 {
+		out["observedGeneration"] = st.ObservedGeneration
+	}
+	if st.JMStatus != "" {
+		out["jobManagerDeploymentStatus"] = st.JMStatus
+	}
+	if st.Error != "" {
+		out["error"] = st.Error
+	}
+	return out
+}
+
+// reconciledSpec is a lastReconciledSpec as SpecUtils.writeSpecWithMeta
+// writes it: {"spec": …, "resource_metadata": {"apiVersion", "firstDeployment"}}.
+type reconciledSpec struct {
+	Spec map[string]any `json:"spec"`
+	Meta struct {
+		APIVersion      string `json:"apiVersion"`
+		FirstDeployment bool   `json:"firstDeployment"`
+	} `json:"resource_metadata"`
+}
+
+func parseReconciled(s string) *reconciledSpec {
+	if s == "" {
+		return nil
+	}
+	var r reconciledSpec
+	if json.Unmarshal([]byte(s), &r) != nil {
+		return nil
+	}
+	return &r
+}
+
+// LastReconciledSpec decodes status.reconciliationStatus.lastReconciledSpec
+// of a FlinkDeployment: the spec the operator last acted on (nil if none).
+func LastReconciledSpec(obj *unstructured.Unstructured) map[string]any {
+	s, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
+	if r := parseReconciled(s); r != nil {
+		return r.Spec
+	}
+	return nil
+}
+
+// lifecycle is CommonStatus.getLifecycleState.
+func (st deploymentStatus) lifecycle(deleting bool) string {
+	if deleting {
+		return "DELETING"
+	}
+	last := parseReconciled(st.LastReconciledSpec)
+	if last == nil {
+		if st.Error != "" {
+			return "FAILED"
+		}
+		return "CREATED"
+	}
+	if st.ReconState == reconUpgrading {
+		return "UPGRADING"
+	}
+	if jobField(last.Spec, "state", jobRunning) == jobSuspended {
+		return "SUSPENDED"
+	}
+	if st.JobState == flinkFailed {
+		return "FAILED"
+	}
+	if (st.JMStatus == jmMissing || st.JMStatus == jmError) && st.Error != "" &&
+		(strings.Contains(st.Error, "Manual restore required.") || strings.Contains(st.Error, "HA metadata is not available") ||
+			strings.Contains(st.Error, "It is possible that the job has finished or terminally failed, or the configmaps have been deleted.")) {
+		return "FAILED"
+	}
+	if st.LastReconciledSpec == st.LastStableSpec {
+		return "STABLE"
+	}
+	return "DEPLOYED"
+}
+
+// operatorException is status.error as ReconciliationUtils
+// .updateFlinkResourceException serialises an exception (FlinkResourceException).
+func operatorException(typ, msg string) string {
+	b, _ := json.Marshal(map[string]any{"type": typ, "message": msg, "additionalMetadata": map[string]any{}, "throwableList": []any{}})
+	return string(b)
+}
+
+func jobField(spec map[string]any, field, def string) string {
+	if v, ok, _ := unstructured.NestedString(spec, "job", field); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func confValue(spec map[string]any, keys ...string) string {
+	cfg, _, _ := unstructured.NestedStringMap(spec, "flinkConfiguration")
+	for _, k := range keys {
+		if v := cfg[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// ignoredJobFields are JobSpec's @SpecDiff(DiffType.IGNORE) fields.
+var ignoredJobFields = []string{"initialSavepointPath", "upgradeMode", "allowNonRestoredState",
+	"savepointTriggerNonce", "checkpointTriggerNonce", "autoscalerResetNonce", "savepointRedeployNonce"}
+
+// ignoredConfPrefixes are FlinkDeploymentSpec.flinkConfiguration's
+// @SpecDiff.Entry(type = IGNORE) prefixes.
+var ignoredConfPrefixes = []string{"job.autoscaler", "parallelism.default", "kubernetes.operator"}
+
+func withoutIgnored(spec map[string]any) map[string]any {
+	c := runtimeCopy(spec)
+	if job, ok := c["job"].(map[string]any); ok {
+		for _, f := range ignoredJobFields {
+			delete(job, f)
+		}
+		if job["state"] == nil {
+			job["state"] = jobRunning
+		}
+	}
+	if cfg, ok := c["flinkConfiguration"].(map[string]any); ok {
+		for k := range cfg {
+			for _, p := range ignoredConfPrefixes {
+				if strings.HasPrefix(k, p) {
+					delete(cfg, k)
+				}
+			}
+		}
+	}
+	return c
+}
+
+func runtimeCopy(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	if out == nil {
+		out = map[string]any{}
+	}
+	return out
+}
+
+// diffType is ReflectiveDiffBuilder over the @SpecDiff annotations: a
+// savepointRedeployNonce changed to a new non-null value is
+// SAVEPOINT_REDEPLOY (JobSpec: onNullIgnore), any other non-ignored change
+// UPGRADE, else IGNORE.
+func diffType(last, cur map[string]any) string {
+	ln, _, _ := unstructured.NestedFieldNoCopy(last, "job", "savepointRedeployNonce")
+	cn, _, _ := unstructured.NestedFieldNoCopy(cur, "job", "savepointRedeployNonce")
+	if cn != nil && fmt.Sprint(cn) != fmt.Sprint(ln) {
+		return "SAVEPOINT_REDEPLOY"
+	}
+	if !reflect.DeepEqual(withoutIgnored(last), withoutIgnored(cur)) {
+		return "UPGRADE"
+	}
+	return "IGNORE"
+}
+
+// validate is DefaultValidator's savepoint-redeploy check against the last
+// reconciled spec: a new nonce needs an initialSavepointPath.
+func validate(last, cur map[string]any) string {
+	if last == nil {
+		return ""
+	}
+	ln, _, _ := unstructured.NestedFieldNoCopy(last, "job", "savepointRedeployNonce")
+	cn, _, _ := unstructured.NestedFieldNoCopy(cur, "job", "savepointRedeployNonce")
+	if cn != nil && fmt.Sprint(cn) != fmt.Sprint(ln) && strings.TrimSpace(jobField(cur, "initialSavepointPath", "")) == "" {
+		return "InitialSavepointPath must not be empty for savepoint redeployment"
+	}
+	return ""
+}
+
+// depCtx is one reconciliation of one FlinkDeployment.
+type depCtx struct {
+	obj  *unstructured.Unstructured
+	spec map[string]any
+	st   *deploymentStatus
+}
+
+// recordSpec is ReconciliationUtils.updateStatusForSpecReconciliation:
+// clears the error, records the spec (job.state set to what the job is
+// after this step, job.upgradeMode as given) with its metadata, moves
+// observedGeneration, and marks a user-suspended spec stable.
+func recordSpec(c depCtx, spec map[string]any, jobStateAfter string, upgrading bool) {
+	st := c.st
+	st.Error = ""
+	st.ReconTimestamp = time.Now().UnixMilli()
+	old := parseReconciled(st.LastReconciledSpec)
+	st.ReconState = reconDeployed
+	if upgrading {
+		st.ReconState = reconUpgrading
+	}
+	clone := runtimeCopy(spec)
+	if job, ok := clone["job"].(map[string]any); ok {
+		job["state"] = jobStateAfter
+	}
+	r := reconciledSpec{Spec: clone}
+	r.Meta.APIVersion = c.obj.GetAPIVersion()
+	// ReconciliationMetadata.from: first deployment until a later spec is deployed.
+	r.Meta.FirstDeployment = old == nil || (st.ReconState == reconDeployed && old.Meta.FirstDeployment)
+	b, _ := json.Marshal(r)
+	st.LastReconciledSpec = string(b)
+	st.ObservedGeneration = c.obj.GetGeneration()
+	if jobField(spec, "state", jobRunning) == jobSuspended {
+		st.LastStableSpec = st.LastReconciledSpec
+	}
+}
+
+func withUpgradeMode(spec map[string]any, mode string) map[string]any {
+	c := runtimeCopy(spec)
+	if job, ok := c["job"].(map[string]any); ok {
+		job["upgradeMode"] = mode
+	}
+	return c
+}
+
+// checkAndUpdateStableSpec is ReconciliationUtils.checkAndUpdateStableSpec,
+// run by JobStatusObserver: a deployed spec whose job runs (or finished on
+// its own) is stable.
+func checkAndUpdateStableSpec(st *deploymentStatus) {
+	if st.ReconState != reconDeployed {
+		return
+	}
+	last := parseReconciled(st.LastReconciledSpec)
+	if st.JobState == flinkRunning || (last != nil && jobField(last.Spec, "state", jobRunning) == jobRunning && st.JobState == flinkFinished) {
+		st.LastStableSpec = st.LastReconciledSpec
+	}
+}
+
+func (o *Operator) deployments(ctx context.Context, dyn dynamic.Interface) {
+	r := dyn.Resource(kube.FlinkDeploymentGVR).Namespace(o.Namespace)
+	list, err := r.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for i := range list.Items {
+		o.reconcileDeployment(ctx, dyn, r, &list.Items[i])
+	}
+}
+
+func hasFinalizer(obj *unstructured.Unstructured, f string) bool {
+	for _, x := range obj.GetFinalizers() {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func addFinalizer(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured, f string) (*unstructured.Unstructured, error) {
+	fins := append(append([]string{}, obj.GetFinalizers()...), f)
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": fins, "resourceVersion": obj.GetResourceVersion()}})
+	return r.Patch(ctx, obj.GetName(), ktypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: operatorManager})
+}
+
+func removeFinalizer(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured, f string) error {
+	var fins []string
+	for _, x := range obj.GetFinalizers() {
+		if x != f {
+			fins = append(fins, x)
+		}
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": fins, "resourceVersion": obj.GetResourceVersion()}})
+	_, err := r.Patch(ctx, obj.GetName(), ktypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: operatorManager})
+	return err
+}
+
+// reconcileDeployment is one FlinkDeploymentController.reconcile: observe,
+// validate, reconcile, write status. Deletion is its cleanup: the cluster
+// goes and the finalizer with it.
+func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interface, r dynamic.ResourceInterface, obj *unstructured.Unstructured) {
+	if obj.GetDeletionTimestamp() != nil {
+		if hasFinalizer(obj, DeploymentFinalizer) {
+			if err := removeFinalizer(ctx, r, obj, DeploymentFinalizer); err == nil {
+				o.logf("operator: FlinkDeployment %s cleaned up", obj.GetName())
+			}
+		}
+		return
+	}
+	if !hasFinalizer(obj, DeploymentFinalizer) {
+		updated, err := addFinalizer(ctx, r, obj, DeploymentFinalizer)
+		if err != nil {
+			return
+		}
+		obj = updated
+	}
+	st := readDeploymentStatus(obj)
+	before := st
+	spec, _, _ := unstructured.NestedMap(obj.Object, "spec")
+	c := depCtx{obj: obj, spec: spec, st: &st}
+	o.observe(ctx, c)
+	var last map[string]any
+	if l := parseReconciled(st.LastReconciledSpec); l != nil {
+		last = l.Spec
+	}
+	if msg := validate(last, spec); msg != "" {
+		// ReconciliationUtils.applyValidationErrorAndResetSpec: the error is
+		// reported and the last reconciled spec stays in force.
+		st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ValidationException", msg)
+	} else if err := o.reconcile(ctx, dyn, c); err != nil {
+		// FlinkDeploymentController: ReconciliationException, error in status.
+		st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ReconciliationException", err.Error())
+	}
+	if st == before {
+		return
+	}
+	obj.Object["status"] = st.object(false)
+	if _, err := r.UpdateStatus(ctx, obj, metav1.UpdateOptions{FieldManager: operatorManager}); err != nil {
+		o.logf("operator: status of FlinkDeployment %s: %v", obj.GetName(), err)
+		return
+	}
+	o.logf("operator: FlinkDeployment %s generation %d: %s, job %s %s", obj.GetName(), obj.GetGeneration(), st.lifecycle(false), st.JobID, st.JobState)
+}
+
+// observe is AbstractFlinkDeploymentObserver plus JobStatusObserver, one
+// step per pass: a JobManager being deployed becomes ready (or fails with
+// the container's error, DeploymentFailedException), then the job runs,
+// restoring from the path it was deployed with.
+func (o *Operator) observe(ctx context.Context, c depCtx) {
+	st, f := c.st, o.currentFaults()
+	switch st.JMStatus {
+	case jmDeploying:
+		if cw := f.ContainerWaiting; cw != nil {
+			// FlinkDeploymentController on DeploymentFailedException
+			// (forContainerStatus: "[container] message").
+			st.JMStatus, st.JobState = jmError, flinkReconciling
+			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException",
+				fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message))
+			return
+		}
+		st.JMStatus = jmDeployedNotReady
+	case jmDeployedNotReady:
+		st.JMStatus = jmReady
+		if f.JobNeverRuns {
+			break
+		}
+		restore := o.restoreFrom(c.obj)
+		if restore != "" && restore != LastStateDummyPath {
+			if msg := o.restorable(ctx, restore); msg != "" {
+				st.JobState = flinkFailed
+				st.Error = operatorException("java.io.FileNotFoundException", msg)
+				return
+			}
+		}
+		st.JobState, st.StartTime = flinkRunning, fmt.Sprint(time.Now().UnixMilli())
+		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" {
+			if _, err := o.writeCheckpoint(ctx, dir, st.JobID, o.nextCheckpoint(st.JobID)); err != nil {
+				o.logf("operator: Flink writing a checkpoint of %s: %v", c.obj.GetName(), err)
+			}
+		}
+	}
+	checkAndUpdateStableSpec(st)
+}
+
+func (o *Operator) nextCheckpoint(jobID string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.nextChk == nil {
+		o.nextChk = map[string]int{}
+	}
+	o.nextChk[jobID]++
+	return o.nextChk[jobID]
+}
+
+func (o *Operator) hadCheckpoint(jobID string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.nextChk[jobID] > 0
+}
+
+// The path a deployed job restores from is what the operator passed Flink
+// as execution.state-recovery.path; the model keeps it per object.
+func (o *Operator) restoreFrom(obj *unstructured.Unstructured) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.restores[string(obj.GetUID())]
+}
+
+func (o *Operator) setRestore(obj *unstructured.Unstructured, path string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.restores == nil {
+		o.restores = map[string]string{}
+	}
+	o.restores[string(obj.GetUID())] = path
+}
+
+// reconcile is AbstractFlinkResourceReconciler.reconcile for an application
+// deployment.
+func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCtx) error {
+	st := c.st
+	last := parseReconciled(st.LastReconciledSpec)
+	if last == nil {
+		return o.firstDeploy(ctx, c)
+	}
+	diff := diffType(last.Spec, c.spec)
+	if diff == "IGNORE" && st.ReconState != reconUpgrading {
+		// ReconciliationUtils.updateReconciliationMetadata: the spec is not
+		// recorded, only the generation observed.
+		st.ObservedGeneration = c.obj.GetGeneration()
+		return nil
+	}
+	return o.reconcileSpecChange(ctx, dyn, c, diff, last.Spec)
+}
+
+// firstDeploy is the isBeforeFirstDeployment branch with
+// updateStatusBeforeFirstDeployment: initialSavepointPath, when set, is the
+// restore path, recorded in jobStatus.upgradeSavepointPath, and the spec is
+// recorded with upgradeMode savepoint (else stateless).
+func (o *Operator) firstDeploy(ctx context.Context, c depCtx) error {
+	if jobField(c.spec, "state", jobRunning) == jobSuspended {
+		return nil
+	}
+	mode, isp := modeStateless, jobField(c.spec, "initialSavepointPath", "")
+	if isp != "" {
+		c.st.UpgradeSavepointPath, mode = isp, modeSavepoint
+	}
+	spec := withUpgradeMode(c.spec, mode)
+	o.deploy(c, isp, false)
+	recordSpec(c, spec, jobRunning, false)
+	return nil
+}
+
+// deploy is ApplicationReconciler.deploy: the restore path is the savepoint
+// given, else for a last-state restore with a checkpoint the dummy path
+// (recorded in upgradeSavepointPath), else none; a new JobID unless this is
+// a last-state restore (setJobIdIfNecessary); the job is RECONCILING and the
+// JobManager DEPLOYING.
+func (o *Operator) deploy(c depCtx, savepoint string, requireHA bool) {
+	st := c.st
+	restore := savepoint
+	if restore == "" && requireHA && st.JobID != "" && o.hadCheckpoint(st.JobID) {
+		restore = LastStateDummyPath
+		st.UpgradeSavepointPath = LastStateDummyPath
+	}
+	if st.JobID == "" || !requireHA {
+		st.JobID = newJobID()
+	}
+	st.JobName = c.obj.GetName()
+	st.JobState, st.JMStatus, st.StartTime = flinkReconciling, jmDeploying, ""
+	o.setRestore(c.obj, restore)
+}
+
+// jobUpgrade is AbstractJobReconciler.getJobUpgrade: how to suspend the
+// running job and how to restore it, by the new spec's upgradeMode.
+// available false means the operator waits.
+func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restore string, available bool) {
+	mode := jobField(cur, "upgradeMode", modeStateless)
+	running := st.JobState == flinkRunning
+	versionChanged := fmt.Sprint(last["flinkVersion"]) != fmt.Sprint(cur["flinkVersion"])
+	switch mode {
+	case modeStateless:
+		return modeStateless, modeStateless, true
+	case modeSavepoint:
+		if running {
+			return modeSavepoint, modeSavepoint, true
+		}
+		// kubernetes.operator.job.upgrade.last-state-fallback.enabled (default true).
+		mode = modeLastState
+	}
+	if mode == modeLastState {
+		if versionChanged {
+			if running && confValue(cur, savepointDirKey, savepointDirKeyOld) != "" {
+				return modeSavepoint, modeSavepoint, true
+			}
+			return "", "", false
+		}
+		if running {
+			// HA metadata present, kubernetes.operator.job.upgrade.last-state.job-cancel.enabled false:
+			// JobUpgrade.lastStateUsingHaMeta.
+			return modeLastState, modeLastState, true
+		}
+	}
+	return "", "", false
+}
+
+// reconcileSpecChange is AbstractJobReconciler.reconcileSpecChange.
+func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interface, c depCtx, diff string, last map[string]any) error {
+	st := c.st
+	lastJobState := jobField(last, "state", jobRunning)
+	desired := jobField(c.spec, "state", jobRunning)
+
+	if diff == "SAVEPOINT_REDEPLOY" {
+		// redeployWithSavepoint: stateless cancel, deploy from
+		// initialSavepointPath (recorded in upgradeSavepointPath), stable.
+		st.JobState, st.JMStatus = flinkFinished, jmMissing
+		isp := jobField(c.spec, "initialSavepointPath", "")
+		st.UpgradeSavepointPath = isp
+		spec := withUpgradeMode(c.spec, modeSavepoint)
+		if desired == jobRunning {
+			o.deploy(c, isp, false)
+		}
+		recordSpec(c, spec, desired, false)
+		st.LastStableSpec = st.LastReconciledSpec
+		return nil
+	}
+
+	if lastJobState == jobRunning {
+		suspend, restore, ok := jobUpgrade(st, last, c.spec)
+		if !ok {
+			return nil
+		}
+		if err := o.cancelJob(ctx, dyn, c, suspend); err != nil {
+			return err
+		}
+		spec := withUpgradeMode(c.spec, restore)
+		// The job is suspended; it is restored by the next reconciliation
+		// (UPGRADING state), or stays suspended if so desired.
+		recordSpec(c, spec, jobSuspended, desired == jobRunning)
+		return nil
+	}
+
+	if lastJobState == jobSuspended && desired == jobRunning {
+		spec := c.spec
+		lastMode := jobField(last, "upgradeMode", modeStateless)
+		if jobField(spec, "upgradeMode", modeStateless) != modeStateless {
+			spec = withUpgradeMode(spec, lastMode)
+		}
+		// restoreJob: a savepoint restore uses jobStatus.upgradeSavepointPath;
+		// HA is required when the job was suspended last-state.
+		sp := ""
+		if jobField(spec, "upgradeMode", modeStateless) == modeSavepoint {
+			sp = st.UpgradeSavepointPath
+		}
+		o.deploy(c, sp, lastMode == modeLastState)
+		recordSpec(c, spec, jobRunning, false)
+	}
+	return nil
+}
+
+// cancelJob is ApplicationReconciler.cancelJob over AbstractFlinkService
+// .cancelJob: a savepoint suspend stops the job with a savepoint into the
+// savepoint dir and records it (setUpgradeSavepointPath, which also creates
+// an UPGRADE FlinkStateSnapshot); the JobManager goes and the job is
+// FINISHED. A failed savepoint leaves the job running.
+func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCtx, suspend string) error {
+	st := c.st
+	if suspend == modeSavepoint {
+		dir := confValue(c.spec, savepointDirKey, savepointDirKeyOld)
+		if dir == "" {
+			return errors.New("java.lang.IllegalArgumentException: No savepoint location given and no default location configured.")
+		}
+		if msg, failed := o.takeSavepointFailure(); failed {
+			return fmt.Errorf("Savepoint failed for job %s: %s", st.JobID, msg)
+		}
+		path, err := o.writeSavepoint(ctx, dir, st.JobID)
+		if err != nil {
+			return err
+		}
+		st.UpgradeSavepointPath = path
+		if err := o.createUpgradeSnapshot(ctx, dyn, c.obj, path); err != nil {
+			o.logf("operator: upgrade snapshot of %s: %v", c.obj.GetName(), err)
+		}
+	}
+	st.JobState, st.JMStatus = flinkFinished, jmMissing
+	return nil
+}
+
+// createUpgradeSnapshot is FlinkStateSnapshotUtils.createUpgradeSnapshotResource
+// (snapshot resources enabled, the 1.15 default): a savepoint
+// FlinkStateSnapshot named <deployment>-savepoint-upgrade-<millis>, labelled
+// snapshot.trigger-type UPGRADE, alreadyExists, with
+// kubernetes.operator.savepoint.format.type (CANONICAL) and
+// kubernetes.operator.savepoint.dispose-on-delete (false) defaults.
+func (o *Operator) createUpgradeSnapshot(ctx context.Context, dyn dynamic.Interface, dep *unstructured.Unstructured, path string) error {
+	snap := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1",
+		"kind":       "FlinkStateSnapshot",
+		"metadata": map[string]any{
+			"name":      fmt.Sprintf("%s-savepoint-upgrade-%d", dep.GetName(), time.Now().UnixMilli()),
+			"namespace": dep.GetNamespace(),
+			"labels":    map[string]any{"snapshot.trigger-type": "UPGRADE"},
+		},
+		"spec": map[string]any{
+			"jobReference": map[string]any{"kind": "FlinkDeployment", "name": dep.GetName()},
+			"savepoint":    map[string]any{"path": path, "formatType": "CANONICAL", "disposeOnDelete": false, "alreadyExists": true},
+		},
+	}}
+	_, err := dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(dep.GetNamespace()).Create(ctx, snap, metav1.CreateOptions{FieldManager: operatorManager})
+	return err
+}

@@ -1,0 +1,137 @@
+package testbed
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+)
+
+// What Flink itself would do, for the operator model: job ids and the files
+// of checkpoints and savepoints.
+
+// Flink's file layout (flink-runtime AbstractFsCheckpointStorageAccess).
+const (
+	checkpointDirPrefix = "chk-"
+	sharedStateDir      = "shared"
+	taskOwnedStateDir   = "taskowned"
+	metadataFileName    = "_metadata"
+)
+
+// newJobID is JobID.generate().toHexString(): 16 random bytes, 32 hex digits.
+func newJobID() string { return randomHex(16) }
+
+func splitS3(uri string) (bucket, key string, ok bool) {
+	rest, found := strings.CutPrefix(uri, "s3://")
+	if !found {
+		return "", "", false
+	}
+	bucket, key, _ = strings.Cut(rest, "/")
+	return bucket, strings.TrimSuffix(key, "/"), bucket != ""
+}
+
+func (o *Operator) put(ctx context.Context, uri, body string) error {
+	bucket, key, ok := splitS3(uri)
+	if !ok {
+		return fmt.Errorf("not an s3:// path: %s", uri)
+	}
+	_, err := o.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(body)})
+	return err
+}
+
+// writeCheckpoint completes checkpoint n of a job as Flink lays it out under
+// the checkpoint base dir (FsCheckpointStorageAccess: <dir>/<job-id>, with
+// shared/ and taskowned/ beside chk-<n>/): state files first, _metadata
+// last, as PendingCheckpoint.finalizeCheckpoint writes the metadata only once
+// every task acknowledged. It returns the checkpoint's directory.
+func (o *Operator) writeCheckpoint(ctx context.Context, dir, jobID string, n int) (string, error) {
+	jobDir := strings.TrimSuffix(dir, "/") + "/" + jobID
+	chk := fmt.Sprintf("%s/%s%d", jobDir, checkpointDirPrefix, n)
+	if o.S3 == nil {
+		return chk, nil
+	}
+	for _, f := range []string{
+		jobDir + "/" + sharedStateDir + "/" + randomHex(16),
+		jobDir + "/" + taskOwnedStateDir + "/" + randomHex(16),
+		chk + "/" + randomHex(16),
+		chk + "/" + metadataFileName,
+	} {
+		if err := o.put(ctx, f, "flink state (test bed)"); err != nil {
+			return "", err
+		}
+	}
+	return chk, nil
+}
+
+// writeSavepoint writes a savepoint of a job under dir, named as
+// AbstractFsCheckpointStorageAccess.initializeLocationForSavepoint names it:
+// "savepoint-" + the job id's first 6 characters + "-" + 12 random hex
+// digits (FileUtils.getRandomFilename); _metadata last.
+func (o *Operator) writeSavepoint(ctx context.Context, dir, jobID string) (string, error) {
+	sp := fmt.Sprintf("%s/savepoint-%s-%s", strings.TrimSuffix(dir, "/"), jobID[:6], randomHex(6))
+	if o.S3 == nil {
+		return sp, nil
+	}
+	for _, f := range []string{sp + "/" + randomHex(16), sp + "/" + metadataFileName} {
+		if err := o.put(ctx, f, "flink savepoint (test bed)"); err != nil {
+			return "", err
+		}
+	}
+	return sp, nil
+}
+
+// restorable is Flink's check when a job starts from a path
+// (AbstractFsCheckpointStorageAccess.resolveCheckpointPointer): the path is a
+// checkpoint or savepoint directory holding _metadata, or the _metadata file
+// itself. It returns Flink's error message, or "" when the path resolves.
+func (o *Operator) restorable(ctx context.Context, path string) string {
+	if o.S3 == nil {
+		return ""
+	}
+	bucket, key, ok := splitS3(path)
+	notFound := fmt.Sprintf("Cannot find checkpoint or savepoint file/directory '%s' on file system 's3'.", path)
+	if !ok {
+		return notFound
+	}
+	if !strings.HasSuffix(key, "/"+metadataFileName) && key != metadataFileName {
+		key = strings.TrimPrefix(key+"/"+metadataFileName, "/")
+	}
+	_, err := o.S3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	switch {
+	case err == nil:
+		return ""
+	case awsclient.IsNotFound(err):
+		return notFound
+	default:
+		return err.Error()
+	}
+}
+
+// disposeSavepoint deletes a savepoint's files, as Flink's disposeSavepoint
+// does for the operator's StateSnapshotReconciler.cleanup.
+func (o *Operator) disposeSavepoint(ctx context.Context, path string) error {
+	if o.S3 == nil {
+		return nil
+	}
+	bucket, key, ok := splitS3(strings.TrimSuffix(path, "/"+metadataFileName))
+	if !ok {
+		return fmt.Errorf("not an s3:// path: %s", path)
+	}
+	p := s3.NewListObjectsV2Paginator(o.S3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key + "/")})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		for _, obj := range page.Contents {
+			if _, err := o.S3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: obj.Key}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,309 @@
+package testbed
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// snapshotStatus is FlinkStateSnapshotStatus.
+type snapshotStatus struct {
+	State, TriggerID, TriggerTimestamp, ResultTimestamp, Path, Error string
+	Failures                                                         int64
+}
+
+func readSnapshotStatus(obj *unstructured.Unstructured) snapshotStatus {
+	s := func(f string) string { v, _, _ := unstructured.NestedString(obj.Object, "status", f); return v }
+	st := snapshotStatus{State: s("state"), TriggerID: s("triggerId"), TriggerTimestamp: s("triggerTimestamp"),
+		ResultTimestamp: s("resultTimestamp"), Path: s("path"), Error: s("error")}
+	st.Failures, _, _ = unstructured.NestedInt64(obj.Object, "status", "failures")
+	if st.State == "" {
+		st.State = kube.SnapshotTriggerPending // FlinkStateSnapshotStatus.state's default
+	}
+	return st
+}
+
+func (st snapshotStatus) object() map[string]any {
+	out := map[string]any{"state": st.State, "failures": st.Failures}
+	for k, v := range map[string]string{"triggerId": st.TriggerID, "triggerTimestamp": st.TriggerTimestamp,
+		"resultTimestamp": st.ResultTimestamp, "path": st.Path, "error": st.Error} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// kubeTime is DateTimeUtils.kubernetes: RFC 3339 in UTC.
+func kubeTime() string { return time.Now().UTC().Format(time.RFC3339) }
+
+func (o *Operator) snapshots(ctx context.Context, dyn dynamic.Interface) {
+	r := dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(o.Namespace)
+	list, err := r.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for i := range list.Items {
+		o.reconcileSnapshot(ctx, dyn, r, &list.Items[i])
+	}
+}
+
+// snapshotSpec is the part of FlinkStateSnapshotSpec the model reads.
+type snapshotSpec struct {
+	deployment      string
+	savepoint       bool
+	path            string
+	alreadyExists   bool
+	disposeOnDelete bool
+	backoffLimit    int64
+}
+
+func readSnapshotSpec(obj *unstructured.Unstructured) snapshotSpec {
+	sp := snapshotSpec{backoffLimit: -1, disposeOnDelete: true} // the spec's defaults
+	sp.deployment, _, _ = unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
+	if _, ok, _ := unstructured.NestedMap(obj.Object, "spec", "savepoint"); ok {
+		sp.savepoint = true
+		sp.path, _, _ = unstructured.NestedString(obj.Object, "spec", "savepoint", "path")
+		sp.alreadyExists, _, _ = unstructured.NestedBool(obj.Object, "spec", "savepoint", "alreadyExists")
+		if d, ok, _ := unstructured.NestedBool(obj.Object, "spec", "savepoint", "disposeOnDelete"); ok {
+			sp.disposeOnDelete = d
+		}
+	}
+	if b, ok, _ := unstructured.NestedInt64(obj.Object, "spec", "backoffLimit"); ok {
+		sp.backoffLimit = b
+	}
+	return sp
+}
+
+// reconcileSnapshot is one FlinkStateSnapshotController.reconcile:
+// observe, reconcile, labels, status; an exception goes to updateErrorStatus.
+func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface, r dynamic.ResourceInterface, obj *unstructured.Unstructured) {
+	if obj.GetDeletionTimestamp() != nil {
+		o.cleanupSnapshot(ctx, dyn, r, obj)
+		return
+	}
+	if !hasFinalizer(obj, SnapshotFinalizer) {
+		updated, err := addFinalizer(ctx, r, obj, SnapshotFinalizer)
+		if err != nil {
+			return
+		}
+		obj = updated
+	}
+	uid := string(obj.GetUID())
+	o.mu.Lock()
+	wait := time.Now().Before(o.retryAt[uid])
+	o.mu.Unlock()
+	if wait {
+		return
+	}
+	_, hadStatus := obj.Object["status"]
+	st := readSnapshotStatus(obj)
+	before := st
+	spec := readSnapshotSpec(obj)
+	dep, err := dyn.Resource(kube.FlinkDeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, spec.deployment, metav1.GetOptions{})
+	if err != nil {
+		if !apierrors.IsNotFound(err) {
+			return
+		}
+		dep = nil
+	}
+	err = o.observeSnapshot(ctx, obj, spec, &st, dep)
+	if err == nil {
+		err = o.triggerSnapshot(obj, spec, &st, dep)
+	}
+	if err != nil {
+		o.snapshotError(uid, spec, &st, err)
+	}
+	o.updateSnapshotLabels(ctx, r, obj, spec, st, dep)
+	if hadStatus && st == before {
+		return
+	}
+	obj.Object["status"] = st.object()
+	if _, err := r.UpdateStatus(ctx, obj, metav1.UpdateOptions{FieldManager: operatorManager}); err != nil {
+		o.logf("operator: status of FlinkStateSnapshot %s: %v", obj.GetName(), err)
+		return
+	}
+	o.logf("operator: FlinkStateSnapshot %s is %s (failures %d) %s", obj.GetName(), st.State, st.Failures, st.Path)
+}
+
+// snapshotError is FlinkStateSnapshotController.updateErrorStatus with
+// ReconciliationUtils.updateForReconciliationError: FAILED, failures+1, the
+// exception in status.error; retried (back to TRIGGER_PENDING after
+// 10s × 2^(failures-1)) only while failures <= backoffLimit. As in the code,
+// backoffLimit -1 therefore means no retry.
+func (o *Operator) snapshotError(uid string, spec snapshotSpec, st *snapshotStatus, err error) {
+	st.State = kube.SnapshotFailed
+	st.Failures++
+	st.ResultTimestamp = kubeTime()
+	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ReconciliationException", err.Error())
+	if st.Failures > spec.backoffLimit {
+		return
+	}
+	o.mu.Lock()
+	if o.retryAt == nil {
+		o.retryAt = map[string]time.Time{}
+	}
+	o.retryAt[uid] = time.Now().Add(o.RetryBase * time.Duration(int64(1)<<(st.Failures-1)))
+	o.mu.Unlock()
+	st.State = kube.SnapshotTriggerPending // FlinkStateSnapshotUtils.snapshotTriggerPending
+}
+
+// abandonIfJobNotRunning is FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning.
+func abandonIfJobNotRunning(obj *unstructured.Unstructured, spec snapshotSpec, st *snapshotStatus, dep *unstructured.Unstructured) bool {
+	ref := spec.deployment + " (FlinkDeployment)" // JobReference.toString
+	var msg string
+	switch {
+	case dep == nil:
+		msg = fmt.Sprintf("Secondary resource %s for savepoint %s was not found", ref, obj.GetName())
+	case readDeploymentStatus(dep).JobState != flinkRunning: // ReconciliationUtils.isJobRunning
+		msg = fmt.Sprintf("Secondary resource %s for savepoint %s is not running", ref, obj.GetName())
+	default:
+		return false
+	}
+	// snapshotAbandoned
+	st.State, st.Path, st.Error, st.ResultTimestamp = kube.SnapshotAbandoned, "", msg, kubeTime()
+	return true
+}
+
+// observeSnapshot is StateSnapshotObserver: only an IN_PROGRESS snapshot is
+// observed; Flink's answer completes it with the location Flink reports, or
+// is an error.
+func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstructured, spec snapshotSpec, st *snapshotStatus, dep *unstructured.Unstructured) error {
+	if st.State != kube.SnapshotInProgress || st.TriggerID == "" {
+		return nil
+	}
+	if abandonIfJobNotRunning(obj, spec, st, dep) {
+		return nil
+	}
+	depSpec, _, _ := unstructured.NestedMap(dep.Object, "spec")
+	jobID := readDeploymentStatus(dep).JobID
+	var path string
+	var err error
+	if spec.savepoint {
+		if msg, failed := o.takeSavepointFailure(); failed {
+			return fmt.Errorf("%s", msg)
+		}
+		dir := spec.path
+		if dir == "" {
+			dir = confValue(depSpec, savepointDirKey, savepointDirKeyOld)
+		}
+		path, err = o.writeSavepoint(ctx, dir, jobID)
+	} else {
+		dir := confValue(depSpec, checkpointDirKey, checkpointDirOld)
+		if dir == "" {
+			return fmt.Errorf("no checkpoint storage configured for job %s", jobID)
+		}
+		path, err = o.writeCheckpoint(ctx, dir, jobID, o.nextCheckpoint(jobID))
+	}
+	if err != nil {
+		return err
+	}
+	// FlinkStateSnapshotUtils.snapshotSuccessful(…, false)
+	st.State, st.Path, st.Error, st.ResultTimestamp = kube.SnapshotCompleted, path, "", kubeTime()
+	return nil
+}
+
+// triggerSnapshot is StateSnapshotReconciler.reconcile: only a
+// TRIGGER_PENDING snapshot is acted on. An alreadyExists savepoint is
+// COMPLETED at its path; a snapshot of a job that is not running is
+// ABANDONED; a savepoint needs spec.savepoint.path or the deployment's
+// savepoint dir (triggerCheckpointOrSavepoint); then it is IN_PROGRESS.
+func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshotSpec, st *snapshotStatus, dep *unstructured.Unstructured) error {
+	if st.State != kube.SnapshotTriggerPending {
+		return nil
+	}
+	if spec.savepoint && spec.alreadyExists {
+		now := kubeTime()
+		st.State, st.Path, st.Error, st.ResultTimestamp, st.TriggerTimestamp = kube.SnapshotCompleted, spec.path, "", now, now
+		return nil
+	}
+	if abandonIfJobNotRunning(obj, spec, st, dep) {
+		return nil
+	}
+	if spec.savepoint && spec.path == "" {
+		depSpec, _, _ := unstructured.NestedMap(dep.Object, "spec")
+		if confValue(depSpec, savepointDirKey, savepointDirKeyOld) == "" {
+			return fmt.Errorf("java.lang.IllegalArgumentException: Either the savepoint path in the spec or configuration %s in the Flink resource has to be supplied", savepointDirKey)
+		}
+	}
+	// snapshotInProgress
+	st.State, st.TriggerID, st.TriggerTimestamp = kube.SnapshotInProgress, randomHex(16), kubeTime()
+	return nil
+}
+
+// updateSnapshotLabels is FlinkStateSnapshotController.updateLabels with
+// FlinkStateSnapshotUtils.getSnapshotLabels.
+func (o *Operator) updateSnapshotLabels(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured, spec snapshotSpec, st snapshotStatus, dep *unstructured.Unstructured) {
+	want := map[string]string{"snapshot.type": "CHECKPOINT", "snapshot.state": st.State, "snapshot.trigger-type": "MANUAL"}
+	if spec.savepoint {
+		want["snapshot.type"] = "SAVEPOINT"
+	}
+	if t := obj.GetLabels()["snapshot.trigger-type"]; t != "" {
+		want["snapshot.trigger-type"] = t
+	}
+	if dep != nil {
+		want["job-reference.kind"], want["job-reference.name"] = "FlinkDeployment", dep.GetName()
+	}
+	changed := false
+	for k, v := range want {
+		if obj.GetLabels()[k] != v {
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": want}})
+	if updated, err := r.Patch(ctx, obj.GetName(), ktypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: operatorManager}); err == nil {
+		obj.SetResourceVersion(updated.GetResourceVersion())
+		obj.SetLabels(updated.GetLabels())
+	}
+}
+
+// cleanupSnapshot is StateSnapshotReconciler.cleanup: checkpoints,
+// savepoints kept on delete or without a job reference, and FAILED,
+// TRIGGER_PENDING or ABANDONED ones go as they are; an IN_PROGRESS one
+// waits; a COMPLETED disposeOnDelete savepoint is disposed through its
+// running job, and while its job is missing or not running the finalizer
+// stays (CleanupFailed).
+func (o *Operator) cleanupSnapshot(ctx context.Context, dyn dynamic.Interface, r dynamic.ResourceInterface, obj *unstructured.Unstructured) {
+	if !hasFinalizer(obj, SnapshotFinalizer) {
+		return
+	}
+	spec, st := readSnapshotSpec(obj), readSnapshotStatus(obj)
+	release := func() {
+		if err := removeFinalizer(ctx, r, obj, SnapshotFinalizer); err == nil {
+			o.logf("operator: FlinkStateSnapshot %s cleaned up", obj.GetName())
+		}
+	}
+	if !spec.savepoint || !spec.disposeOnDelete || spec.deployment == "" {
+		release()
+		return
+	}
+	switch st.State {
+	case kube.SnapshotInProgress:
+		return
+	case kube.SnapshotCompleted:
+		dep, err := dyn.Resource(kube.FlinkDeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, spec.deployment, metav1.GetOptions{})
+		if err != nil || readDeploymentStatus(dep).JobState != flinkRunning {
+			o.logf("operator: FlinkStateSnapshot %s: cannot dispose of snapshot because referenced Flink job cannot be found or is not running", obj.GetName())
+			return
+		}
+		if st.Path != "" {
+			if err := o.disposeSavepoint(ctx, st.Path); err != nil {
+				o.logf("operator: disposing %s: %v", st.Path, err)
+				return
+			}
+		}
+	}
+	release()
+}

@@ -1,0 +1,513 @@
+package testbed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// Unit tests of the rules (no services).
+
+func TestDiffType(t *testing.T) {
+	base := func() map[string]any {
+		return map[string]any{
+			"image":              "flink:2.2.1",
+			"flinkConfiguration": map[string]any{"execution.checkpointing.dir": "s3://b/cp"},
+			"job":                map[string]any{"jarURI": "local:///job.jar", "upgradeMode": "savepoint", "state": "running"},
+		}
+	}
+	set := func(f func(m map[string]any)) map[string]any { m := base(); f(m); return m }
+	job := func(m map[string]any) map[string]any { return m["job"].(map[string]any) }
+	cases := map[string]struct {
+		cur  map[string]any
+		want string
+	}{
+		"nothing":                   {base(), "IGNORE"},
+		"initialSavepointPath only": {set(func(m map[string]any) { job(m)["initialSavepointPath"] = "s3://b/sp/savepoint-1" }), "IGNORE"},
+		"upgradeMode only":          {set(func(m map[string]any) { job(m)["upgradeMode"] = "last-state" }), "IGNORE"},
+		"operator option":           {set(func(m map[string]any) { m["flinkConfiguration"].(map[string]any)["kubernetes.operator.x"] = "1" }), "IGNORE"},
+		"image":                     {set(func(m map[string]any) { m["image"] = "flink:2.2.2" }), "UPGRADE"},
+		"flink option":              {set(func(m map[string]any) { m["flinkConfiguration"].(map[string]any)["a"] = "1" }), "UPGRADE"},
+		"new nonce": {set(func(m map[string]any) {
+			job(m)["savepointRedeployNonce"] = int64(1)
+			job(m)["initialSavepointPath"] = "s3://b/sp/savepoint-1"
+		}), "SAVEPOINT_REDEPLOY"},
+	}
+	for name, tc := range cases {
+		if got := diffType(base(), tc.cur); got != tc.want {
+			t.Errorf("%s: diff %s, want %s", name, got, tc.want)
+		}
+	}
+	// A nonce set back to null is ignored (onNullIgnore).
+	last := set(func(m map[string]any) { job(m)["savepointRedeployNonce"] = int64(1) })
+	if got := diffType(last, base()); got != "IGNORE" {
+		t.Errorf("nonce removed: diff %s, want IGNORE", got)
+	}
+	if msg := validate(base(), set(func(m map[string]any) { job(m)["savepointRedeployNonce"] = int64(2) })); !strings.Contains(msg, "InitialSavepointPath must not be empty") {
+		t.Errorf("nonce without path: validation %q", msg)
+	}
+}
+
+func TestLifecycle(t *testing.T) {
+	spec := func(state string) string {
+		b, _ := json.Marshal(map[string]any{"spec": map[string]any{"job": map[string]any{"state": state}}, "resource_metadata": map[string]any{}})
+		return string(b)
+	}
+	running, suspended := spec("running"), spec("suspended")
+	cases := []struct {
+		st   deploymentStatus
+		want string
+	}{
+		{deploymentStatus{}, "CREATED"},
+		{deploymentStatus{Error: "x"}, "FAILED"},
+		{deploymentStatus{LastReconciledSpec: running, ReconState: reconUpgrading}, "UPGRADING"},
+		{deploymentStatus{LastReconciledSpec: suspended, ReconState: reconDeployed}, "SUSPENDED"},
+		{deploymentStatus{LastReconciledSpec: running, ReconState: reconDeployed, JobState: flinkFailed}, "FAILED"},
+		{deploymentStatus{LastReconciledSpec: running, ReconState: reconDeployed, JobState: flinkRunning}, "DEPLOYED"},
+		{deploymentStatus{LastReconciledSpec: running, LastStableSpec: running, ReconState: reconDeployed}, "STABLE"},
+	}
+	for i, tc := range cases {
+		if got := tc.st.lifecycle(false); got != tc.want {
+			t.Errorf("case %d: %s, want %s", i, got, tc.want)
+		}
+	}
+}
+
+// Integration tests against the test bed's API server and S3 (TF_ACC=1;
+// they start the test bed, or use one started with make testbed-up).
+
+type bed struct {
+	dyn dynamic.Interface
+	s3  *s3.Client
+	ns  string
+	op  *Operator
+}
+
+const testBucket = "operator-model-test"
+
+func newBed(t *testing.T) *bed {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the test bed: set TF_ACC=1")
+	}
+	root, err := FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	env, started, err := Up(ctx, root, t.Logf)
+	if err != nil {
+		t.Fatalf("test bed: %v", err)
+	}
+	if started {
+		t.Cleanup(func() { _ = Down(root) })
+	}
+	kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac, err := newEnvAWS(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(testBucket)}); err != nil {
+		var owned *s3types.BucketAlreadyOwnedByYou
+		if !asErr(err, &owned) {
+			t.Fatalf("bucket: %v", err)
+		}
+	}
+	ns := "model-" + randomHex(4)
+	if _, err := kc.Dynamic.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx,
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b := &bed{dyn: kc.Dynamic, s3: ac.S3, ns: ns}
+	b.op = &Operator{Namespace: ns, S3: ac.S3, Logf: t.Logf, RetryBase: 50 * time.Millisecond}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); b.op.Run(runCtx, kc.Dynamic, 50*time.Millisecond) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return b
+}
+
+func (b *bed) dirs(name string) (cp, sp string) {
+	return fmt.Sprintf("s3://%s/%s/%s/checkpoints", testBucket, b.ns, name), fmt.Sprintf("s3://%s/%s/%s/savepoints", testBucket, b.ns, name)
+}
+
+func (b *bed) createDeployment(t *testing.T, name, upgradeMode string, job map[string]any) {
+	t.Helper()
+	cp, sp := b.dirs(name)
+	j := map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": upgradeMode}
+	for k, v := range job {
+		j[k] = v
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+		"metadata": map[string]any{"name": name, "namespace": b.ns},
+		"spec": map[string]any{
+			"image": "flink:2.2.1-java17", "flinkVersion": "v2_2", "serviceAccount": "flink",
+			"flinkConfiguration": map[string]any{checkpointDirKey: cp, savepointDirKey: sp},
+			"job":                j,
+		},
+	}}
+	if _, err := b.dyn.Resource(kube.FlinkDeploymentGVR).Namespace(b.ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *bed) patch(t *testing.T, gvrDeployment bool, name, patch string) {
+	t.Helper()
+	r := b.dyn.Resource(kube.FlinkStateSnapshotGVR)
+	if gvrDeployment {
+		r = b.dyn.Resource(kube.FlinkDeploymentGVR)
+	}
+	if _, err := r.Namespace(b.ns).Patch(context.Background(), name, ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// until polls the object until cond holds (a minute at most: the model
+// answers within a few passes).
+func (b *bed) until(t *testing.T, deployment bool, name, what string, cond func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
+	t.Helper()
+	r := b.dyn.Resource(kube.FlinkStateSnapshotGVR)
+	if deployment {
+		r = b.dyn.Resource(kube.FlinkDeploymentGVR)
+	}
+	var last *unstructured.Unstructured
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		obj, err := r.Namespace(b.ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err == nil {
+			last = obj
+			if cond(obj) {
+				return obj
+			}
+		}
+	}
+	t.Fatalf("%s never %s; last: %v", name, what, last)
+	return nil
+}
+
+// runningAt waits until the operator observed the current generation and the job runs.
+func (b *bed) runningAt(t *testing.T, name string) deploymentStatus {
+	obj := b.until(t, true, name, "running at its generation", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == o.GetGeneration() && st.ReconState == reconDeployed && st.JobState == flinkRunning
+	})
+	return readDeploymentStatus(obj)
+}
+
+func (b *bed) exists(t *testing.T, uri string) bool {
+	t.Helper()
+	bucket, key, _ := splitS3(uri)
+	_, err := b.s3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	return err == nil
+}
+
+func (b *bed) put(t *testing.T, uri string) {
+	t.Helper()
+	if err := b.op.put(context.Background(), uri, "x"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOperator_checkpointLayout(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	st := b.runningAt(t, "orders")
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(st.JobID) {
+		t.Fatalf("job id %q", st.JobID)
+	}
+	cp, _ := b.dirs("orders")
+	if !b.exists(t, cp+"/"+st.JobID+"/chk-1/_metadata") {
+		t.Fatalf("no completed checkpoint %s/%s/chk-1/_metadata", cp, st.JobID)
+	}
+	bucket, key, _ := splitS3(cp + "/" + st.JobID + "/")
+	out, err := b.s3.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shared, taskowned bool
+	for _, o := range out.Contents {
+		shared = shared || strings.HasPrefix(*o.Key, key+"shared/")
+		taskowned = taskowned || strings.HasPrefix(*o.Key, key+"taskowned/")
+	}
+	if !shared || !taskowned {
+		t.Fatalf("job dir %s lacks shared/ or taskowned/", cp)
+	}
+	obj := b.until(t, true, "orders", "stable", func(o *unstructured.Unstructured) bool {
+		return readDeploymentStatus(o).lifecycle(false) == "STABLE"
+	})
+	if !hasFinalizer(obj, DeploymentFinalizer) {
+		t.Fatalf("finalizers %v", obj.GetFinalizers())
+	}
+	if LastReconciledSpec(obj)["job"].(map[string]any)["upgradeMode"] != modeStateless {
+		t.Fatalf("a first deployment without initialSavepointPath is recorded stateless: %v", LastReconciledSpec(obj))
+	}
+}
+
+// Changing initialSavepointPath alone is ignored; a new nonce redeploys from it.
+func TestOperator_initialSavepointPathNeedsNonce(t *testing.T) {
+	b := newBed(t)
+	_, sp := b.dirs("orders")
+	restore := sp + "/savepoint-abcdef-0123456789ab"
+	b.put(t, restore+"/_metadata")
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+
+	b.patch(t, true, "orders", fmt.Sprintf(`{"spec":{"job":{"initialSavepointPath":%q}}}`, restore))
+	obj := b.until(t, true, "orders", "observed the path change", func(o *unstructured.Unstructured) bool {
+		return readDeploymentStatus(o).ObservedGeneration == o.GetGeneration()
+	})
+	st := readDeploymentStatus(obj)
+	if st.JobID != first.JobID || st.UpgradeSavepointPath != "" || st.JobState != flinkRunning {
+		t.Fatalf("initialSavepointPath without a new nonce redeployed: job %s -> %s, upgradeSavepointPath %q", first.JobID, st.JobID, st.UpgradeSavepointPath)
+	}
+	if _, ok := LastReconciledSpec(obj)["job"].(map[string]any)["initialSavepointPath"]; ok {
+		t.Fatalf("an ignored change was recorded as reconciled: %v", LastReconciledSpec(obj))
+	}
+
+	b.patch(t, true, "orders", `{"spec":{"job":{"savepointRedeployNonce":1}}}`)
+	st = b.runningAt(t, "orders")
+	if st.JobID == first.JobID || st.UpgradeSavepointPath != restore {
+		t.Fatalf("a new nonce: job %s -> %s, upgradeSavepointPath %q, want a new job from %s", first.JobID, st.JobID, st.UpgradeSavepointPath, restore)
+	}
+	// The same nonce again: nothing happens.
+	b.patch(t, true, "orders", `{"metadata":{"labels":{"x":"y"}},"spec":{"job":{"savepointRedeployNonce":1}}}`)
+	if again := b.runningAt(t, "orders"); again.JobID != st.JobID {
+		t.Fatalf("unchanged nonce redeployed: %s -> %s", st.JobID, again.JobID)
+	}
+}
+
+func TestOperator_newNonceWithoutPathIsRejected(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+	b.patch(t, true, "orders", `{"spec":{"job":{"savepointRedeployNonce":7}}}`)
+	obj := b.until(t, true, "orders", "reported the validation error", func(o *unstructured.Unstructured) bool {
+		return strings.Contains(readDeploymentStatus(o).Error, "InitialSavepointPath must not be empty")
+	})
+	if st := readDeploymentStatus(obj); st.JobID != first.JobID || st.ObservedGeneration == obj.GetGeneration() {
+		t.Fatalf("an invalid spec was acted on: %+v", st)
+	}
+}
+
+func TestOperator_restoreFromMissingPathFails(t *testing.T) {
+	b := newBed(t)
+	_, sp := b.dirs("orders")
+	b.createDeployment(t, "orders", modeSavepoint, map[string]any{"initialSavepointPath": sp + "/no-such-savepoint"})
+	obj := b.until(t, true, "orders", "failed", func(o *unstructured.Unstructured) bool {
+		return readDeploymentStatus(o).JobState == flinkFailed
+	})
+	st := readDeploymentStatus(obj)
+	if st.lifecycle(false) != "FAILED" || !strings.Contains(st.Error, "Cannot find checkpoint or savepoint") || st.UpgradeSavepointPath != sp+"/no-such-savepoint" {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+func TestOperator_savepointUpgrade(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
+	st := b.runningAt(t, "orders")
+	_, sp := b.dirs("orders")
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(sp) + `/savepoint-` + first.JobID[:6] + `-[0-9a-f]{12}$`).MatchString(st.UpgradeSavepointPath) {
+		t.Fatalf("upgradeSavepointPath %q, want a savepoint of job %s under %s", st.UpgradeSavepointPath, first.JobID, sp)
+	}
+	if !b.exists(t, st.UpgradeSavepointPath+"/_metadata") {
+		t.Fatalf("no savepoint files at %s", st.UpgradeSavepointPath)
+	}
+	if st.JobID == first.JobID {
+		t.Fatalf("a savepoint restore keeps job id %s", st.JobID)
+	}
+	list, err := b.dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(b.ns).List(context.Background(), metav1.ListOptions{LabelSelector: "snapshot.trigger-type=UPGRADE"})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("upgrade snapshots: %v %v", list, err)
+	}
+	snap := b.until(t, false, list.Items[0].GetName(), "completed", func(o *unstructured.Unstructured) bool {
+		return readSnapshotStatus(o).State == kube.SnapshotCompleted
+	})
+	if p := readSnapshotStatus(snap).Path; p != st.UpgradeSavepointPath {
+		t.Fatalf("upgrade snapshot path %q, want %q", p, st.UpgradeSavepointPath)
+	}
+}
+
+func TestOperator_failedUpgradeSavepointKeepsJob(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+	b.op.SetFaults(func(f *Faults) { f.SavepointFailures = 1000 })
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
+	obj := b.until(t, true, "orders", "reported the failed savepoint", func(o *unstructured.Unstructured) bool {
+		return strings.Contains(readDeploymentStatus(o).Error, "Savepoint failed")
+	})
+	st := readDeploymentStatus(obj)
+	if st.JobID != first.JobID || st.JobState != flinkRunning || st.ObservedGeneration == obj.GetGeneration() {
+		t.Fatalf("the old job should keep running unobserved-new-spec: %+v", st)
+	}
+	if img := LastReconciledSpec(obj)["image"]; img != "flink:2.2.1-java17" {
+		t.Fatalf("last reconciled image %v", img)
+	}
+}
+
+func TestOperator_lastStateUpgrade(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeLastState, nil)
+	first := b.runningAt(t, "orders")
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
+	b.until(t, true, "orders", "upgrading", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == o.GetGeneration()
+	})
+	st := b.runningAt(t, "orders")
+	if st.JobID != first.JobID || st.UpgradeSavepointPath != LastStateDummyPath {
+		t.Fatalf("last-state: job %s -> %s, upgradeSavepointPath %q", first.JobID, st.JobID, st.UpgradeSavepointPath)
+	}
+}
+
+func TestOperator_statelessUpgrade(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeStateless, nil)
+	first := b.runningAt(t, "orders")
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
+	st := b.runningAt(t, "orders")
+	if st.JobID == first.JobID || st.UpgradeSavepointPath != "" {
+		t.Fatalf("stateless: job %s -> %s, upgradeSavepointPath %q", first.JobID, st.JobID, st.UpgradeSavepointPath)
+	}
+}
+
+func (b *bed) createSnapshot(t *testing.T, name, deployment string, backoff int64, savepoint map[string]any) {
+	t.Helper()
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkStateSnapshot",
+		"metadata": map[string]any{"name": name, "namespace": b.ns},
+		"spec": map[string]any{
+			"jobReference": map[string]any{"kind": "FlinkDeployment", "name": deployment},
+			"backoffLimit": backoff,
+			"savepoint":    savepoint,
+		},
+	}}
+	if _, err := b.dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(b.ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *bed) snapshotEnds(t *testing.T, name string) snapshotStatus {
+	obj := b.until(t, false, name, "ended", func(o *unstructured.Unstructured) bool {
+		switch readSnapshotStatus(o).State {
+		case kube.SnapshotCompleted, kube.SnapshotAbandoned:
+			return true
+		case kube.SnapshotFailed:
+			// FAILED is final only once failures exceed backoffLimit.
+			return true
+		}
+		return false
+	})
+	return readSnapshotStatus(obj)
+}
+
+func TestOperator_snapshotLifecycle(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	job := b.runningAt(t, "orders")
+	b.createSnapshot(t, "sp", "orders", 1, map[string]any{"disposeOnDelete": true})
+	st := b.snapshotEnds(t, "sp")
+	_, dir := b.dirs("orders")
+	if st.State != kube.SnapshotCompleted || !strings.HasPrefix(st.Path, dir+"/savepoint-"+job.JobID[:6]+"-") || st.TriggerID == "" || !b.exists(t, st.Path+"/_metadata") {
+		t.Fatalf("savepoint status %+v", st)
+	}
+	obj, _ := b.dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(b.ns).Get(context.Background(), "sp", metav1.GetOptions{})
+	if l := obj.GetLabels(); l["snapshot.state"] != "COMPLETED" || l["snapshot.type"] != "SAVEPOINT" || l["job-reference.name"] != "orders" || !hasFinalizer(obj, SnapshotFinalizer) {
+		t.Fatalf("labels %v finalizers %v", l, obj.GetFinalizers())
+	}
+	// A target path in the spec wins over the deployment's savepoint dir.
+	b.createSnapshot(t, "sp-target", "orders", 1, map[string]any{"path": "s3://" + testBucket + "/elsewhere"})
+	if st := b.snapshotEnds(t, "sp-target"); !strings.HasPrefix(st.Path, "s3://"+testBucket+"/elsewhere/savepoint-") {
+		t.Fatalf("target path ignored: %+v", st)
+	}
+	// Deleting a COMPLETED disposeOnDelete savepoint disposes of its files.
+	if err := kube.DeleteAndWait(context.Background(), b.dyn, kube.FlinkStateSnapshotGVR, b.ns, "sp", 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if b.exists(t, st.Path+"/_metadata") {
+		t.Fatalf("disposeOnDelete savepoint %s not disposed", st.Path)
+	}
+}
+
+func TestOperator_snapshotBackoff(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	b.runningAt(t, "orders")
+	b.op.SetFaults(func(f *Faults) { f.SavepointFailures, f.SavepointError = 1000, "Checkpoint expired before completing." })
+	for name, c := range map[string]struct{ backoff, failures int64 }{"b0": {0, 1}, "b2": {2, 3}, "unset": {-1, 1}} {
+		b.createSnapshot(t, name, "orders", c.backoff, map[string]any{})
+		obj := b.until(t, false, name, "FAILED for good", func(o *unstructured.Unstructured) bool {
+			st := readSnapshotStatus(o)
+			return st.State == kube.SnapshotFailed && st.Failures > c.backoff
+		})
+		st := readSnapshotStatus(obj)
+		if st.Failures != c.failures || !strings.Contains(st.Error, "Checkpoint expired before completing.") || st.Path != "" {
+			t.Errorf("%s: %+v, want %d failures", name, st, c.failures)
+		}
+	}
+}
+
+func TestOperator_snapshotOneRetrySucceeds(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	b.runningAt(t, "orders")
+	b.op.SetFaults(func(f *Faults) { f.SavepointFailures = 1 })
+	b.createSnapshot(t, "sp", "orders", 1, map[string]any{})
+	obj := b.until(t, false, "sp", "completed", func(o *unstructured.Unstructured) bool {
+		return readSnapshotStatus(o).State == kube.SnapshotCompleted
+	})
+	if st := readSnapshotStatus(obj); st.Failures != 1 {
+		t.Fatalf("failures %d, want 1 (one retry)", st.Failures)
+	}
+}
+
+func TestOperator_snapshotAbandoned(t *testing.T) {
+	b := newBed(t)
+	b.createSnapshot(t, "sp", "missing", 3, map[string]any{})
+	st := b.snapshotEnds(t, "sp")
+	if st.State != kube.SnapshotAbandoned || st.Path != "" || !strings.Contains(st.Error, "Secondary resource missing (FlinkDeployment) for savepoint sp was not found") {
+		t.Fatalf("status %+v", st)
+	}
+	// A job that is not running abandons too.
+	b.op.SetFaults(func(f *Faults) { f.JobNeverRuns = true })
+	b.createDeployment(t, "idle", modeSavepoint, nil)
+	b.until(t, true, "idle", "deployed", func(o *unstructured.Unstructured) bool { return readDeploymentStatus(o).JMStatus == jmReady })
+	b.createSnapshot(t, "sp2", "idle", 3, map[string]any{})
+	if st := b.snapshotEnds(t, "sp2"); st.State != kube.SnapshotAbandoned || !strings.Contains(st.Error, "is not running") {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+func TestOperator_alreadyExists(t *testing.T) {
+	b := newBed(t)
+	b.createSnapshot(t, "sp", "missing", 1, map[string]any{"alreadyExists": true, "path": "s3://" + testBucket + "/sp/savepoint-1"})
+	if st := b.snapshotEnds(t, "sp"); st.State != kube.SnapshotCompleted || st.Path != "s3://"+testBucket+"/sp/savepoint-1" {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+func asErr[T error](err error, target *T) bool { return errors.As(err, target) }

@@ -28,9 +28,10 @@ export TF_IN_AUTOMATION=1
 oidc_arn="$(cd "$root" && go run ./internal/testbed/cmd/testbed prereqs)"
 export TF_VAR_oidc_provider_arn="$oidc_arn"
 
-# No Flink operator runs on the test bed: a stand-in plays its part while
-# terraform runs (deployments report RUNNING and write checkpoints as Flink
-# would; snapshots complete into the savepoint dir). See internal/testbed/operator.go.
+# No Flink operator runs on the test bed: a model of the operator 1.15's rules
+# plays its part while terraform runs (deployments are reconciled and their
+# jobs write checkpoints to S3 as Flink would; snapshots complete into the
+# savepoint dir). See internal/testbed/operator.go.
 (cd "$root" && go build -o "$state/testbed" ./internal/testbed/cmd/testbed)
 "$state/testbed" operator > "$state/logs/demo-operator.log" 2>&1 &
 operator_pid=$!

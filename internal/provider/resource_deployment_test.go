@@ -209,7 +209,7 @@ func TestAccDeployment_waitRunningTimesOut(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			// 10s: time enough for the fake operator to answer even on a loaded machine.
+			// 10s: time enough for the operator model to answer even on a loaded machine.
 			Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"
   timeouts {
     create = "10s"

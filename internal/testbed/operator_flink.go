@@ -92,23 +92,41 @@ func (o *Operator) restorable(ctx context.Context, path string) string {
 	if o.S3 == nil {
 		return ""
 	}
-	bucket, key, ok := splitS3(path)
 	notFound := fmt.Sprintf("Cannot find checkpoint or savepoint file/directory '%s' on file system 's3'.", path)
+	bucket, key, ok := splitS3(path)
 	if !ok {
 		return notFound
 	}
-	if !strings.HasSuffix(key, "/"+metadataFileName) && key != metadataFileName {
-		key = strings.TrimPrefix(key+"/"+metadataFileName, "/")
+	exists := func(k string) (bool, error) {
+		_, err := o.S3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)})
+		if awsclient.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
 	}
-	_, err := o.S3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	switch {
-	case err == nil:
+	if strings.HasSuffix("/"+key, "/"+metadataFileName) {
+		found, err := exists(key)
+		switch {
+		case err != nil:
+			return err.Error()
+		case !found:
+			return notFound
+		}
 		return ""
-	case awsclient.IsNotFound(err):
-		return notFound
-	default:
+	}
+	found, err := exists(strings.TrimPrefix(key+"/"+metadataFileName, "/"))
+	if err != nil {
 		return err.Error()
 	}
+	if found {
+		return ""
+	}
+	// A directory without _metadata, or nothing at all.
+	out, err := o.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key + "/"), MaxKeys: aws.Int32(1)})
+	if err == nil && len(out.Contents) > 0 {
+		return fmt.Sprintf("Cannot find meta data file '%s' in directory '%s'. Please try to load the checkpoint/savepoint directly from the metadata file instead of the directory.", metadataFileName, path)
+	}
+	return notFound
 }
 
 // disposeSavepoint deletes a savepoint's files, as Flink's disposeSavepoint

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
@@ -20,14 +22,21 @@ import (
 // (and Flink's files in S3). Tests change it only through testbed.Faults.
 
 // fixtureBucket is the bucket the fixtures' store_id names; Flink (the
-// model) writes checkpoints and savepoints there, so it must exist.
+// model) writes checkpoints and savepoints there, so it must exist while a
+// test runs the operator. It is removed again when the last such test ends,
+// so that a later make demo on the same test bed can create it.
 const fixtureBucket = "acme-flink-state"
+
+var fixtureBucketUsers struct {
+	sync.Mutex
+	n int
+}
 
 // startOperator runs the operator model on ns until the test ends. Snapshot
 // retries wait 100ms × 2^(failures-1) instead of the operator's 10s base.
 func startOperator(t *testing.T, ns string) *testbed.Operator {
 	t.Helper()
-	ensureBucket(t, fixtureBucket)
+	useFixtureBucket(t)
 	op := &testbed.Operator{Namespace: ns, S3: testAWS(t).S3, Logf: t.Logf, RetryBase: 100 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -36,13 +45,32 @@ func startOperator(t *testing.T, ns string) *testbed.Operator {
 	return op
 }
 
-func ensureBucket(t *testing.T, bucket string) {
+func useFixtureBucket(t *testing.T) {
 	t.Helper()
-	_, err := testAWS(t).S3.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucket)})
-	var owned *s3types.BucketAlreadyOwnedByYou
-	if err != nil && !errors.As(err, &owned) {
-		t.Fatalf("creating bucket %s: %v", bucket, err)
+	ctx, c := context.Background(), testAWS(t).S3
+	fixtureBucketUsers.Lock()
+	defer fixtureBucketUsers.Unlock()
+	if fixtureBucketUsers.n == 0 {
+		_, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(fixtureBucket)})
+		var owned *s3types.BucketAlreadyOwnedByYou
+		if err != nil && !errors.As(err, &owned) {
+			t.Fatalf("creating bucket %s: %v", fixtureBucket, err)
+		}
 	}
+	fixtureBucketUsers.n++
+	t.Cleanup(func() {
+		fixtureBucketUsers.Lock()
+		defer fixtureBucketUsers.Unlock()
+		if fixtureBucketUsers.n--; fixtureBucketUsers.n > 0 {
+			return
+		}
+		if _, err := s3state.DeleteAll(ctx, c, fixtureBucket, ""); err != nil {
+			t.Logf("emptying %s: %v", fixtureBucket, err)
+		}
+		if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(fixtureBucket)}); err != nil {
+			t.Logf("deleting %s: %v", fixtureBucket, err)
+		}
+	})
 }
 
 // runningJob creates a FlinkDeployment directly (not through Terraform) with

@@ -240,7 +240,8 @@ func TestOperator_checkpointLayout(t *testing.T) {
 	if !b.exists(t, cp+"/"+st.JobID+"/chk-1/_metadata") {
 		t.Fatalf("no completed checkpoint %s/%s/chk-1/_metadata", cp, st.JobID)
 	}
-	bucket, key, _ := splitS3(cp + "/" + st.JobID + "/")
+	bucket, key, _ := splitS3(cp + "/" + st.JobID)
+	key += "/"
 	out, err := b.s3.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key)})
 	if err != nil {
 		t.Fatal(err)

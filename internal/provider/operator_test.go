@@ -64,7 +64,7 @@ func useFixtureBucket(t *testing.T) {
 		if fixtureBucketUsers.n--; fixtureBucketUsers.n > 0 {
 			return
 		}
-		if _, err := s3state.DeleteAll(ctx, c, fixtureBucket, ""); err != nil {
+		if _, err := s3state.DeleteAll(ctx, c, fixtureBucket, "", nil); err != nil {
 			t.Logf("emptying %s: %v", fixtureBucket, err)
 		}
 		if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(fixtureBucket)}); err != nil {

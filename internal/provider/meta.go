@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -52,6 +54,7 @@ func (m *meta) userAgent() string { return "terraform-provider-flinkstate/" + m.
 func (m *meta) setAWS(ctx context.Context, a *awsModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.awsCfg.UserAgent = m.userAgent()
+	m.awsCfg.ConfigHooks = []func(*aws.Config){awsLogging}
 	if a == nil {
 		return diags
 	}
@@ -70,6 +73,14 @@ func (m *meta) setAWS(ctx context.Context, a *awsModel) diag.Diagnostics {
 	// The region (and so the partition) may be known while other settings
 	// are not.
 	m.regionUnknown = anyUnknown(a.Region, a.Profile, a.SharedConfigFiles)
+	if t := a.DefaultTags; t != nil {
+		if anyUnknown(t.Tags) {
+			m.defaultTagsUnknown = true
+		} else if !t.Tags.IsNull() {
+			m.defaultTags = map[string]string{}
+			diags.Append(t.Tags.ElementsAs(ctx, &m.defaultTags, false)...)
+		}
+	}
 	c := &m.awsCfg
 	c.Region = a.Region.ValueString()
 	c.Profile = a.Profile.ValueString()
@@ -132,9 +143,12 @@ func (m *meta) setAWS(ctx context.Context, a *awsModel) diag.Diagnostics {
 func (m *meta) setKube(ctx context.Context, k *kubeModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.kubeCfg.UserAgent = m.userAgent()
+	m.kubeCfg.WrapTransport = kubeLogging(os.Getenv("KUBE_TOKEN"), os.Getenv("KUBE_CLIENT_KEY_DATA"))
 	if k == nil {
 		return diags
 	}
+	m.kubeCfg.WrapTransport = kubeLogging(k.Token.ValueString(), k.ClientKey.ValueString(),
+		os.Getenv("KUBE_TOKEN"), os.Getenv("KUBE_CLIENT_KEY_DATA"))
 	m.kubeUnknown = anyUnknown(k.ConfigPath, k.ConfigPaths, k.ConfigContext, k.Host, k.Token, k.ClusterCACertificate,
 		k.ClientCertificate, k.ClientKey, k.ProxyURL, k.Insecure)
 	m.kubeCfg.ConfigPath = k.ConfigPath.ValueString()
@@ -168,6 +182,9 @@ func (m *meta) setKube(ctx context.Context, k *kubeModel) diag.Diagnostics {
 // Partition is the AWS partition of the configured region, derived once
 // without any API call; known is false while the region is not known yet.
 func (m *meta) Partition(ctx context.Context) (partition string, known bool) {
+	if m == nil {
+		return awsclient.Partition(os.Getenv("AWS_REGION")), true
+	}
 	if m.regionUnknown {
 		return "", false
 	}
@@ -184,6 +201,9 @@ func (m *meta) Partition(ctx context.Context) (partition string, known bool) {
 // DefaultTags are the aws.default_tags; known is false while they are not
 // known yet.
 func (m *meta) DefaultTags() (tags map[string]string, known bool) {
+	if m == nil {
+		return nil, true
+	}
 	if m.defaultTagsUnknown {
 		return nil, false
 	}

@@ -53,6 +53,7 @@ type awsModel struct {
 	AssumeRole                *assumeRoleModel  `tfsdk:"assume_role"`
 	AssumeRoleWithWebIdentity *webIdentityModel `tfsdk:"assume_role_with_web_identity"`
 	Endpoints                 *endpointsModel   `tfsdk:"endpoints"`
+	DefaultTags               *defaultTagsModel `tfsdk:"default_tags"`
 }
 
 type assumeRoleModel struct {
@@ -248,6 +249,18 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 							"sts": endpointAttribute("STS"),
 							"eks": endpointAttribute("EKS"),
 							"kms": endpointAttribute("KMS"),
+						},
+					},
+					"default_tags": schema.SingleNestedBlock{
+						Description: "Tags added to every taggable resource of this provider (flinkstate_bucket, flinkstate_iam_role), as hashicorp/aws does. " +
+							"A resource's own tags win over a default tag with the same key; the resource's tags_all shows the merged set.",
+						Attributes: map[string]schema.Attribute{
+							"tags": schema.MapAttribute{
+								Optional:    true,
+								ElementType: types.StringType,
+								Description: "The default tags.",
+								Validators:  []validator.Map{awsTagsCheck},
+							},
 						},
 					},
 				},

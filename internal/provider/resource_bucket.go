@@ -39,6 +39,7 @@ type bucketModel struct {
 	Versioning                      types.Bool   `tfsdk:"versioning"`
 	NoncurrentVersionExpirationDays types.Int64  `tfsdk:"noncurrent_version_expiration_days"`
 	Tags                            types.Map    `tfsdk:"tags"`
+	TagsAll                         types.Map    `tfsdk:"tags_all"`
 	ForceDestroy                    types.Bool   `tfsdk:"force_destroy"`
 	PublicAccessBlocked             types.Bool   `tfsdk:"public_access_blocked"`
 	UnsafeLifecycleRules            types.List   `tfsdk:"unsafe_lifecycle_rules"`
@@ -106,9 +107,10 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"tags": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Tags of the bucket.",
+				Description: "Tags of the bucket. The provider's aws.default_tags are added (these win on the same key).",
 				Validators:  []validator.Map{awsTagsCheck},
 			},
+			"tags_all": tagsAllAttribute(),
 			"public_access_blocked": schema.BoolAttribute{
 				Computed: true,
 				Description: "Whether all four Block Public Access settings are on. Always planned as true: if they are turned off " +
@@ -224,6 +226,9 @@ func (r *bucketResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("public_access_blocked"), true)...)
+	var tags types.Map
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("tags"), &tags)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("tags_all"), r.meta.planTagsAll(ctx, tags, &resp.Diagnostics))...)
 	r.bucketPlanChecks(ctx, req, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("unsafe_lifecycle_rules"), emptyList())...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("foreign_policy_statements"), emptyList())...)
@@ -352,8 +357,8 @@ func (r *bucketResource) apply(ctx context.Context, cl *s3.Client, plan bucketMo
 			return diags
 		}
 	}
-	if prior == nil || !prior.Tags.Equal(plan.Tags) {
-		tags := stringMap(ctx, plan.Tags, &diags)
+	if prior == nil || !prior.TagsAll.Equal(plan.TagsAll) {
+		tags := stringMap(ctx, plan.TagsAll, &diags)
 		var err error
 		if len(tags) > 0 {
 			var set []s3types.Tag
@@ -480,24 +485,20 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketPolicy %s: %s", *name, awsErr(ctx, err)))
 		return
 	}
-	// Tags
-	if t, err := cl.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: name}); err == nil && len(t.TagSet) > 0 {
-		m := map[string]string{}
-		for _, tag := range t.TagSet {
-			m[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
-		}
-		tags, d := types.MapValueFrom(ctx, types.StringType, m)
-		resp.Diagnostics.Append(d...)
-		state.Tags = tags
-	} else if err != nil && !s3state.IsAbsentConfiguration(err) {
+	// Tags: tags_all is what the bucket carries, tags the part that is
+	// not aws.default_tags.
+	t, err := cl.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: name})
+	if err != nil && !s3state.IsAbsentConfiguration(err) {
 		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketTagging %s: %s", *name, awsErr(ctx, err)))
 		return
-	} else {
-		// No tags on the bucket: an empty map in the configuration stays as it is.
-		if state.Tags.IsNull() || len(state.Tags.Elements()) > 0 {
-			state.Tags = types.MapNull(types.StringType)
+	}
+	remote := map[string]string{}
+	if err == nil {
+		for _, tag := range t.TagSet {
+			remote[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
 		}
 	}
+	state.Tags, state.TagsAll = r.meta.readTags(ctx, remote, state.Tags, &resp.Diagnostics)
 	if state.ForceDestroy.IsNull() {
 		state.ForceDestroy = types.BoolValue(false)
 	}

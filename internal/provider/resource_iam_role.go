@@ -45,6 +45,7 @@ type iamRoleModel struct {
 	StateStoreIDs   types.List        `tfsdk:"state_store_ids"`
 	KMSKeyARNs      types.List        `tfsdk:"kms_key_arns"`
 	Tags            types.Map         `tfsdk:"tags"`
+	TagsAll         types.Map         `tfsdk:"tags_all"`
 	ARN             types.String      `tfsdk:"arn"`
 	PolicyJSON      types.String      `tfsdk:"policy_json"`
 	TrustPolicyJSON types.String      `tfsdk:"trust_policy_json"`
@@ -104,7 +105,8 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Description: "KMS keys of SSE-KMS buckets: kms:GenerateDataKey and kms:Decrypt, only through S3 in the key's region.",
 				Validators:  []validator.List{listvalidator.ValueStringsAre(kmsKeyARNCheck)},
 			},
-			"tags": schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Tags of the role.", Validators: []validator.Map{awsTagsCheck}},
+			"tags":     schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Tags of the role. The provider's aws.default_tags are added (these win on the same key).", Validators: []validator.Map{awsTagsCheck}},
+			"tags_all": tagsAllAttribute(),
 			"arn": schema.StringAttribute{Computed: true, Description: "ARN of the role (for flinkstate_service_account.irsa_role_arn or a Pod Identity association).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"policy_json":       schema.StringAttribute{Computed: true, Description: "The inline permission policy, as planned and applied."},
@@ -204,6 +206,7 @@ func (r *iamRoleResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	rolePlanChecks(plan, &resp.Diagnostics)
+	plan.TagsAll = r.meta.planTagsAll(ctx, plan.Tags, &resp.Diagnostics)
 	trust, perm, ok := plan.documents(ctx, r.meta, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -258,7 +261,7 @@ func (r *iamRoleResource) Create(ctx context.Context, req resource.CreateRequest
 		RoleName:                 aws.String(name),
 		AssumeRolePolicyDocument: aws.String(trust),
 		Description:              plan.Description.ValueStringPointer(),
-		Tags:                     iamTags(ctx, plan.Tags, &resp.Diagnostics),
+		Tags:                     iamTags(ctx, plan.TagsAll, &resp.Diagnostics),
 	}
 	var out *iam.CreateRoleOutput
 	// A trust policy naming an OIDC provider created seconds ago can be
@@ -370,11 +373,7 @@ func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 	for _, t := range role.Role.Tags {
 		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
-	if len(tags) > 0 {
-		state.Tags, _ = types.MapValueFrom(ctx, types.StringType, tags)
-	} else if state.Tags.IsNull() || len(state.Tags.Elements()) > 0 {
-		state.Tags = types.MapNull(types.StringType)
-	}
+	state.Tags, state.TagsAll = r.meta.readTags(ctx, tags, state.Tags, &resp.Diagnostics)
 	extra, err := extraRolePolicies(ctx, cl, name)
 	if err != nil {
 		resp.Diagnostics.AddError("Reading IAM role policies failed", fmt.Sprintf("Role %s: %s", name, awsErr(ctx, err)))
@@ -431,9 +430,9 @@ func (r *iamRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
-	if !plan.Tags.Equal(state.Tags) {
-		old := stringMap(ctx, state.Tags, &resp.Diagnostics)
-		want := stringMap(ctx, plan.Tags, &resp.Diagnostics)
+	if !plan.TagsAll.Equal(state.TagsAll) {
+		old := stringMap(ctx, state.TagsAll, &resp.Diagnostics)
+		want := stringMap(ctx, plan.TagsAll, &resp.Diagnostics)
 		var remove []string
 		for k := range old {
 			if _, ok := want[k]; !ok {
@@ -446,7 +445,7 @@ func (r *iamRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 				return
 			}
 		}
-		if tags := iamTags(ctx, plan.Tags, &resp.Diagnostics); len(tags) > 0 {
+		if tags := iamTags(ctx, plan.TagsAll, &resp.Diagnostics); len(tags) > 0 {
 			if _, err := cl.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String(name), Tags: tags}); err != nil {
 				resp.Diagnostics.AddError("Tagging role failed", err.Error())
 				return

@@ -3,12 +3,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"log"
 	"os"
+	"os/signal"
+	"strings"
 
+	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
+	svchost "github.com/hashicorp/terraform-svchost"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/provider"
 )
@@ -33,16 +40,84 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if !debug {
-		quietSDKLogs(os.LookupEnv, os.Setenv)
+	if debug {
+		if err := serveDebug(addr); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
+	quietSDKLogs(os.LookupEnv, os.Setenv)
 	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: addr.String(),
-		Debug:   debug,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// openTofuRegistryHost is the host OpenTofu resolves a source without a host
+// to (its counterpart of tfaddr.DefaultProviderRegistryHost).
+var openTofuRegistryHost = strings.Join([]string{"registry", "opentofu", "org"}, ".")
+
+// debugAddresses are the full addresses source resolves to in terraform and
+// in OpenTofu: TF_REATTACH_PROVIDERS is matched on them, so one key per CLI
+// makes the printed value usable by both.
+func debugAddresses(addr tfaddr.Provider) []string {
+	tofu := addr
+	tofu.Hostname = svchost.Hostname(openTofuRegistryHost)
+	return []string{addr.String(), tofu.String()}
+}
+
+// serveDebug serves the provider for a debugger and prints a
+// TF_REATTACH_PROVIDERS value keyed by both addresses (providerserver's own
+// debug mode prints only the terraform one).
+func serveDebug(addr tfaddr.Provider) error {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	configCh := make(chan *plugin.ReattachConfig)
+	closeCh := make(chan struct{})
+	errCh := make(chan error, 1)
+	go func() {
+		errCh <- tf6server.Serve(addr.String(), providerserver.NewProtocol6(provider.New(version)()),
+			tf6server.WithDebug(ctx, configCh, closeCh))
+	}()
+	select {
+	case rc := <-configCh:
+		s, err := reattachJSON(rc, debugAddresses(addr))
+		if err != nil {
+			return err
+		}
+		fmt.Printf("Provider started. For terraform or OpenTofu, set:\n\n\tTF_REATTACH_PROVIDERS='%s'\n\n", s)
+	case err := <-errCh:
+		return err
+	}
+	<-closeCh
+	return nil
+}
+
+// reattachJSON is the TF_REATTACH_PROVIDERS value (the shape
+// terraform-plugin-go's tf6server prints) with one entry per address.
+func reattachJSON(rc *plugin.ReattachConfig, addrs []string) (string, error) {
+	type reattachAddr struct{ Network, String string }
+	type reattach struct {
+		Protocol        string
+		ProtocolVersion int
+		Pid             int
+		Test            bool
+		Addr            reattachAddr
+	}
+	out := map[string]reattach{}
+	for _, a := range addrs {
+		out[a] = reattach{
+			Protocol:        string(rc.Protocol),
+			ProtocolVersion: rc.ProtocolVersion,
+			Pid:             rc.Pid,
+			Test:            rc.Test,
+			Addr:            reattachAddr{Network: rc.Addr.Network(), String: rc.Addr.String()},
+		}
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
 }
 
 // sdkLogVars are the plugin SDK's log level variables. Unset, the SDK logs

@@ -51,3 +51,20 @@ func TestSourceResolvesToFullAddress(t *testing.T) {
 		t.Errorf("address = %q", addr.String())
 	}
 }
+
+// -debug prints one TF_REATTACH_PROVIDERS entry per CLI: terraform matches
+// the address with its default registry host, OpenTofu with its own.
+func TestDebugAddresses(t *testing.T) {
+	addr, err := tfaddr.ParseProviderSource(source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := debugAddresses(addr)
+	want := []string{
+		tfaddr.DefaultProviderRegistryHost.String() + "/flinkstate/flinkstate",
+		"registry." + "opentofu.org/flinkstate/flinkstate",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("debug addresses %v, want %v", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,10 @@ func runTests(m *testing.M) int {
 	// Never fall back to the EC2 metadata endpoint for credentials.
 	os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	if err := findTerraform(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := providerHostForCLI(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -77,7 +82,10 @@ func runTests(m *testing.M) int {
 		os.Setenv(kv[0], kv[1])
 	}
 	// Ambient settings of the developer's machine must not leak in.
-	for _, v := range []string{"AWS_PROFILE", "KUBE_CONFIG_PATH", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_IAM", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL_EKS"} {
+	for _, v := range []string{"AWS_PROFILE", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_IAM", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL_EKS",
+		"AWS_MAX_ATTEMPTS", "AWS_RETRY_MODE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",
+		"KUBE_CONFIG_PATH", "KUBE_CONFIG_PATHS", "KUBE_CTX", "KUBE_HOST", "KUBE_TOKEN", "KUBE_CLUSTER_CA_CERT_DATA",
+		"KUBE_CLIENT_CERT_DATA", "KUBE_CLIENT_KEY_DATA", "KUBE_INSECURE", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"} {
 		os.Unsetenv(v)
 	}
 	return m.Run()
@@ -97,6 +105,26 @@ func findTerraform() error {
 		return fmt.Errorf("acceptance tests need the terraform CLI (>= 1.0): put terraform on PATH or set TF_ACC_TERRAFORM_PATH=/path/to/terraform")
 	}
 	os.Setenv("TF_ACC_TERRAFORM_PATH", p)
+	return nil
+}
+
+// providerHostForCLI registers the in-process provider under OpenTofu's
+// registry host when TF_ACC_TERRAFORM_PATH is OpenTofu: terraform-plugin-testing
+// names it <host>/-/flinkstate, and OpenTofu refuses the "-" namespace on
+// terraform's default host. An explicit TF_ACC_PROVIDER_HOST wins.
+func providerHostForCLI() error {
+	if os.Getenv("TF_ACC_PROVIDER_HOST") != "" {
+		return nil
+	}
+	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%s version: %w", os.Getenv("TF_ACC_TERRAFORM_PATH"), err)
+	}
+	if strings.HasPrefix(string(out), "OpenTofu") {
+		os.Setenv("TF_ACC_PROVIDER_HOST", strings.Join([]string{"registry", "opentofu", "org"}, "."))
+	}
 	return nil
 }
 

@@ -42,6 +42,11 @@ var toolModules = []toolModule{
 		dir:      "goreleaser",
 		packages: map[string]string{"goreleaser": "github.com/goreleaser/goreleaser/v2"},
 	},
+	{
+		// OpenTofu's CLI, for make testacc-tofu (see tools/tofu/go.mod).
+		dir:      "tofu",
+		packages: map[string]string{"tofu": "github.com/opentofu/opentofu/cmd/tofu"},
+	},
 }
 
 // Binaries holds the absolute paths of the test bed's commands.
@@ -62,7 +67,7 @@ func CacheDir(root string) string {
 func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Binaries, error) {
 	paths := map[string]string{}
 	for _, m := range toolModules {
-		if m.dir == "policycheck" || m.dir == "goreleaser" {
+		if m.dir == "policycheck" || m.dir == "goreleaser" || m.dir == "tofu" {
 			continue // built on demand (Tool) by what uses it
 		}
 		p, err := buildModule(ctx, root, m, logf)

@@ -30,8 +30,23 @@ provider "flinkstate" {
   }
 }
 
-# The project's own test bed: `make testbed-up && . .testbed/env` sets
-# AWS_ENDPOINT_URL, AWS_REGION, AWS keys and KUBECONFIG, so no block is needed.
+# A CI runner assuming a deployment role, with tags on everything it creates,
+# refusing to touch any other account; the cluster from a kubeconfig.
 provider "flinkstate" {
-  alias = "testbed"
+  alias = "ci"
+  aws {
+    region              = "eu-west-1"
+    allowed_account_ids = ["123456789012"]
+    assume_role {
+      role_arn     = "arn:aws:iam::123456789012:role/terraform-deploy"
+      session_name = "ci"
+    }
+    default_tags {
+      tags = { team = "data-platform", managed-by = "terraform" }
+    }
+  }
+  kubernetes {
+    config_paths   = ["~/.kube/config"]
+    config_context = "prod"
+  }
 }

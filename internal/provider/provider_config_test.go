@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 func needAWSEndpoint(t *testing.T) string {
@@ -311,6 +312,51 @@ resource "flinkstate_iam_role" "job" {
 		}, {
 			Config:   cfg,
 			PlanOnly: true,
+		}},
+	})
+}
+
+// client_certificate / client_key: the test bed's API server trusts a
+// client CA (--client-ca-file) and issued a certificate from it; the
+// provider authenticates with that certificate alone, no token.
+func TestAccProviderKube_clientCertificate(t *testing.T) {
+	skipUnlessAcc(t)
+	if testTarget != "testbed" {
+		t.Skip("needs the test bed's client certificate")
+	}
+	root, err := testbed.FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := testbed.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.KubeClientCertFile == "" {
+		t.Skip("the running test bed predates client certificates: make testbed-down && make testbed-up")
+	}
+	host, _, ca := kubeTarget(t)
+	ns := testNamespace(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             serviceAccountGone(t, ns, "flink-cert"),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "flinkstate" {
+  kubernetes {
+    host                   = %q
+    cluster_ca_certificate = %q
+    client_certificate     = file(%q)
+    client_key             = file(%q)
+  }
+}
+
+resource "flinkstate_service_account" "sa" {
+  namespace = %q
+  name      = "flink-cert"
+}
+`, host, string(ca), env.KubeClientCertFile, env.KubeClientKeyFile, ns),
+			Check: serviceAccountExists(t, ns, "flink-cert"),
 		}},
 	})
 }

@@ -107,7 +107,7 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"tags": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "Tags of the bucket. The provider's aws.default_tags are added (these win on the same key).",
+				Description: "Tags of the bucket. The provider's aws.default_tags are added; these tags win over a default tag with the same key.",
 				Validators:  []validator.Map{awsTagsCheck},
 			},
 			"tags_all": tagsAllAttribute(),

@@ -32,16 +32,19 @@ import (
 
 // Env is what a client needs to use a running test bed.
 type Env struct {
-	Kubeconfig  string `json:"kubeconfig"`
-	KubeHost    string `json:"kube_host"`
-	KubeToken   string `json:"kube_token"`
-	KubeCAFile  string `json:"kube_ca_file"`
-	AWSEndpoint string `json:"aws_endpoint"`
-	AWSRegion   string `json:"aws_region"`
-	AccessKey   string `json:"access_key"`
-	SecretKey   string `json:"secret_key"`
-	Kubectl     string `json:"kubectl"`
-	PIDs        []int  `json:"pids"`
+	Kubeconfig string `json:"kubeconfig"`
+	KubeHost   string `json:"kube_host"`
+	KubeToken  string `json:"kube_token"`
+	KubeCAFile string `json:"kube_ca_file"`
+	// A client certificate the API server accepts (--client-ca-file).
+	KubeClientCertFile string `json:"kube_client_cert_file,omitempty"`
+	KubeClientKeyFile  string `json:"kube_client_key_file,omitempty"`
+	AWSEndpoint        string `json:"aws_endpoint"`
+	AWSRegion          string `json:"aws_region"`
+	AccessKey          string `json:"access_key"`
+	SecretKey          string `json:"secret_key"`
+	Kubectl            string `json:"kubectl"`
+	PIDs               []int  `json:"pids"`
 }
 
 // Vars returns the environment variables a shell or a test process sets to
@@ -209,8 +212,14 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 	if err := os.WriteFile(tokenFile, []byte(env.KubeToken+",testbed-admin,testbed-admin,system:masters\n"), 0o600); err != nil {
 		return env, err
 	}
+	clientCA, certFile, keyFile, err := writeClientCA(pki)
+	if err != nil {
+		return env, err
+	}
+	env.KubeClientCertFile, env.KubeClientKeyFile = certFile, keyFile
 	pid, err = spawn(bins.KubeAPIServer, []string{
 		"--etcd-servers=" + clientURL,
+		"--client-ca-file=" + clientCA,
 		"--cert-dir=" + pki,
 		"--secure-port=" + strconv.Itoa(apiPort),
 		"--bind-address=127.0.0.1",

@@ -16,6 +16,7 @@ import (
 type toolModule struct {
 	dir      string            // folder under tools/
 	packages map[string]string // binary name -> package path (relative to the module or absolute)
+	ldflags  string            // go build -ldflags, if any (part of the cache key)
 }
 
 var toolModules = []toolModule{
@@ -46,6 +47,10 @@ var toolModules = []toolModule{
 		// OpenTofu's CLI, for make testacc-tofu (see tools/tofu/go.mod).
 		dir:      "tofu",
 		packages: map[string]string{"tofu": "github.com/opentofu/opentofu/cmd/tofu"},
+		// What OpenTofu's release build sets, so `tofu version` reports
+		// the release (v1.10.10) rather than v1.10.10-dev
+		// (opentofu version/version.go: dev).
+		ldflags: "-X github.com/opentofu/opentofu/version.dev=no",
 	},
 }
 
@@ -106,7 +111,7 @@ func Tool(ctx context.Context, root, name string) (string, error) {
 // else does.
 func buildModule(ctx context.Context, root string, m toolModule, logf func(string, ...any)) (map[string]string, error) {
 	modDir := filepath.Join(root, "tools", m.dir)
-	key, err := moduleKey(modDir)
+	key, err := moduleKey(modDir, m.ldflags)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +137,11 @@ func buildModule(ctx context.Context, root string, m toolModule, logf func(strin
 	}
 	defer os.RemoveAll(tmp)
 	for name, pkg := range m.packages {
-		cmd := exec.CommandContext(ctx, goCommand(), "build", "-trimpath", "-o", filepath.Join(tmp, name), pkg)
+		args := []string{"build", "-trimpath", "-o", filepath.Join(tmp, name)}
+		if m.ldflags != "" {
+			args = append(args, "-ldflags", m.ldflags)
+		}
+		cmd := exec.CommandContext(ctx, goCommand(), append(args, pkg)...)
 		cmd.Dir = modDir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -153,8 +162,11 @@ func goCommand() string {
 	return "go"
 }
 
-func moduleKey(modDir string) (string, error) {
+func moduleKey(modDir, ldflags string) (string, error) {
 	h := sha256.New()
+	if ldflags != "" {
+		fmt.Fprintf(h, "ldflags\x00%s\x00", ldflags)
+	}
 	for _, f := range []string{"go.mod", "go.sum", "tools.go", "main.go", filepath.Join("etcd", "main.go")} {
 		b, err := os.ReadFile(filepath.Join(modDir, f))
 		if err != nil {

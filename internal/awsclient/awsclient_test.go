@@ -2,6 +2,8 @@ package awsclient
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,5 +96,60 @@ func TestCheckAccount(t *testing.T) {
 	}
 	if err := (Config{AllowedAccountIDs: []string{"222222222222"}, ForbiddenAccountIDs: nil}).checkAccount("222222222222"); err != nil {
 		t.Errorf("allowed account: %v", err)
+	}
+}
+
+// shared_config_files / shared_credentials_files replace the default files:
+// the profile's region (and so the partition) and keys come from them.
+func TestSharedFiles(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config")
+	creds := filepath.Join(dir, "credentials")
+	if err := os.WriteFile(conf, []byte("[profile china]\nregion = cn-north-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(creds, []byte("[china]\naws_access_key_id = AKIDFROMFILE\naws_secret_access_key = s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE"} {
+		t.Setenv(v, "")
+	}
+	c := Config{Profile: "china", SharedConfigFiles: []string{conf}, SharedCredentialsFiles: []string{creds}}
+	cfg, err := c.load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Region != "cn-north-1" || Partition(cfg.Region) != "aws-cn" {
+		t.Fatalf("region %q partition %q, want cn-north-1 in aws-cn", cfg.Region, Partition(cfg.Region))
+	}
+	got, err := cfg.Credentials.Retrieve(context.Background())
+	if err != nil || got.AccessKeyID != "AKIDFROMFILE" {
+		t.Fatalf("credentials from the shared credentials file: %v %v", got.AccessKeyID, err)
+	}
+}
+
+// endpoints.<service> wins over endpoint for its service only.
+func TestEndpoints(t *testing.T) {
+	t.Setenv("AWS_REGION", "eu-west-1")
+	t.Setenv("AWS_ENDPOINT_URL", "")
+	cl, err := New(context.Background(), Config{
+		Endpoint:                  "http://all.example:4566",
+		Endpoints:                 map[string]string{"s3": "http://s3.example:9000", "kms": "http://kms.example"},
+		SkipCredentialsValidation: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]*string{
+		"s3": cl.S3.Options().BaseEndpoint, "kms": cl.KMS.Options().BaseEndpoint,
+		"iam": cl.IAM.Options().BaseEndpoint, "sts": cl.STS.Options().BaseEndpoint, "eks": cl.EKS.Options().BaseEndpoint,
+	} {
+		want := map[string]string{"s3": "http://s3.example:9000", "kms": "http://kms.example"}[name]
+		if want == "" {
+			want = "http://all.example:4566"
+		}
+		if got == nil || *got != want {
+			t.Errorf("%s endpoint %v, want %s", name, got, want)
+		}
 	}
 }

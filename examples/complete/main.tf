@@ -92,15 +92,12 @@ resource "flinkstate_deployment" "orders" {
     checkpoint_interval = "60s"
     num_retained        = 3
   }
+  # An update that changes the job (here: a new var.image) first takes a
+  # savepoint and waits for COMPLETED; only then is the new spec applied.
+  savepoint_before_upgrade {
+    timeout = "10m"
+  }
   wait_for = "running"
-}
-
-resource "flinkstate_snapshot" "before_upgrade" {
-  namespace       = var.namespace
-  deployment_name = flinkstate_deployment.orders.name
-  type            = "savepoint"
-  name_prefix     = "orders-before-upgrade-"
-  triggers        = { image = flinkstate_deployment.orders.image }
 }
 
 data "flinkstate_latest_checkpoint" "orders" {
@@ -121,7 +118,7 @@ output "effective_flink_configuration" {
 }
 
 output "snapshot_path" {
-  value = flinkstate_snapshot.before_upgrade.path
+  value = coalesce(flinkstate_deployment.orders.upgrade_savepoint_path, "none yet (taken before the next upgrade)")
 }
 
 output "latest_checkpoint" {

@@ -188,3 +188,15 @@ func TestParseS3URI(t *testing.T) {
 		}
 	}
 }
+
+func TestMetadataURI(t *testing.T) {
+	for in, want := range map[string]string{
+		"s3://b/p/checkpoints/j/chk-7":              "s3://b/p/checkpoints/j/chk-7/_metadata",
+		"s3://b/p/checkpoints/j/chk-7/":             "s3://b/p/checkpoints/j/chk-7/_metadata",
+		"s3://b/p/savepoints/savepoint-1/_metadata": "s3://b/p/savepoints/savepoint-1/_metadata",
+	} {
+		if got := MetadataURI(in); got != want {
+			t.Errorf("MetadataURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

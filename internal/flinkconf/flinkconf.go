@@ -117,6 +117,7 @@ type Input struct {
 	TaskSlots        *int64
 	Image            string // container image; its tag must agree with FlinkVersion
 	JarURI           string // job.jar_uri
+	ClaimMode        string // CLAIM, NO_CLAIM; "" leaves Flink's default (NO_CLAIM)
 	State            State
 	Extra            map[string]string // flink_configuration
 }
@@ -166,6 +167,32 @@ var keyAttr = map[string]string{
 	"high-availability":                                         "high_availability",
 	"high-availability.storageDir":                              "state.ha_dir",
 	"fs.s3a.aws.credentials.provider":                           "identity",
+	ClaimModeKey:                                                "job.claim_mode",
+	"execution.savepoint-restore-mode":                          "job.claim_mode",
+}
+
+// ClaimModeKey is Flink's StateRecoveryOptions.RESTORE_MODE
+// (execution.state-recovery.claim-mode, deprecated key
+// execution.savepoint-restore-mode; from Flink 1.20, in 2.x values CLAIM and
+// NO_CLAIM, default NO_CLAIM; 1.20 also has the deprecated LEGACY, which the
+// provider does not offer). CLAIM hands the restored snapshot to the job,
+// which deletes it once newer checkpoints subsume it.
+const ClaimModeKey = "execution.state-recovery.claim-mode"
+
+// RetentionKey is Flink's
+// CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION; its default,
+// NO_EXTERNALIZED_CHECKPOINTS, deletes checkpoints when the job is cancelled.
+const RetentionKey = "execution.checkpointing.externalized-checkpoint-retention"
+
+// DefaultRetention is the externalized_retention the provider writes when
+// none is given: RETAIN_ON_CANCELLATION for last-state and savepoint
+// upgrades, which resume from retained state (the seed's example sets it),
+// nothing otherwise.
+func DefaultRetention(upgradeMode string) string {
+	if upgradeMode == "last-state" || upgradeMode == "savepoint" {
+		return "RETAIN_ON_CANCELLATION"
+	}
+	return ""
 }
 
 // ManagedKeys lists the configuration keys the provider owns, sorted.
@@ -323,7 +350,17 @@ func Derive(in Input) (map[string]string, []Finding) {
 		cfg["execution.checkpointing.num-retained"] = strconv.FormatInt(*st.NumRetained, 10)
 	}
 	if st.ExternalizedRetention != "" {
-		cfg["execution.checkpointing.externalized-checkpoint-retention"] = st.ExternalizedRetention
+		cfg[RetentionKey] = st.ExternalizedRetention
+	} else if d := DefaultRetention(in.UpgradeMode); d != "" {
+		cfg[RetentionKey] = d
+	}
+	switch in.ClaimMode {
+	case "":
+	case "CLAIM", "NO_CLAIM":
+		// Every Flink version the provider accepts (1.20 and later) reads this key.
+		cfg[ClaimModeKey] = in.ClaimMode
+	default:
+		add(Error, "Invalid claim mode", fmt.Sprintf("claim_mode must be CLAIM or NO_CLAIM, got %q", in.ClaimMode), "job", "claim_mode")
 	}
 
 	if in.HAEnabled() {

@@ -125,6 +125,7 @@ type Settings struct {
 	Identity         string // irsa, pod_identity, or "" when the credentials class is neither
 	HighAvailability *bool  // nil: what the upgrade mode implies
 	TaskSlots        *int64
+	ClaimMode        string
 	// StoreID is set when the three directories are one state store's;
 	// the directories are then empty.
 	StoreID string
@@ -156,8 +157,13 @@ func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 		MinPause:              cfg["execution.checkpointing.min-pause"],
 		Timeout:               cfg["execution.checkpointing.timeout"],
 		Mode:                  cfg["execution.checkpointing.mode"],
-		ExternalizedRetention: cfg["execution.checkpointing.externalized-checkpoint-retention"],
+		ExternalizedRetention: cfg[flinkconf.RetentionKey],
 	}
+	// The default for the upgrade mode is what an unset attribute gives.
+	if st.ExternalizedRetention == flinkconf.DefaultRetention(upgradeMode) {
+		st.ExternalizedRetention = ""
+	}
+	s.ClaimMode = cfg[flinkconf.ClaimModeKey]
 	// Directories of one store collapse back into its ID.
 	if sto, ok := store.FromCheckpointDir(st.CheckpointDir); ok {
 		_, sp, h := sto.Dirs()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,4 +84,32 @@ func orNone(s string) string {
 		return "(none yet)"
 	}
 	return s
+}
+
+// DeploymentsRestoringFrom names the FlinkDeployments in namespace whose
+// spec.job.initialSavepointPath is path (the operator restores from it on
+// first deployment and on a savepointRedeployNonce change, so its files
+// must stay). An empty path matches nothing.
+func DeploymentsRestoringFrom(ctx context.Context, dyn dynamic.Interface, namespace, path string) ([]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	var names []string
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		list, err := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing FlinkDeployments in %s: %w", namespace, err)
+		}
+		for _, obj := range list.Items {
+			p, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath")
+			if strings.TrimSuffix(p, "/") == strings.TrimSuffix(path, "/") {
+				names = append(names, obj.GetName())
+			}
+		}
+		if list.GetContinue() == "" {
+			return names, nil
+		}
+		opts.Continue = list.GetContinue()
+	}
 }

@@ -43,7 +43,7 @@ var stateAttrDescriptions = map[string]string{
 	"timeout":                "execution.checkpointing.timeout, e.g. `10 min`.",
 	"mode":                   "execution.checkpointing.mode: `EXACTLY_ONCE` or `AT_LEAST_ONCE`.",
 	"num_retained":           "execution.checkpointing.num-retained: completed checkpoints kept.",
-	"externalized_retention": "execution.checkpointing.externalized-checkpoint-retention: `RETAIN_ON_CANCELLATION`, `DELETE_ON_CANCELLATION` or `NO_EXTERNALIZED_CHECKPOINTS`.",
+	"externalized_retention": "execution.checkpointing.externalized-checkpoint-retention: `RETAIN_ON_CANCELLATION`, `DELETE_ON_CANCELLATION` or `NO_EXTERNALIZED_CHECKPOINTS`. Default with upgrade_mode `last-state` or `savepoint`: `RETAIN_ON_CANCELLATION` (they resume from retained state; Flink's own default deletes checkpoints on cancellation).",
 	"local_dir":              "Local working directory of RocksDB/ForSt, an emptyDir in the pod (default /opt/flink/state). Not a backup: durable state is only what the checkpoint directory holds.",
 }
 

@@ -20,7 +20,7 @@ import (
 // effective_flink_configuration and effective_pod_template: derived at plan
 // and apply, what the live object holds after a read.
 func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
-	if anyUnknown(m.Image, m.FlinkVersion, m.Mode, m.ServiceAccount, m.EffectiveConfig, m.EffectivePod) {
+	if anyUnknown(m.Image, m.FlinkVersion, m.Mode, m.ServiceAccount, m.EffectiveConfig, m.EffectivePod, m.RedeployNonce) {
 		return flinkdeploy.Spec{}, false
 	}
 	s := flinkdeploy.Spec{
@@ -54,7 +54,7 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 		s.TaskManager = &flinkdeploy.TaskManager{Memory: tm.Memory.ValueString(), CPU: tm.CPU.ValueFloat64()}
 	}
 	if j := m.Job; j != nil {
-		if anyUnknown(j.JarURI, j.EntryClass, j.Args, j.Parallelism, j.UpgradeMode, j.State, j.AllowNonRestoredState, j.InitialSavepointPath) {
+		if anyUnknown(j.JarURI, j.EntryClass, j.Args, j.Parallelism, j.UpgradeMode, j.State, j.AllowNonRestoredState, j.InitialSavepointPath, j.ClaimMode) {
 			return s, false
 		}
 		args, ok := knownStrings(ctx, j.Args, diags)
@@ -70,6 +70,8 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 			State:                 j.State.ValueString(),
 			AllowNonRestoredState: j.AllowNonRestoredState.ValueBoolPointer(),
 			InitialSavepointPath:  j.InitialSavepointPath.ValueString(),
+			// Set by the provider, not the configuration (planRestore).
+			SavepointRedeployNonce: m.RedeployNonce.ValueInt64Pointer(),
 		}
 	}
 	return s, true
@@ -103,6 +105,7 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		}
 		m.TaskManager = out
 	}
+	m.RedeployNonce = types.Int64Null()
 	if j := s.Job; j != nil && (m.Job != nil || imported) {
 		out := &jobModel{
 			JarURI:                types.StringValue(j.JarURI),
@@ -113,6 +116,11 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 			Parallelism:           types.Int64PointerValue(j.Parallelism),
 			AllowNonRestoredState: types.BoolPointerValue(j.AllowNonRestoredState),
 			Args:                  types.ListNull(types.StringType),
+			ClaimMode:             types.StringNull(),
+		}
+		if m.Job != nil {
+			// claim_mode acts only through flinkConfiguration, compared there.
+			out.ClaimMode = m.Job.ClaimMode
 		}
 		if len(j.Args) > 0 {
 			l, d := types.ListValueFrom(ctx, types.StringType, j.Args)
@@ -122,6 +130,7 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 			out.Args = m.Job.Args
 		}
 		m.Job = out
+		m.RedeployNonce = types.Int64PointerValue(j.SavepointRedeployNonce)
 	}
 
 	if s.PodTemplate != nil {
@@ -169,6 +178,9 @@ func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]
 		Incremental:           types.BoolPointerValue(st.Incremental),
 		NumRetained:           types.Int64PointerValue(st.NumRetained),
 		LocalDir:              optionalString(st.LocalDir),
+	}
+	if m.Job != nil {
+		m.Job.ClaimMode = optionalString(set.ClaimMode)
 	}
 	if len(set.Extra) > 0 {
 		m.FlinkConfiguration = mapFrom(ctx, set.Extra, diags)

@@ -54,7 +54,16 @@ type deploymentModel struct {
 	JobState           types.String     `tfsdk:"job_state"`
 	EffectiveConfig    types.Map        `tfsdk:"effective_flink_configuration"`
 	EffectivePod       types.String     `tfsdk:"effective_pod_template"`
+	RedeployNonce      types.Int64      `tfsdk:"savepoint_redeploy_nonce"`
+	SavepointFirst     *upgradeSPModel  `tfsdk:"savepoint_before_upgrade"`
+	UpgradeSavepoint   types.String     `tfsdk:"upgrade_savepoint_path"`
 	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
+}
+
+// upgradeSPModel is the savepoint_before_upgrade block.
+type upgradeSPModel struct {
+	FormatType types.String `tfsdk:"format_type"`
+	Timeout    types.String `tfsdk:"timeout"`
 }
 
 type jobManagerModel struct {
@@ -78,6 +87,7 @@ type jobModel struct {
 	State                 types.String `tfsdk:"state"`
 	AllowNonRestoredState types.Bool   `tfsdk:"allow_non_restored_state"`
 	InitialSavepointPath  types.String `tfsdk:"initial_savepoint_path"`
+	ClaimMode             types.String `tfsdk:"claim_mode"`
 }
 
 // deploymentPollInterval is how often waits read the status.
@@ -129,6 +139,13 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"job_state":       schema.StringAttribute{Computed: true, Description: "status.jobStatus.state.", PlanModifiers: keep},
 			"effective_flink_configuration": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				Description: "The flinkConfiguration written: derived keys plus flink_configuration. Known at plan time."},
+			"savepoint_redeploy_nonce": schema.Int64Attribute{Computed: true,
+				Description: "spec.job.savepointRedeployNonce. The provider sets a new value when job.initial_savepoint_path is set or changed on an " +
+					"existing deployment, so the operator redeploys the job from that path (the operator reads initialSavepointPath only on first " +
+					"deployment otherwise). Null until the first such redeploy."},
+			"upgrade_savepoint_path": schema.StringAttribute{Computed: true,
+				Description: "With savepoint_before_upgrade: the path of the savepoint taken, and COMPLETED, before the last update that changed the job. " +
+					"Its FlinkStateSnapshot is kept (disposeOnDelete false): roll back to it with job.initial_savepoint_path."},
 			"effective_pod_template": schema.StringAttribute{Computed: true,
 				Description: "spec.podTemplate as written (JSON): pod_template merged with the provider's additions. Known at plan time; an edit outside Terraform shows as a change."},
 		},
@@ -165,10 +182,29 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 						Validators: []validator.String{stringvalidator.OneOf("running", "suspended")}},
 					"allow_non_restored_state": schema.BoolAttribute{Optional: true, Description: "Allow state the new job cannot map to be skipped on restore."},
 					"initial_savepoint_path": schema.StringAttribute{Optional: true,
-						Description: "Savepoint or checkpoint the job starts from on first deployment (e.g. flinkstate_snapshot.x.path or data.flinkstate_latest_checkpoint.x.path).",
-						Validators:  []validator.String{s3PathCheck}},
+						Description: "Savepoint or completed checkpoint (chk-N) the job starts from (e.g. flinkstate_snapshot.x.path or " +
+							"data.flinkstate_latest_checkpoint.x.path). On create the job starts from it; set or changed on an existing deployment, " +
+							"the job is redeployed from it (a new savepoint_redeploy_nonce) and its current state is replaced. Before either, the " +
+							"provider checks that the path holds a _metadata file.",
+						Validators: []validator.String{s3PathCheck}},
+					"claim_mode": schema.StringAttribute{Optional: true,
+						Description: "execution.state-recovery.claim-mode: `NO_CLAIM` (Flink's default: the restored snapshot stays yours) or `CLAIM` " +
+							"(the job owns it and may delete it once newer checkpoints subsume it).",
+						Validators: []validator.String{stringvalidator.OneOf("CLAIM", "NO_CLAIM")}},
 				},
 				Validators: []validator.Object{blockRequires("jar_uri")},
+			},
+			"savepoint_before_upgrade": schema.SingleNestedBlock{
+				Description: "Take a savepoint before an update that changes the job (image, flink_version, job jar, entry class, args, " +
+					"parallelism or Flink configuration): the provider creates a FlinkStateSnapshot, waits until the operator reports it " +
+					"COMPLETED, records its path in upgrade_savepoint_path, and only then applies the new spec. On FAILED, ABANDONED or timeout " +
+					"the update fails with the operator's message and the old spec keeps running. Not taken while job.state is suspended.",
+				Attributes: map[string]schema.Attribute{
+					"format_type": schema.StringAttribute{Optional: true, Description: "`CANONICAL` (default) or `NATIVE`.",
+						Validators: []validator.String{stringvalidator.OneOf("CANONICAL", "NATIVE")}},
+					"timeout": schema.StringAttribute{Optional: true, Description: "How long to wait for COMPLETED, e.g. `10m` (default).",
+						Validators: []validator.String{waitTimeoutCheck}},
+				},
 			},
 			"state": schema.SingleNestedBlock{
 				Description: "Where and how the job keeps state.",
@@ -213,7 +249,7 @@ func (r *deploymentResource) ConfigValidators(context.Context) []resource.Config
 // needs is unknown.
 func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (flinkconf.Input, bool) {
 	if anyUnknown(m.FlinkVersion, m.Identity, m.HighAvailability, m.FlinkConfiguration, m.Image) || m.State.unknown() ||
-		(m.Job != nil && (m.Job.UpgradeMode.IsUnknown() || m.Job.JarURI.IsUnknown())) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
+		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
 		return flinkconf.Input{}, false
 	}
 	for _, e := range m.FlinkConfiguration.Elements() {
@@ -231,6 +267,7 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 	if m.Job != nil {
 		in.UpgradeMode = m.Job.UpgradeMode.ValueString()
 		in.JarURI = m.Job.JarURI.ValueString()
+		in.ClaimMode = m.Job.ClaimMode.ValueString()
 	}
 	if !m.HighAvailability.IsNull() {
 		v := m.HighAvailability.ValueBool()
@@ -273,6 +310,11 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	var plan deploymentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var state *deploymentModel
+	if !req.State.Raw.IsNull() {
+		state = &deploymentModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -280,6 +322,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if !ok {
 		plan.EffectiveConfig = types.MapUnknown(types.StringType)
 		plan.EffectivePod = types.StringUnknown()
+		planRestore(ctx, &plan, state, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -302,17 +345,16 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	plan.EffectiveConfig = mapFrom(ctx, cfg, &resp.Diagnostics)
-	if !req.State.Raw.IsNull() {
+	planRestore(ctx, &plan, state, &resp.Diagnostics)
+	if state != nil && !deploymentSpecEqual(ctx, plan, *state) {
 		// An update: the operator decides the status again.
-		var state deploymentModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if !deploymentSpecEqual(ctx, plan, state) {
-			plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-		}
+		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
+// canonicalJSON renders a value with sorted keys and integral numbers as
+// integers (flinkdeploy.CanonicalJSON).
 func canonicalJSON(v any) string { return flinkdeploy.CanonicalJSON(v) }
 
 // deploymentSpecEqual tells whether the plan writes the same object as the
@@ -398,17 +440,43 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
+	r.verifyRestoreTarget(ctx, &plan, nil, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.RedeployNonce, plan.UpgradeSavepoint = types.Int64Null(), types.StringNull()
 	r.apply(ctx, plan, timeout, &resp.State, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan deploymentModel
+	var plan, state deploymentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
+	if plan.RedeployNonce.IsUnknown() {
+		plan.RedeployNonce = state.RedeployNonce
+		if redeploys(&plan, &state) {
+			plan.RedeployNonce = nextNonce(&state)
+		}
+	}
+	// Nothing is changed unless the restore target is a completed snapshot
+	// and the savepoint before the upgrade completed.
+	r.verifyRestoreTarget(ctx, &plan, &state, &resp.Diagnostics)
+	if !plan.derive(ctx, &resp.Diagnostics) {
+		return
+	}
+	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
+		r.savepointBeforeUpgrade(ctx, c, &plan, &state, &resp.Diagnostics)
+	}
+	if resp.Diagnostics.HasError() {
+		// The old spec keeps running: the state stays what it was.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
 	r.apply(ctx, plan, timeout, &resp.State, &resp.Diagnostics)
 }
 

@@ -67,11 +67,13 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	keepS := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	resp.Schema = schema.Schema{
 		Description: "A FlinkStateSnapshot: a savepoint (or checkpoint) the Flink operator takes of a FlinkDeployment's job, " +
-			"for example before an upgrade. Every create makes a new object (generateName); any change to `triggers` makes a new " +
+			"for example to keep before a risky change (for a savepoint before each upgrade, use flinkstate_deployment's " +
+			"savepoint_before_upgrade). Every create makes a new object (generateName); any change to `triggers` makes a new " +
 			"snapshot. Create waits until the operator reports COMPLETED and fails with the operator's error on FAILED or " +
 			"ABANDONED. Deleting the resource deletes the object; the savepoint's files are deleted with it only when " +
 			"`dispose_on_delete = true` (the default here is false, unlike the operator's), so a savepoint outlives its resource " +
-			"unless you say otherwise: decide who deletes retained savepoints.",
+			"unless you say otherwise: decide who deletes retained savepoints. With `dispose_on_delete = true`, delete refuses " +
+			"while a FlinkDeployment in the namespace names the savepoint's path as initialSavepointPath.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, Description: "`namespace/name`.", PlanModifiers: keepS},
 			"namespace": schema.StringAttribute{Required: true, Description: "Namespace of the FlinkDeployment.",
@@ -106,7 +108,8 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators:    []validator.String{stringvalidator.LengthBetween(1, 200), namePrefixCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}},
 			"triggers": schema.MapAttribute{Optional: true, ElementType: types.StringType,
-				Description:   "Arbitrary values; any change makes a new snapshot (e.g. { image = flinkstate_deployment.x.image }).",
+				Description: "Arbitrary values; any change makes a new snapshot. For a savepoint before each upgrade use " +
+					"flinkstate_deployment's savepoint_before_upgrade: a snapshot keyed on the deployment's image is taken after the upgrade.",
 				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()}},
 			"wait": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				Description: "Wait for COMPLETED on create (default true). With false, path and state fill in on later refreshes."},
@@ -337,6 +340,21 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	timeout, d := state.Timeouts.Delete(ctx, 5*time.Minute)
 	resp.Diagnostics.Append(d...)
+	if state.DisposeOnDelete.ValueBool() {
+		// Disposing deletes the savepoint's files: not while a deployment restores from them.
+		users, err := kube.DeploymentsRestoringFrom(ctx, c.Dynamic, state.Namespace.ValueString(), state.Path.ValueString())
+		if err != nil {
+			resp.Diagnostics.AddError("Deleting FlinkStateSnapshot failed", err.Error())
+			return
+		}
+		if len(users) > 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("dispose_on_delete"), "Savepoint still in use",
+				fmt.Sprintf("FlinkStateSnapshot %s/%s was not deleted: FlinkDeployment %v names its path %s as job.initialSavepointPath, "+
+					"and dispose_on_delete = true would delete those files. Point the deployment elsewhere first, or set dispose_on_delete = false.",
+					state.Namespace.ValueString(), state.Name.ValueString(), users, state.Path.ValueString()))
+			return
+		}
+	}
 	if err := kube.DeleteAndWait(ctx, c.Dynamic, kube.FlinkStateSnapshotGVR, state.Namespace.ValueString(), state.Name.ValueString(), timeout); err != nil {
 		resp.Diagnostics.AddError("Deleting FlinkStateSnapshot failed", err.Error())
 	}

@@ -26,7 +26,13 @@ resource "flinkstate_deployment" "orders" {
     incremental         = true
     checkpoint_interval = "60s"
     num_retained        = 3
+    # externalized_retention defaults to RETAIN_ON_CANCELLATION with last-state.
   }
+
+  # Before an update that changes the job (image, flink_version, jar, entry
+  # class, args, parallelism, Flink configuration): a savepoint, COMPLETED
+  # first; its path lands in upgrade_savepoint_path.
+  savepoint_before_upgrade {}
 
   wait_for = "running"
 }

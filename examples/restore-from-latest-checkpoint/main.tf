@@ -1,0 +1,58 @@
+# Disaster recovery: the FlinkDeployment is gone (deleted, or a new cluster),
+# its checkpoints are not. A new deployment starts from the newest completed
+# checkpoint (a chk-N directory with _metadata) in the store's checkpoint dir.
+# The provider checks that _metadata is there before creating the deployment.
+
+data "flinkstate_latest_checkpoint" "orders" {
+  store_id = "acme-flink-state/flink/orders"
+}
+
+resource "flinkstate_deployment" "orders" {
+  namespace       = "data-processing"
+  name            = "orders"
+  image           = "flink:2.2.1-java17"
+  flink_version   = "2.2.1"
+  service_account = "flink-orders"
+  identity        = "irsa"
+
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory     = "2048m"
+    cpu        = 1
+    task_slots = 2
+  }
+  job {
+    jar_uri      = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    parallelism  = 2
+    upgrade_mode = "last-state"
+    # Where the job starts from. Changed later on a running deployment, this
+    # redeploys the job from the new path (savepoint_redeploy_nonce).
+    initial_savepoint_path = data.flinkstate_latest_checkpoint.orders.path
+    # NO_CLAIM (Flink's default): the restored checkpoint stays yours; the job
+    # writes a full checkpoint of its own first.
+    claim_mode = "NO_CLAIM"
+  }
+  state {
+    store_id            = "acme-flink-state/flink/orders"
+    checkpoint_interval = "60s"
+    num_retained        = 3
+  }
+
+  wait_for = "running"
+
+  lifecycle {
+    precondition {
+      condition     = data.flinkstate_latest_checkpoint.orders.found
+      error_message = "No completed checkpoint under the store's checkpoint dir: nothing to restore from."
+    }
+    # Later checkpoints change the data source's path: do not redeploy for them.
+    ignore_changes = [job.initial_savepoint_path]
+  }
+}
+
+output "restored_from" {
+  value = flinkstate_deployment.orders.job.initial_savepoint_path
+}

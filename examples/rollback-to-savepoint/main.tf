@@ -1,0 +1,45 @@
+# Roll an existing job back to a savepoint, e.g. the one savepoint_before_upgrade
+# took before the last upgrade (upgrade_savepoint_path), with the image it
+# ran then. Setting or changing job.initial_savepoint_path on a deployment
+# that exists makes the provider set a new savepoint_redeploy_nonce, so the
+# operator redeploys the job from that savepoint: the plan warns that the
+# job's current state is replaced. The provider checks that the savepoint's
+# _metadata exists before it touches the deployment.
+
+resource "flinkstate_deployment" "orders" {
+  namespace       = "data-processing"
+  name            = "orders"
+  image           = "flink:2.2.1-java17"
+  flink_version   = "2.2.1"
+  service_account = "flink-orders"
+  identity        = "irsa"
+
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory     = "2048m"
+    cpu        = 1
+    task_slots = 2
+  }
+  job {
+    jar_uri                = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    parallelism            = 2
+    upgrade_mode           = "savepoint"
+    initial_savepoint_path = "s3://acme-flink-state/flink/orders/savepoints/savepoint-9f3c2a-0123456789ab"
+  }
+  state {
+    store_id            = "acme-flink-state/flink/orders"
+    checkpoint_interval = "60s"
+  }
+
+  # The next upgrade takes a savepoint first again.
+  savepoint_before_upgrade {}
+
+  wait_for = "running"
+}
+
+output "redeploy_nonce" {
+  value = flinkstate_deployment.orders.savepoint_redeploy_nonce
+}

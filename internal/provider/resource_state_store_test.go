@@ -231,6 +231,7 @@ func TestAccStateStore_ownership(t *testing.T) {
 	bucket := randName("fs-own-")
 	ctx := context.Background()
 	app1 := store.Store{Bucket: bucket, Prefix: "flink/app1"}
+	theirs := store.Store{Bucket: bucket, Prefix: "flink/theirs"}
 	base := storesConfig(bucket, true, false, false)
 	extra := func(prefix string) string {
 		return base + fmt.Sprintf(`
@@ -265,12 +266,18 @@ resource "flinkstate_state_store" "other" {
 				},
 			},
 			{
-				Config:      extra("flink/app1"),
-				ExpectError: errorRE("State store already exists", "terraform import <resource address> "+bucket+"/flink/app1"),
+				// Another configuration's store (its marker, its token) at flink/theirs.
+				PreConfig: func() {
+					if err := s3state.WriteMarker(ctx, testAWS(t).S3, theirs, "their-token", "test", true); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      extra("flink/theirs"),
+				ExpectError: errorRE("State store already exists", "terraform import <resource address> "+bucket+"/flink/theirs"),
 			},
 			{
-				Config:      extra("flink/app1/inner"),
-				ExpectError: errorRE("Prefix not free", "inside the state store "+bucket+"/flink/app1"),
+				Config:      extra("flink/theirs/inner"),
+				ExpectError: errorRE("Prefix not free", "inside the state store "+bucket+"/flink/theirs"),
 			},
 			{
 				PreConfig:   func() { putObjects(t, bucket, []string{"flink/legacy/checkpoints/x"}) },
@@ -284,6 +291,9 @@ resource "flinkstate_state_store" "other" {
 				Check: func(*terraform.State) error {
 					if markerOwner() != token {
 						return fmt.Errorf("app1's marker changed owner")
+					}
+					if m, err := s3state.ReadMarker(ctx, testAWS(t).S3, theirs); err != nil || m == nil || m.Owner != "their-token" {
+						return fmt.Errorf("the other configuration's marker changed: %+v %v", m, err)
 					}
 					if n := countUnder(t, bucket, "flink/legacy/"); n != 1 {
 						return fmt.Errorf("the objects under flink/legacy/ are gone")

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,6 +29,10 @@ import (
 // FieldManager is the server-side apply field manager of every object this
 // provider writes.
 const FieldManager = "terraform-provider-flinkstate"
+
+// RequestTimeout bounds each request to the API server (unless the
+// kubeconfig sets its own request-timeout).
+const RequestTimeout = 30 * time.Second
 
 // Exec is an exec credential plugin.
 type Exec struct {
@@ -227,6 +232,13 @@ func (c Config) finish(cfg *rest.Config) (*rest.Config, error) {
 	}
 	cfg.QPS = 50
 	cfg.Burst = 100
+	if cfg.Timeout == 0 {
+		// client-go's rest.Config.Timeout is the http.Client timeout of
+		// every request: a frozen API server fails a call (and so a plan)
+		// in bounded time instead of hanging. Waits bound the whole loop
+		// with the resource's timeouts on top.
+		cfg.Timeout = RequestTimeout
+	}
 	return cfg, nil
 }
 
@@ -245,12 +257,24 @@ func New(c Config) (*Client, error) {
 
 // Apply writes obj with server-side apply as FieldManager, taking over
 // fields another manager set (as terraform apply is the source of truth).
+// It is for updates of objects this provider created (Create) or imported:
+// applying to a name that does not exist creates it, so a create must never
+// go through Apply.
 func Apply(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	body, err := obj.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
 	force := true
-	return dyn.Resource(gvr).Namespace(obj.GetNamespace()).Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body,
+	r := dyn.Resource(gvr).Namespace(obj.GetNamespace())
+	live, err := r.Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body,
 		metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
+	if err != nil {
+		return nil, err
+	}
+	if hasUpdateEntry(live) {
+		// A create whose ownership conversion failed: finish it now.
+		return upgradeOwnership(ctx, r, live)
+	}
+	return live, nil
 }

@@ -33,50 +33,63 @@ func ReadDeploymentStatus(obj *unstructured.Unstructured) DeploymentStatus {
 // ErrDeploymentTimeout is returned when a deployment is not ready in time.
 var ErrDeploymentTimeout = errors.New("FlinkDeployment not ready in time")
 
-// WaitDeployment polls until the deployment is deployed (lifecycleState
-// DEPLOYED or STABLE) or running (jobStatus.state RUNNING), as waitFor says;
-// a FAILED lifecycle or an error in status ends it with the operator's
-// message. The last status seen is always returned.
+// DeploymentReady tells whether a FlinkDeployment has reached waitFor
+// ("deployed": lifecycleState DEPLOYED or STABLE; "running":
+// jobStatus.state RUNNING) for its current generation. A FAILED lifecycle
+// or an error in status is an error with the operator's message. current
+// is false while the operator has not observed this generation: until then
+// the status describes the previous spec.
+func DeploymentReady(obj *unstructured.Unstructured, waitFor string) (st DeploymentStatus, current, ready bool, err error) {
+	st = ReadDeploymentStatus(obj)
+	observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+	current = observed >= obj.GetGeneration()
+	switch {
+	case !current:
+	case st.LifecycleState == "FAILED" || st.Error != "":
+		msg := OperatorMessage(st.Error)
+		if msg == "" {
+			msg = "the operator gave no error message"
+		}
+		return st, current, false, fmt.Errorf("FlinkDeployment %s/%s failed (lifecycle %s, job %s): %s", obj.GetNamespace(), obj.GetName(),
+			orNone(st.LifecycleState), orNone(st.JobState), msg)
+	case waitFor == "deployed" && (st.LifecycleState == "DEPLOYED" || st.LifecycleState == "STABLE"):
+		return st, current, true, nil
+	case waitFor == "running" && st.JobState == "RUNNING":
+		return st, current, true, nil
+	}
+	return st, current, false, nil
+}
+
+// WaitDeployment polls until the deployment is ready as waitFor says
+// (DeploymentReady), fails, or timeout passes. Transient read failures
+// (the API server restarting, a network blip) are retried until the
+// timeout. The last status seen is always returned.
 func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name, waitFor string, timeout, every time.Duration) (DeploymentStatus, error) {
-	deadline := time.Now().Add(timeout)
 	var last DeploymentStatus
-	for {
+	var lastObj *unstructured.Unstructured
+	var current bool
+	err := poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return last, fmt.Errorf("reading FlinkDeployment %s/%s: %w", namespace, name, err)
+			return false, fmt.Errorf("reading FlinkDeployment %s/%s: %w", namespace, name, err)
 		}
-		last = ReadDeploymentStatus(obj)
-		// A status is about the spec just applied only once the operator has
-		// observed this generation; before that it describes the previous one.
-		observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
-		current := observed >= obj.GetGeneration()
+		lastObj = obj
+		var ready bool
+		last, current, ready, err = DeploymentReady(obj, waitFor)
+		return ready, err
+	}, func(readErr error) error {
 		switch {
+		case lastObj == nil:
+			return fmt.Errorf("%w: %s/%s after %s waiting for %s: could not read it%s", ErrDeploymentTimeout, namespace, name, timeout, waitFor, readFailure(readErr))
 		case !current:
-		case last.LifecycleState == "FAILED" || last.Error != "":
-			msg := OperatorMessage(last.Error)
-			if msg == "" {
-				msg = "the operator gave no error message"
-			}
-			return last, fmt.Errorf("FlinkDeployment %s/%s failed (lifecycle %s, job %s): %s", namespace, name, orNone(last.LifecycleState), orNone(last.JobState), msg)
-		case waitFor == "deployed" && (last.LifecycleState == "DEPLOYED" || last.LifecycleState == "STABLE"):
-			return last, nil
-		case waitFor == "running" && last.JobState == "RUNNING":
-			return last, nil
+			observed, _, _ := unstructured.NestedInt64(lastObj.Object, "status", "observedGeneration")
+			return fmt.Errorf("%w: %s/%s after %s waiting for %s: the operator has not observed generation %d yet (observed %d; is the Flink operator running?)%s",
+				ErrDeploymentTimeout, namespace, name, timeout, waitFor, lastObj.GetGeneration(), observed, readFailure(readErr))
 		}
-		if time.Now().After(deadline) {
-			if !current {
-				return last, fmt.Errorf("%w: %s/%s after %s waiting for %s: the operator has not observed generation %d yet (observed %d; is the Flink operator running?)",
-					ErrDeploymentTimeout, namespace, name, timeout, waitFor, obj.GetGeneration(), observed)
-			}
-			return last, fmt.Errorf("%w: %s/%s after %s waiting for %s: lifecycle state %s, job state %s (is the Flink operator running?)",
-				ErrDeploymentTimeout, namespace, name, timeout, waitFor, orNone(last.LifecycleState), orNone(last.JobState))
-		}
-		select {
-		case <-ctx.Done():
-			return last, ctx.Err()
-		case <-time.After(every):
-		}
-	}
+		return fmt.Errorf("%w: %s/%s after %s waiting for %s: lifecycle state %s, job state %s (is the Flink operator running?)%s",
+			ErrDeploymentTimeout, namespace, name, timeout, waitFor, orNone(last.LifecycleState), orNone(last.JobState), readFailure(readErr))
+	})
+	return last, err
 }
 
 func orNone(s string) string {

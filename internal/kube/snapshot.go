@@ -129,40 +129,44 @@ func OperatorMessage(errField string) string {
 // ErrSnapshotTimeout is returned when a snapshot has not ended in time.
 var ErrSnapshotTimeout = errors.New("snapshot did not complete in time")
 
+// SnapshotEnded tells whether a snapshot reached an end: COMPLETED (done),
+// or FAILED / ABANDONED (an error with the operator's message).
+func SnapshotEnded(obj *unstructured.Unstructured) (SnapshotStatus, bool, error) {
+	st := ReadSnapshotStatus(obj)
+	switch st.State {
+	case SnapshotCompleted:
+		return st, true, nil
+	case SnapshotFailed, SnapshotAbandoned:
+		msg := OperatorMessage(st.Error)
+		if msg == "" {
+			msg = "the operator gave no error message"
+		}
+		return st, false, fmt.Errorf("FlinkStateSnapshot %s/%s is %s after %d failure(s): %s", obj.GetNamespace(), obj.GetName(), st.State, st.Failures, msg)
+	}
+	return st, false, nil
+}
+
 // WaitSnapshot polls a snapshot until it is COMPLETED, FAILED or ABANDONED,
-// or until timeout. The last status seen is always returned.
+// or until timeout. Transient read failures are retried until the timeout.
+// The last status seen is always returned.
 func WaitSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, name string, timeout, every time.Duration) (SnapshotStatus, error) {
-	deadline := time.Now().Add(timeout)
 	var last SnapshotStatus
-	for {
+	err := poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return last, fmt.Errorf("reading FlinkStateSnapshot %s/%s: %w", namespace, name, err)
+			return false, fmt.Errorf("reading FlinkStateSnapshot %s/%s: %w", namespace, name, err)
 		}
-		last = ReadSnapshotStatus(obj)
-		switch last.State {
-		case SnapshotCompleted:
-			return last, nil
-		case SnapshotFailed, SnapshotAbandoned:
-			msg := OperatorMessage(last.Error)
-			if msg == "" {
-				msg = "the operator gave no error message"
-			}
-			return last, fmt.Errorf("FlinkStateSnapshot %s/%s is %s after %d failure(s): %s", namespace, name, last.State, last.Failures, msg)
+		var done bool
+		last, done, err = SnapshotEnded(obj)
+		return done, err
+	}, func(readErr error) error {
+		state := last.State
+		if state == "" {
+			state = "no status yet (is the Flink operator running, and the deployment's job running?)"
 		}
-		if time.Now().After(deadline) {
-			state := last.State
-			if state == "" {
-				state = "no status yet (is the Flink operator running, and the deployment's job running?)"
-			}
-			return last, fmt.Errorf("%w: FlinkStateSnapshot %s/%s after %s: last state %s, %d failure(s)", ErrSnapshotTimeout, namespace, name, timeout, state, last.Failures)
-		}
-		select {
-		case <-ctx.Done():
-			return last, ctx.Err()
-		case <-time.After(every):
-		}
-	}
+		return fmt.Errorf("%w: FlinkStateSnapshot %s/%s after %s: last state %s, %d failure(s)%s", ErrSnapshotTimeout, namespace, name, timeout, state, last.Failures, readFailure(readErr))
+	})
+	return last, err
 }
 
 // DeleteAndWait deletes an object and waits, within timeout, until it is
@@ -255,4 +259,38 @@ func LatestSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, deplo
 		return ti.After(tj)
 	})
 	return &found[0], nil
+}
+
+// TriggersAnnotation holds a snapshot's triggers (a JSON object) on the
+// FlinkStateSnapshot itself, so an import recovers them and plans no new
+// snapshot. The prefix is the provider's name, a valid DNS subdomain as
+// annotation key prefixes must be (k8s.io/apimachinery/pkg/api/validation
+// ValidateAnnotations).
+const TriggersAnnotation = "terraform-provider-flinkstate/triggers"
+
+// SetTriggers stores triggers on obj (nothing when there are none).
+func SetTriggers(obj *unstructured.Unstructured, triggers map[string]string) {
+	if len(triggers) == 0 {
+		return
+	}
+	b, _ := json.Marshal(triggers)
+	a := obj.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[TriggersAnnotation] = string(b)
+	obj.SetAnnotations(a)
+}
+
+// Triggers reads what SetTriggers stored; nil when absent or unreadable.
+func Triggers(obj *unstructured.Unstructured) map[string]string {
+	v, ok := obj.GetAnnotations()[TriggersAnnotation]
+	if !ok {
+		return nil
+	}
+	var t map[string]string
+	if json.Unmarshal([]byte(v), &t) != nil {
+		return nil
+	}
+	return t
 }

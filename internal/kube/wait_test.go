@@ -1,0 +1,108 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+func TestTransient(t *testing.T) {
+	gr := schema.GroupResource{Group: "flink.apache.org", Resource: "flinkdeployments"}
+	refused := &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/apis", Err: &net.OpError{Op: "dial", Err: errors.New("connect: connection refused")}}
+	for name, tc := range map[string]struct {
+		err  error
+		want bool
+	}{
+		"connection refused":  {refused, true},
+		"wrapped refused":     {fmt.Errorf("reading: %w", refused), true},
+		"503":                 {apierrors.NewServiceUnavailable("restarting"), true},
+		"500":                 {apierrors.NewInternalError(errors.New("etcd")), true},
+		"429":                 {apierrors.NewTooManyRequests("slow down", 1), true},
+		"server timeout":      {apierrors.NewServerTimeout(gr, "get", 1), true},
+		"not found":           {apierrors.NewNotFound(gr, "orders"), false},
+		"forbidden":           {apierrors.NewForbidden(gr, "orders", errors.New("rbac")), false},
+		"unauthorized":        {apierrors.NewUnauthorized("token"), false},
+		"cancelled by caller": {fmt.Errorf("get: %w", context.Canceled), false},
+		"nil":                 {nil, false},
+	} {
+		if got := Transient(tc.err); got != tc.want {
+			t.Errorf("%s: Transient = %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+func deploymentWithStatus(generation, observed int64, lifecycle, job string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+		"metadata": map[string]any{"name": "orders", "namespace": "ns", "generation": generation},
+		"status":   map[string]any{"observedGeneration": observed, "lifecycleState": lifecycle, "jobStatus": map[string]any{"state": job}},
+	}}
+	return u
+}
+
+// fakeDynamic serves one FlinkDeployment whose reads fail with failWith for
+// the first failures reads.
+func fakeDynamic(obj *unstructured.Unstructured, failures int32, failWith error) *dynfake.FakeDynamicClient {
+	dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{FlinkDeploymentGVR: "FlinkDeploymentList"}, obj)
+	var n atomic.Int32
+	dyn.PrependReactor("get", "flinkdeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if n.Add(1) <= failures {
+			return true, nil, failWith
+		}
+		return false, nil, nil
+	})
+	return dyn
+}
+
+func TestWaitDeployment_toleratesTransientReadFailures(t *testing.T) {
+	refused := &url.Error{Op: "Get", URL: "https://127.0.0.1:6443", Err: errors.New("connect: connection refused")}
+	dyn := fakeDynamic(deploymentWithStatus(1, 1, "STABLE", "RUNNING"), 3, refused)
+	st, err := WaitDeployment(context.Background(), dyn, "ns", "orders", "running", time.Minute, time.Millisecond)
+	if err != nil || st.JobState != "RUNNING" {
+		t.Fatalf("three refused reads then RUNNING: %v, %+v", err, st)
+	}
+}
+
+func TestWaitDeployment_timeoutNamesTheLastReadFailure(t *testing.T) {
+	refused := &url.Error{Op: "Get", URL: "https://127.0.0.1:6443", Err: errors.New("connect: connection refused")}
+	dyn := fakeDynamic(deploymentWithStatus(1, 1, "STABLE", "RUNNING"), 1<<30, refused)
+	_, err := WaitDeployment(context.Background(), dyn, "ns", "orders", "running", 50*time.Millisecond, time.Millisecond)
+	if !errors.Is(err, ErrDeploymentTimeout) || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("got %v, want a timeout naming the refused read", err)
+	}
+}
+
+func TestWaitDeployment_notFoundEndsTheWait(t *testing.T) {
+	gone := apierrors.NewNotFound(schema.GroupResource{Group: "flink.apache.org", Resource: "flinkdeployments"}, "orders")
+	dyn := fakeDynamic(deploymentWithStatus(1, 1, "STABLE", "RUNNING"), 1<<30, gone)
+	_, err := WaitDeployment(context.Background(), dyn, "ns", "orders", "running", time.Minute, time.Millisecond)
+	if !apierrors.IsNotFound(err) {
+		t.Fatalf("got %v, want NotFound at once", err)
+	}
+}
+
+func TestDeploymentReady(t *testing.T) {
+	if _, current, ready, _ := DeploymentReady(deploymentWithStatus(2, 1, "STABLE", "RUNNING"), "running"); current || ready {
+		t.Error("a status of the previous generation is not ready")
+	}
+	if _, _, ready, err := DeploymentReady(deploymentWithStatus(2, 2, "DEPLOYED", "RECONCILING"), "deployed"); !ready || err != nil {
+		t.Errorf("DEPLOYED for deployed: ready %v err %v", ready, err)
+	}
+	if _, _, _, err := DeploymentReady(deploymentWithStatus(1, 1, "FAILED", ""), "deployed"); err == nil {
+		t.Error("FAILED must be an error")
+	}
+}

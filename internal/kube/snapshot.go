@@ -181,25 +181,23 @@ func DeleteAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupV
 		}
 		return err
 	}
-	deadline := time.Now().Add(timeout)
-	for {
+	var last *unstructured.Unstructured
+	return poll(ctx, 500*time.Millisecond, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := r.Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return nil
+			return true, nil
 		}
-		if err != nil {
-			return err
+		if err == nil {
+			last = obj
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s %s/%s still exists %s after delete (finalizers: %v): is the Flink operator running?",
-				obj.GetKind(), namespace, name, timeout, obj.GetFinalizers())
+		return false, err
+	}, func(readErr error) error {
+		if last == nil {
+			return fmt.Errorf("%s/%s: not confirmed gone %s after delete%s", namespace, name, timeout, readFailure(readErr))
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+		return fmt.Errorf("%s %s/%s still exists %s after delete (finalizers: %v): is the Flink operator running?%s",
+			last.GetKind(), namespace, name, timeout, last.GetFinalizers(), readFailure(readErr))
+	})
 }
 
 // SavepointInfo is one completed snapshot found by LatestSnapshot.

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
@@ -104,8 +105,12 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 		Description: "A FlinkDeployment of the Flink Kubernetes Operator, wired to its state: the provider derives the " +
 			"flinkConfiguration keys for the state backend, checkpoint/savepoint/HA directories and S3 credentials class, the " +
 			"operator's flinkVersion and the S3 plugin jar from the Flink version and identity mode, and merges what the pod needs " +
-			"into the pod template. Written with server-side apply (field manager terraform-provider-flinkstate); the operator's " +
-			"status and defaults never show as a diff. Planning a create needs no cluster.",
+			"into the pod template. Created with a plain create, which fails (with the `terraform import` command to use) when a " +
+			"FlinkDeployment of that name exists: an existing object is never taken over. Updated with server-side apply (field " +
+			"manager terraform-provider-flinkstate); the operator's status and defaults never show as a diff. Planning a create " +
+			"needs no cluster. A wait that fails or times out never replaces the job: after a create the object is kept (a " +
+			"warning) and the next plan shows an update that waits again; after an update it is an error, and the update stays " +
+			"pending in the next plan. Reads of the status during a wait that fail (the API server restarting) are retried until the timeout.",
 		Attributes: map[string]schema.Attribute{
 			"id":        schema.StringAttribute{Computed: true, Description: "`namespace/name`.", PlanModifiers: keep},
 			"namespace": schema.StringAttribute{Required: true, Description: "Namespace.", Validators: namespaceValidators(), PlanModifiers: replace},
@@ -346,8 +351,9 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	plan.EffectiveConfig = mapFrom(ctx, cfg, &resp.Diagnostics)
 	planRestore(ctx, &plan, state, &resp.Diagnostics)
-	if state != nil && !deploymentSpecEqual(ctx, plan, *state) {
-		// An update: the operator decides the status again.
+	// An update, or a wait that did not end (wait pending) and makes an
+	// update whose apply waits again: the operator decides the status again.
+	if state != nil && (!deploymentSpecEqual(ctx, plan, *state) || waitPending(ctx, req.Private, &resp.Diagnostics) != "") {
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -367,7 +373,19 @@ func deploymentSpecEqual(ctx context.Context, a, b deploymentModel) bool {
 	return okA && okB && !diags.HasError() && sa.Equal(sb)
 }
 
-func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, timeout time.Duration, state setter, diags *diag.Diagnostics) {
+// apply creates (create = true) or updates the FlinkDeployment, then waits
+// for wait_for. A create is a POST that fails on an existing object (it is
+// never adopted); an update is a server-side apply.
+//
+// A wait that fails or times out never loses the object. After a create it
+// is a warning, not an error: Terraform taints an object whose create
+// returned an error and the next apply would delete and recreate the
+// running job (Terraform CLI docs, "Command: taint": objects whose creation
+// failed are marked tainted). Instead the object is saved with a
+// "wait pending" mark in private state, and the next plan shows an update
+// (ModifyPlan) whose apply waits again. After an update the failed wait is
+// an error, and the mark makes the next plan show the pending change again.
+func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, create bool, timeout time.Duration, state setter, private privateSetter, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return
@@ -383,24 +401,54 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, ti
 		diags.AddError("Configuration not known", "the deployment's configuration still holds unknown values at apply time")
 		return
 	}
+	// Every call of this create/update, the wait included, ends within the resource's timeout.
+	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
+	defer cancel()
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	obj := spec.Render(ns, name)
-	live, err := kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
+	var live *unstructured.Unstructured
+	var err error
+	if create {
+		live, err = kube.Create(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
+		if apierrors.IsAlreadyExists(err) {
+			addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
+			return
+		}
+		if live != nil && err != nil {
+			diags.AddWarning("FlinkDeployment ownership not converted", err.Error())
+			err = nil
+		}
+	} else {
+		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
+	}
 	if err != nil {
 		diags.AddError("Applying FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)))
 		return
 	}
 	plan.ID = types.StringValue(ns + "/" + name)
 	plan.setStatus(kube.ReadDeploymentStatus(live))
-	diags.Append(state.Set(ctx, &plan)...)
 	if plan.WaitFor.ValueString() == "none" {
+		setWaitPending(ctx, private, "", diags)
+		diags.Append(state.Set(ctx, &plan)...)
 		return
 	}
+	// Saved before waiting: whatever happens next, the object is in state.
+	setWaitPending(ctx, private, "the apply did not finish waiting", diags)
+	diags.Append(state.Set(ctx, &plan)...)
 	st, err := kube.WaitDeployment(ctx, c.Dynamic, ns, name, plan.WaitFor.ValueString(), timeout, deploymentPollInterval)
 	plan.setStatus(st)
 	diags.Append(state.Set(ctx, &plan)...)
-	if err != nil {
-		diags.AddError("FlinkDeployment not ready", err.Error())
+	switch {
+	case err == nil:
+		setWaitPending(ctx, private, "", diags)
+	case create:
+		setWaitPending(ctx, private, err.Error(), diags)
+		diags.AddWarning("FlinkDeployment created but not ready yet",
+			fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
+				err, ns, name, plan.WaitFor.ValueString()))
+	default:
+		setWaitPending(ctx, private, err.Error(), diags)
+		diags.AddError("FlinkDeployment not ready", err.Error()+"\n\nThe next plan shows this deployment as a pending update, whose apply waits again.")
 	}
 }
 
@@ -445,7 +493,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	plan.RedeployNonce, plan.UpgradeSavepoint = types.Int64Null(), types.StringNull()
-	r.apply(ctx, plan, timeout, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, true, timeout, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -477,7 +525,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
-	r.apply(ctx, plan, timeout, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, false, timeout, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -201,24 +201,9 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 	})
 }
 
-func TestAccDeployment_waitRunningTimesOut(t *testing.T) {
-	skipUnlessAcc(t)
-	ns := testNamespace(t)
-	// The operator deploys, but the job never reaches RUNNING.
-	startOperator(t, ns).SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true })
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{{
-			// 10s: time enough for the operator model to answer even on a loaded machine.
-			Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"
-  timeouts {
-    create = "10s"
-  }`),
-			ExpectError: errorRE("FlinkDeployment not ready", "not ready in time", "after 10s waiting for running", "lifecycle state DEPLOYED, job state RECONCILING"),
-		}},
-	})
-}
-
+// The operator reports an error after the create: the object is kept (a
+// warning, no taint), and the pending update's wait reports the operator's
+// message as an error.
 func TestAccDeployment_operatorFailure(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
@@ -230,10 +215,20 @@ func TestAccDeployment_operatorFailure(t *testing.T) {
 	})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{{
-			Config:      deploymentConfig(ns, "flink:no-such-tag", ""),
-			ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle DEPLOYED, job RECONCILING)", `[flink-main-container] Back-off pulling image "flink:no-such-tag"`, "DeploymentFailedException"),
-		}},
+		Steps: []resource.TestStep{
+			{
+				Config:             deploymentConfig(ns, "flink:no-such-tag", ""),
+				ExpectNonEmptyPlan: true, // the wait is pending: the next plan is an update
+				Check:              resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "DEPLOYED"),
+			},
+			{
+				Config: deploymentConfig(ns, "flink:no-such-tag", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
+				}},
+				ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle DEPLOYED, job RECONCILING)", `[flink-main-container] Back-off pulling image "flink:no-such-tag"`, "DeploymentFailedException"),
+			},
+		},
 	})
 }
 

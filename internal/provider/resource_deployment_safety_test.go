@@ -1,0 +1,179 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+func liveDeployment(t *testing.T, ns string) func() (*unstructured.Unstructured, error) {
+	return func() (*unstructured.Unstructured, error) { return getDeployment(t, ns, "orders") }
+}
+
+// The API server is unreachable for 3 s while create waits for the job:
+// the wait rides it out, and the job is neither tainted nor replaced.
+func TestAccDeployment_apiServerStopDuringCreateWait(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	proxy, provider := kubeFaultProxy(t)
+	startFakeDeploymentOperator(t, ns, func(obj *unstructured.Unstructured) map[string]any {
+		stopOnceTerraformMovesOn(t, proxy, 3*time.Second)
+		return deploymentRunning(obj)
+	})
+	var uid ktypes.UID
+	config := provider + deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+			{
+				// Not tainted: nothing to do, the same object.
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            uidOf(t, liveDeployment(t, ns), &uid),
+			},
+		},
+	})
+}
+
+// A job slower than the create timeout: the create keeps the object (no
+// error, so no taint), the next plans show an update whose apply waits
+// again, until the job runs; the object is never replaced.
+func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startFakeDeploymentOperator(t, ns, func(*unstructured.Unstructured) map[string]any {
+		return map[string]any{"lifecycleState": "DEPLOYED", "jobStatus": map[string]any{"state": "RECONCILING"}}
+	})
+	var uid ktypes.UID
+	config := deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"
+  timeouts {
+    create = "5s"
+    update = "5s"
+  }`)
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
+	}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RECONCILING"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+			{
+				// Still not running: the update waits again and says so.
+				Config:           config,
+				ConfigPlanChecks: update,
+				ExpectError:      errorRE("FlinkDeployment not ready", "not ready in time", "job state RECONCILING", "pending update"),
+			},
+			{
+				// The job runs now: the pending update waits once more, and succeeds.
+				PreConfig: func() {
+					setDeploymentStatus(t, ns, "orders", deploymentRunning(&unstructured.Unstructured{Object: map[string]any{}}))
+				},
+				Config:           config,
+				ConfigPlanChecks: update,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+			{
+				Config:   config,
+				PlanOnly: true,
+			},
+		},
+	})
+}
+
+// Issue item 4: an update whose job went FAILED is not forgotten.
+func TestAccDeployment_failedUpdateStaysPending(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startFakeDeploymentOperator(t, ns, func(obj *unstructured.Unstructured) map[string]any {
+		if obj.GetGeneration() > 1 {
+			return map[string]any{"lifecycleState": "FAILED", "error": `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"back-off pulling image flink:no-such-tag"}`}
+		}
+		return deploymentRunning(obj)
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: deploymentConfig(ns, "flink:2.2.1-java17", "")},
+			{
+				Config:      deploymentConfig(ns, "flink:no-such-tag", ""),
+				ExpectError: errorRE("FlinkDeployment not ready", "lifecycle FAILED", "back-off pulling image flink:no-such-tag"),
+			},
+			{
+				Config:             deploymentConfig(ns, "flink:no-such-tag", ""),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// Another owner's FlinkDeployment of the same name is never adopted: the
+// create fails with the import command, the object keeps its UID, spec and
+// annotation, and destroying this configuration leaves it alone.
+func TestAccDeployment_createNeverAdopts(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	theirs := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1",
+		"kind":       "FlinkDeployment",
+		"metadata":   map[string]any{"name": "orders", "namespace": ns, "annotations": map[string]any{"owner": "other-team"}},
+		"spec": map[string]any{
+			"image": "flink:1.20.1", "flinkVersion": "v1_20", "serviceAccount": "flink-other",
+			"flinkConfiguration": map[string]any{"execution.checkpointing.dir": "s3://other-team/checkpoints"},
+			"jobManager":         map[string]any{"resource": map[string]any{"memory": "1024m", "cpu": int64(1)}},
+			"taskManager":        map[string]any{"resource": map[string]any{"memory": "1024m", "cpu": int64(1)}},
+		},
+	}}
+	created, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Create(context.Background(), theirs,
+		metav1.CreateOptions{FieldManager: "other-team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	untouched := func(*terraform.State) error {
+		obj, err := getDeployment(t, ns, "orders")
+		if err != nil {
+			return fmt.Errorf("the other owner's FlinkDeployment: %w", err)
+		}
+		dir, _, _ := unstructured.NestedString(obj.Object, "spec", "flinkConfiguration", "execution.checkpointing.dir")
+		if obj.GetUID() != created.GetUID() || dir != "s3://other-team/checkpoints" || obj.GetAnnotations()["owner"] != "other-team" ||
+			obj.GetGeneration() != created.GetGeneration() {
+			return fmt.Errorf("the other owner's FlinkDeployment changed: uid %s (was %s), checkpoint dir %q, annotations %v, generation %d",
+				obj.GetUID(), created.GetUID(), dir, obj.GetAnnotations(), obj.GetGeneration())
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             untouched,
+		Steps: []resource.TestStep{{
+			Config:      deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "none"`),
+			ExpectError: errorRE("FlinkDeployment already exists", "never takes over", "terraform import ADDRESS "+ns+"/orders"),
+		}},
+	})
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
@@ -53,7 +54,9 @@ func (r *serviceAccountResource) Schema(_ context.Context, _ resource.SchemaRequ
 	resp.Schema = schema.Schema{
 		Description: "A Kubernetes ServiceAccount for Flink pods, optionally annotated for IRSA, and with `role_binding` the " +
 			"RoleBinding of that account to the Flink operator's Role (`flink` by default) or a ClusterRole. " +
-			"Written with server-side apply; labels and annotations set by others are left alone.",
+			"Created with a plain create, which fails (with the `terraform import` command to use) when a ServiceAccount or " +
+			"RoleBinding of that name exists: an existing object is never taken over. Updated with server-side apply; labels and " +
+			"annotations set by others are left alone.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -162,25 +165,69 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 	}
 	// Server-side apply owns exactly these keys: dropping one from the
 	// configuration removes it from the object; keys of other managers stay.
+	// A create is a POST that fails on an existing ServiceAccount or
+	// RoleBinding: it never takes over someone else's (kube.Create).
 	sa := kube.ServiceAccountObject(ns, name, labels, annotations)
-	if _, err := kube.Apply(ctx, c.Dynamic, kube.ServiceAccountGVR, sa); err != nil {
+	var created *unstructured.Unstructured
+	if prior == nil {
+		var err error
+		created, err = kube.Create(ctx, c.Dynamic, kube.ServiceAccountGVR, sa)
+		switch {
+		case apierrors.IsAlreadyExists(err):
+			addAlreadyExists(&diags, "flinkstate_service_account", "ServiceAccount", ns, name)
+			return diags
+		case created != nil && err != nil:
+			diags.AddWarning("ServiceAccount ownership not converted", err.Error())
+		case err != nil:
+			diags.AddError("Creating ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+			return diags
+		}
+	} else if _, err := kube.Apply(ctx, c.Dynamic, kube.ServiceAccountGVR, sa); err != nil {
 		diags.AddError("Applying ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return diags
 	}
 	rbs := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns)
 	wantRB := plan.RoleBinding != nil
 	hadRB := prior != nil && prior.RoleBinding != nil
-	if hadRB && (!wantRB || !prior.RoleBinding.RoleName.Equal(plan.RoleBinding.RoleName) || !prior.RoleBinding.Kind.Equal(plan.RoleBinding.Kind)) {
+	sameRB := hadRB && wantRB && prior.RoleBinding.RoleName.Equal(plan.RoleBinding.RoleName) && prior.RoleBinding.Kind.Equal(plan.RoleBinding.Kind)
+	if hadRB && !sameRB {
 		// roleRef is immutable: a changed role means a new binding.
 		if err := rbs.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			diags.AddError("Deleting RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 			return diags
 		}
 	}
-	if wantRB {
-		rb := kube.RoleBindingObject(ns, name, labels, plan.RoleBinding.Kind.ValueString(), plan.RoleBinding.RoleName.ValueString())
+	if !wantRB {
+		return diags
+	}
+	rb := kube.RoleBindingObject(ns, name, labels, plan.RoleBinding.Kind.ValueString(), plan.RoleBinding.RoleName.ValueString())
+	if sameRB {
 		if _, err := kube.Apply(ctx, c.Dynamic, kube.RoleBindingGVR, rb); err != nil {
 			diags.AddAttributeError(path.Root("role_binding"), "Applying RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		}
+		return diags
+	}
+	rbCreated, err := kube.Create(ctx, c.Dynamic, kube.RoleBindingGVR, rb)
+	switch {
+	case err == nil:
+		return diags
+	case rbCreated != nil:
+		diags.AddWarning("RoleBinding ownership not converted", err.Error())
+		return diags
+	case apierrors.IsAlreadyExists(err):
+		addAlreadyExists(&diags, "flinkstate_service_account", "RoleBinding", ns, name)
+	default:
+		diags.AddAttributeError(path.Root("role_binding"), "Creating RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+	}
+	if created != nil {
+		// No half-applied create: remove the ServiceAccount just created
+		// (only that object: the UID precondition), so nothing is left
+		// outside Terraform's state.
+		uid := created.GetUID()
+		if derr := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name,
+			metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); derr != nil && !apierrors.IsNotFound(derr) {
+			diags.AddError("Removing the ServiceAccount just created failed",
+				fmt.Sprintf("%s/%s was created, but its RoleBinding was not, and deleting it again failed: %s. Delete it by hand or import it.", ns, name, derr))
 		}
 	}
 	return diags

@@ -69,8 +69,11 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		Description: "A FlinkStateSnapshot: a savepoint (or checkpoint) the Flink operator takes of a FlinkDeployment's job, " +
 			"for example to keep before a risky change (for a savepoint before each upgrade, use flinkstate_deployment's " +
 			"savepoint_before_upgrade). Every create makes a new object (generateName); any change to `triggers` makes a new " +
-			"snapshot. Create waits until the operator reports COMPLETED and fails with the operator's error on FAILED or " +
-			"ABANDONED. Deleting the resource deletes the object; the savepoint's files are deleted with it only when " +
+			"snapshot; `triggers` are also stored on the object (annotation `terraform-provider-flinkstate/triggers`), so an import " +
+			"keeps them. Create waits until the operator reports COMPLETED and fails with the operator's error on FAILED or " +
+			"ABANDONED (the next plan replaces a failed snapshot). A wait that times out, or cannot read the object, keeps the " +
+			"snapshot without triggering another: a warning, and the next plan shows an update that waits for it again. " +
+			"Deleting the resource deletes the object; the savepoint's files are deleted with it only when " +
 			"`dispose_on_delete = true` (the default here is false, unlike the operator's), so a savepoint outlives its resource " +
 			"unless you say otherwise: decide who deletes retained savepoints. With `dispose_on_delete = true`, delete refuses " +
 			"while a FlinkDeployment in the namespace names the savepoint's path as initialSavepointPath.",
@@ -175,14 +178,37 @@ func (snapshotConfigValidator) ValidateResource(ctx context.Context, req resourc
 	}
 }
 
-// ModifyPlan fills the default name prefix, and the path of an existing savepoint.
+// ModifyPlan fills the default name prefix, and the path of an existing
+// savepoint. For an existing snapshot whose wait did not end it plans an
+// update whose apply waits again; one the operator gave up on (FAILED,
+// ABANDONED) holds no savepoint and is replaced.
 func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() {
 		return
 	}
 	var plan snapshotModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		var state, config snapshotModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		switch s := state.State.ValueString(); {
+		case s == kube.SnapshotFailed || s == kube.SnapshotAbandoned:
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("state"))
+		case waitPending(ctx, req.Private, &resp.Diagnostics) == "":
+			return
+		}
+		plan.State, plan.ResultTimestamp, plan.Error = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+		if config.Path.IsNull() {
+			plan.Path = types.StringUnknown()
+		}
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
 	if plan.NamePrefix.IsUnknown() && !plan.DeploymentName.IsUnknown() {
@@ -226,8 +252,17 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	if spec.AlreadyExists {
 		spec.Path = plan.Path.ValueString()
 	}
-	created, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx,
-		spec.Object(ns, "", plan.NamePrefix.ValueString()), metav1.CreateOptions{FieldManager: kube.FieldManager})
+	triggers := stringMap(ctx, plan.Triggers, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Every call of this create, the wait included, ends within the create timeout.
+	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
+	defer cancel()
+	// A POST with generateName: always a new object, never someone else's.
+	obj := spec.Object(ns, "", plan.NamePrefix.ValueString())
+	kube.SetTriggers(obj, triggers)
+	created, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{FieldManager: kube.FieldManager})
 	if err != nil {
 		resp.Diagnostics.AddError("Creating FlinkStateSnapshot failed", fmt.Sprintf("in namespace %s for deployment %s: %s", ns, spec.DeploymentName, err))
 		return
@@ -240,14 +275,28 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
+	// Saved before waiting: whatever happens next, the object is in state.
+	setWaitPending(ctx, resp.Private, "the apply did not finish waiting", &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	st, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, name, timeout, snapshotPollInterval)
 	plan.setStatus(st)
-	// The object exists whatever happened: record it. On error Terraform
-	// marks it tainted, so it is never taken for a completed snapshot, and
-	// the next apply replaces it.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if err != nil {
+	switch {
+	case err == nil:
+		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
+	case st.State == kube.SnapshotFailed || st.State == kube.SnapshotAbandoned:
+		// The operator gave up: an error, so Terraform taints the object
+		// and it is never taken for a completed snapshot.
+		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
 		resp.Diagnostics.AddError("Snapshot did not complete", err.Error())
+	default:
+		// Not finished in time, or the API server was unreachable: the
+		// snapshot may still complete. An error would taint it and the next
+		// apply would trigger another savepoint; instead it is kept, and the
+		// next plan shows an update whose apply waits again.
+		setWaitPending(ctx, resp.Private, err.Error(), &resp.Diagnostics)
+		resp.Diagnostics.AddWarning("Snapshot not completed yet",
+			fmt.Sprintf("%s\n\nThe FlinkStateSnapshot %s/%s is kept (no new savepoint is triggered): the next plan shows it as an update, and that apply waits for it again.", err, ns, name))
 	}
 }
 
@@ -270,6 +319,12 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	readSnapshotSpec(obj, &state)
 	state.setStatus(kube.ReadSnapshotStatus(obj))
+	if state.Triggers.IsNull() {
+		// After an import: the triggers this provider stored on the object.
+		if t := kube.Triggers(obj); len(t) > 0 {
+			state.Triggers = mapFrom(ctx, t, &resp.Diagnostics)
+		}
+	}
 	if state.Wait.IsNull() {
 		state.Wait = types.BoolValue(true)
 	}
@@ -328,7 +383,30 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 	// Everything else either replaces the snapshot or lives in state only.
 	plan.ID, plan.Name, plan.State, plan.Path, plan.ResultTimestamp, plan.Error =
 		state.ID, state.Name, state.State, state.Path, state.ResultTimestamp, state.Error
+	if waitPending(ctx, req.Private, &resp.Diagnostics) == "" || !plan.Wait.ValueBool() {
+		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	// A create that did not see its snapshot end: wait for the same
+	// object again (within the create timeout), never trigger another.
+	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
+	defer cancel()
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	st, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, name, timeout, snapshotPollInterval)
+	plan.setStatus(st)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if err == nil || st.State == kube.SnapshotFailed || st.State == kube.SnapshotAbandoned {
+		// Ended: FAILED or ABANDONED is replaced by the next plan (ModifyPlan).
+		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
+	} else {
+		setWaitPending(ctx, resp.Private, err.Error(), &resp.Diagnostics)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Snapshot did not complete", err.Error())
+	}
 }
 
 func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -91,7 +91,7 @@ func TestAccSnapshot_savepointBeforeUpgrade(t *testing.T) {
 				ImportState:             true,
 				ImportStateIdFunc:       func(s *terraform.State) (string, error) { return ns + "/" + firstName, nil },
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"triggers", "timeouts"},
+				ImportStateVerifyIgnore: []string{"timeouts"}, // triggers come back from the object
 			},
 			{
 				// dispose_on_delete changes in place on the same object.
@@ -208,22 +208,6 @@ func TestAccSnapshot_operatorFailures(t *testing.T) {
 			})
 		})
 	}
-}
-
-func TestAccSnapshot_timeout(t *testing.T) {
-	skipUnlessAcc(t)
-	ns := testNamespace(t)
-	startOperator(t, ns).SetFaults(func(f *testbed.Faults) { f.Down = true }) // the operator never answers
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkNoSnapshots(t, ns),
-		Steps: []resource.TestStep{{
-			Config: snapshotConfig(ns, `  timeouts {
-    create = "3s"
-  }`),
-			ExpectError: errorRE("Snapshot did not complete", "snapshot did not complete in time", "after 3s: last state no status yet", "0 failure(s)"),
-		}},
-	})
 }
 
 func TestSnapshot_invalidInput(t *testing.T) {

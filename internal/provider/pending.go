@@ -61,3 +61,29 @@ func addAlreadyExists(diags *diag.Diagnostics, resourceType, kind, namespace, na
 			"where ADDRESS is this resource's address (%s.<name>, shown below), or add an import block with to = ADDRESS and id = %q. "+
 			"Otherwise choose another name or namespace.", kind, id, id, resourceType, id))
 }
+
+// privateUID is the private-state key holding the UID of the object a
+// resource created or imported: an object of the same name with another
+// UID was made by someone else.
+const privateUID = "uid"
+
+func setObjectUID(ctx context.Context, p privateSetter, uid string, diags *diag.Diagnostics) {
+	if p == nil || uid == "" {
+		return
+	}
+	v, _ := json.Marshal(uid)
+	diags.Append(p.SetKey(ctx, privateUID, v)...)
+}
+
+func objectUID(ctx context.Context, p privateGetter, diags *diag.Diagnostics) string {
+	if p == nil {
+		return ""
+	}
+	b, d := p.GetKey(ctx, privateUID)
+	diags.Append(d...)
+	var uid string
+	if len(b) == 0 || json.Unmarshal(b, &uid) != nil {
+		return ""
+	}
+	return uid
+}

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
@@ -131,8 +132,10 @@ func (r *serviceAccountResource) Create(ctx context.Context, req resource.Create
 		return
 	}
 	plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
-	resp.Diagnostics.Append(r.apply(ctx, c, plan, nil)...)
+	var uid string
+	resp.Diagnostics.Append(r.apply(ctx, c, plan, nil, &uid)...)
 	if !resp.Diagnostics.HasError() {
+		setObjectUID(ctx, resp.Private, uid, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -146,13 +149,15 @@ func (r *serviceAccountResource) Update(ctx context.Context, req resource.Update
 		return
 	}
 	plan.ID = state.ID
-	resp.Diagnostics.Append(r.apply(ctx, c, plan, &state)...)
+	resp.Diagnostics.Append(r.apply(ctx, c, plan, &state, nil)...)
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
 
-func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan serviceAccountModel, prior *serviceAccountModel) diag.Diagnostics {
+// apply creates (prior == nil; the new ServiceAccount's UID goes to
+// createdUID) or updates the ServiceAccount and its RoleBinding.
+func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan serviceAccountModel, prior *serviceAccountModel, createdUID *string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	labels := stringMap(ctx, plan.Labels, &diags)
@@ -182,6 +187,7 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 			diags.AddError("Creating ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 			return diags
 		}
+		*createdUID = string(created.GetUID())
 	} else if _, err := kube.Apply(ctx, c.Dynamic, kube.ServiceAccountGVR, sa); err != nil {
 		diags.AddError("Applying ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return diags
@@ -250,6 +256,17 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.Diagnostics.AddError("Reading ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return
 	}
+	if uid := objectUID(ctx, req.Private, &resp.Diagnostics); uid != "" && uid != string(sa.GetUID()) {
+		// Deleted and created again outside Terraform: not the object this
+		// configuration created or imported, so it is no longer managed
+		// here (a destroy must not delete it; a create will refuse it).
+		resp.Diagnostics.AddWarning("ServiceAccount replaced outside Terraform",
+			fmt.Sprintf("%s/%s now has UID %s, not %s: it is another object, dropped from this state and left alone. "+
+				"Import it to manage it.", ns, name, sa.GetUID(), uid))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	setObjectUID(ctx, resp.Private, string(sa.GetUID()), &resp.Diagnostics)
 	imported := takeImported(ctx, req, resp)
 	owned := kube.OwnedMetadataKeys(sa.GetManagedFields(), kube.FieldManager)
 
@@ -318,7 +335,14 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 			return
 		}
 	}
-	if err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	// Only the object this configuration created or imported: the UID
+	// precondition makes the API server refuse (409) to delete another one
+	// of the same name.
+	opts := metav1.DeleteOptions{}
+	if uid := ktypes.UID(objectUID(ctx, req.Private, &resp.Diagnostics)); uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	if err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name, opts); err != nil && !apierrors.IsNotFound(err) {
 		resp.Diagnostics.AddError("Deleting ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 	}
 }

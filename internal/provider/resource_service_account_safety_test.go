@@ -81,3 +81,47 @@ func TestAccServiceAccount_createNeverAdoptsRoleBinding(t *testing.T) {
 		}},
 	})
 }
+
+// The ServiceAccount this configuration created is deleted and another
+// owner creates one of the same name: it is not taken for ours (dropped
+// from state with a warning), the create refuses it, and the destroy
+// leaves it.
+func TestAccServiceAccount_replacedOutsideTerraformIsNotOurs(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	const theirRole = "arn:aws:iam::210987654321:role/other-team"
+	var theirUID string
+	config := serviceAccountConfig(ns, fmt.Sprintf("  irsa_role_arn = %q", testRoleARN))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			sa, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("the other owner's ServiceAccount: %w", err)
+			}
+			if string(sa.UID) != theirUID || sa.Annotations[IRSAAnnotation] != theirRole {
+				return fmt.Errorf("the other owner's ServiceAccount changed: uid %s (was %s), role %q", sa.UID, theirUID, sa.Annotations[IRSAAnnotation])
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					ctx, c := context.Background(), testTyped(t).CoreV1().ServiceAccounts(ns)
+					if err := c.Delete(ctx, "flink-orders", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					sa, err := c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
+						Name: "flink-orders", Annotations: map[string]string{IRSAAnnotation: theirRole}}}, metav1.CreateOptions{FieldManager: "other-team"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					theirUID = string(sa.UID)
+				},
+				Config:      config,
+				ExpectError: errorRE("ServiceAccount already exists", "terraform import ADDRESS "+ns+"/flink-orders"),
+			},
+		},
+	})
+}

@@ -4,33 +4,42 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // Transient tells whether a failed read may succeed if tried again: the API
-// server unreachable or restarting (connection refused or reset, a request
-// timeout: errors with no API status at all), or an API status that
-// apimachinery classifies as server-side and temporary (500, 503, 504, 429,
-// the server's own timeouts; k8s.io/apimachinery/pkg/api/errors). NotFound,
-// Forbidden, Unauthorized and every other 4xx are answers, not blips.
+// server unreachable or restarting (client-go returns the transport's
+// *url.Error: connection refused or reset, the request timeout of
+// rest.Config.Timeout), or an API status that apimachinery classifies as
+// server-side and temporary (500, 503, 504, 429, the server's own
+// timeouts; k8s.io/apimachinery/pkg/api/errors). NotFound, Forbidden,
+// Unauthorized and every other 4xx are answers, not blips; so is any other
+// error (a FAILED deployment, a decoding error).
 func Transient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
-		return true
+	if errors.As(err, &status) {
+		switch {
+		case apierrors.IsInternalError(err), apierrors.IsServiceUnavailable(err), apierrors.IsServerTimeout(err),
+			apierrors.IsTimeout(err), apierrors.IsTooManyRequests(err), apierrors.IsUnexpectedServerError(err):
+			return true
+		}
+		_, delay := apierrors.SuggestsClientDelay(err)
+		return delay || status.Status().Code >= 500
 	}
-	switch {
-	case apierrors.IsInternalError(err), apierrors.IsServiceUnavailable(err), apierrors.IsServerTimeout(err),
-		apierrors.IsTimeout(err), apierrors.IsTooManyRequests(err), apierrors.IsUnexpectedServerError(err):
-		return true
-	}
-	_, delay := apierrors.SuggestsClientDelay(err)
-	return delay || status.Status().Code >= 500
+	var urlErr *url.Error
+	var netErr net.Error
+	return errors.As(err, &urlErr) || errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err)
 }
 
 // poll runs check every interval until it is done or fails, or timeout
@@ -41,8 +50,14 @@ func Transient(err error) bool {
 // read failed.
 func poll(ctx context.Context, interval, timeout time.Duration, read func(context.Context) (done bool, err error), describe func(lastReadErr error) error) error {
 	var readErr error
-	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
-		done, err := read(ctx)
+	outer := ctx
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) {
+		// Reads run under the caller's context, not the poll's deadline: a
+		// read started just before the deadline would otherwise fail in
+		// client-go's rate limiter ("would exceed context deadline") and
+		// end the wait with that instead of the timeout. Each read is still
+		// bounded by rest.Config.Timeout and the caller's context.
+		done, err := read(outer)
 		if Transient(err) {
 			readErr = err
 			return false, nil

@@ -36,6 +36,7 @@ func TestTransient(t *testing.T) {
 		"forbidden":           {apierrors.NewForbidden(gr, "orders", errors.New("rbac")), false},
 		"unauthorized":        {apierrors.NewUnauthorized("token"), false},
 		"cancelled by caller": {fmt.Errorf("get: %w", context.Canceled), false},
+		"a FAILED deployment": {errors.New("FlinkDeployment ns/orders failed (lifecycle FAILED)"), false},
 		"nil":                 {nil, false},
 	} {
 		if got := Transient(tc.err); got != tc.want {
@@ -104,5 +105,13 @@ func TestDeploymentReady(t *testing.T) {
 	}
 	if _, _, _, err := DeploymentReady(deploymentWithStatus(1, 1, "FAILED", ""), "deployed"); err == nil {
 		t.Error("FAILED must be an error")
+	}
+}
+
+func TestWaitDeployment_failedEndsTheWaitAtOnce(t *testing.T) {
+	dyn := fakeDynamic(deploymentWithStatus(1, 1, "FAILED", ""), 0, nil)
+	_, err := WaitDeployment(context.Background(), dyn, "ns", "orders", "running", time.Minute, time.Millisecond)
+	if err == nil || errors.Is(err, ErrDeploymentTimeout) || !strings.Contains(err.Error(), "lifecycle FAILED") {
+		t.Fatalf("got %v, want the FAILED error, not a timeout", err)
 	}
 }

@@ -74,7 +74,8 @@ func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: config,
+				Config:             config,
+				ExpectNonEmptyPlan: true, // the wait is pending: the next plan is an update
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RECONCILING"),
 					uidOf(t, liveDeployment(t, ns), &uid),

@@ -89,7 +89,8 @@ func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 		CheckDestroy:             checkNoSnapshots(t, ns),
 		Steps: []resource.TestStep{
 			{
-				Config: config,
+				Config:             config,
+				ExpectNonEmptyPlan: true, // the wait is pending: the next plan is an update
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("flinkstate_snapshot.test", "state", kube.SnapshotInProgress),
 					checkOneSnapshot(t, ns, &name),

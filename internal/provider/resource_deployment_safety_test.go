@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 func liveDeployment(t *testing.T, ns string) func() (*unstructured.Unstructured, error) {
@@ -26,9 +28,9 @@ func TestAccDeployment_apiServerStopDuringCreateWait(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	proxy, provider := kubeFaultProxy(t)
-	startFakeDeploymentOperator(t, ns, func(obj *unstructured.Unstructured) map[string]any {
-		stopOnceTerraformMovesOn(t, proxy, 3*time.Second)
-		return deploymentRunning(obj)
+	faultOver := stopAPIServerDuringWait(t, proxy, startOperator(t, ns), 3*time.Second, func() bool {
+		_, err := getDeployment(t, ns, "orders")
+		return err == nil
 	})
 	var uid ktypes.UID
 	config := provider + deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`)
@@ -38,6 +40,7 @@ func TestAccDeployment_apiServerStopDuringCreateWait(t *testing.T) {
 			{
 				Config: config,
 				Check: resource.ComposeAggregateTestCheckFunc(
+					func(*terraform.State) error { return faultOver() },
 					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
 					uidOf(t, liveDeployment(t, ns), &uid),
 				),
@@ -58,9 +61,9 @@ func TestAccDeployment_apiServerStopDuringCreateWait(t *testing.T) {
 func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeDeploymentOperator(t, ns, func(*unstructured.Unstructured) map[string]any {
-		return map[string]any{"lifecycleState": "DEPLOYED", "jobStatus": map[string]any{"state": "RECONCILING"}}
-	})
+	// The operator is not running yet: nothing observes the deployment.
+	op := startOperator(t, ns)
+	op.SetFaults(func(f *testbed.Faults) { f.Down = true })
 	var uid ktypes.UID
 	config := deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"
   timeouts {
@@ -77,7 +80,7 @@ func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
 				Config:             config,
 				ExpectNonEmptyPlan: true, // the wait is pending: the next plan is an update
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RECONCILING"),
+					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", ""),
 					uidOf(t, liveDeployment(t, ns), &uid),
 				),
 			},
@@ -85,14 +88,12 @@ func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
 				// Still not running: the update waits again and says so.
 				Config:           config,
 				ConfigPlanChecks: update,
-				ExpectError:      errorRE("FlinkDeployment not ready", "not ready in time", "job state RECONCILING", "pending update"),
+				ExpectError:      errorRE("FlinkDeployment not ready", "not ready in time", "has not observed generation 1", "pending update"),
 			},
 			{
-				// The job runs now: the pending update waits once more, and succeeds.
-				PreConfig: func() {
-					setDeploymentStatus(t, ns, "orders", deploymentRunning(&unstructured.Unstructured{Object: map[string]any{}}))
-				},
-				Config:           config,
+				// The operator runs now: the pending update waits once more, and succeeds.
+				PreConfig:        func() { op.SetFaults(func(f *testbed.Faults) { f.Down = false }) },
+				Config:           strings.Replace(config, `update = "5s"`, `update = "2m"`, 1),
 				ConfigPlanChecks: update,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
@@ -100,30 +101,31 @@ func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
 				),
 			},
 			{
-				Config:   config,
+				Config:   strings.Replace(config, `update = "5s"`, `update = "2m"`, 1),
 				PlanOnly: true,
 			},
 		},
 	})
 }
 
-// Issue item 4: an update whose job went FAILED is not forgotten.
+// Issue item 4: an update whose job failed is not forgotten.
 func TestAccDeployment_failedUpdateStaysPending(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeDeploymentOperator(t, ns, func(obj *unstructured.Unstructured) map[string]any {
-		if obj.GetGeneration() > 1 {
-			return map[string]any{"lifecycleState": "FAILED", "error": `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"back-off pulling image flink:no-such-tag"}`}
-		}
-		return deploymentRunning(obj)
-	})
+	op := startOperator(t, ns)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: deploymentConfig(ns, "flink:2.2.1-java17", "")},
 			{
+				// The kubelet cannot pull the new image.
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) {
+						f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
+					})
+				},
 				Config:      deploymentConfig(ns, "flink:no-such-tag", ""),
-				ExpectError: errorRE("FlinkDeployment not ready", "lifecycle FAILED", "back-off pulling image flink:no-such-tag"),
+				ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle DEPLOYED", `Back-off pulling image "flink:no-such-tag"`),
 			},
 			{
 				Config:             deploymentConfig(ns, "flink:no-such-tag", ""),

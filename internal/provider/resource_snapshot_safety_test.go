@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,9 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 // checkOneSnapshot checks the namespace holds exactly one FlinkStateSnapshot,
@@ -45,10 +46,11 @@ func TestAccSnapshot_apiServerStopDuringWait(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	proxy, provider := kubeFaultProxy(t)
-	complete := completeAt("s3://acme-flink-state/flink/orders/savepoints")
-	startFakeOperator(t, ns, func(obj *unstructured.Unstructured) map[string]any {
-		stopOnceTerraformMovesOn(t, proxy, 3*time.Second)
-		return complete(obj)
+	op := startOperator(t, ns)
+	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"})
+	faultOver := stopAPIServerDuringWait(t, proxy, op, 3*time.Second, func() bool {
+		list, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+		return err == nil && len(list.Items) > 0
 	})
 	var name string
 	config := provider + snapshotConfig(ns, "")
@@ -59,6 +61,7 @@ func TestAccSnapshot_apiServerStopDuringWait(t *testing.T) {
 			{
 				Config: config,
 				Check: resource.ComposeAggregateTestCheckFunc(
+					func(*terraform.State) error { return faultOver() },
 					resource.TestCheckResourceAttr("flinkstate_snapshot.test", "state", "COMPLETED"),
 					checkOneSnapshot(t, ns, &name),
 				),
@@ -77,13 +80,15 @@ func TestAccSnapshot_apiServerStopDuringWait(t *testing.T) {
 func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeOperator(t, ns, func(*unstructured.Unstructured) map[string]any {
-		return map[string]any{"state": kube.SnapshotInProgress, "failures": int64(0)}
-	})
+	op := startOperator(t, ns)
+	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"})
+	// The operator stops: nothing answers the snapshot.
+	op.SetFaults(func(f *testbed.Faults) { f.Down = true })
 	var name string
 	config := snapshotConfig(ns, `  timeouts {
     create = "3s"
   }`)
+	slow := strings.Replace(config, `create = "3s"`, `create = "2m"`, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkNoSnapshots(t, ns),
@@ -92,7 +97,7 @@ func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 				Config:             config,
 				ExpectNonEmptyPlan: true, // the wait is pending: the next plan is an update
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_snapshot.test", "state", kube.SnapshotInProgress),
+					resource.TestCheckResourceAttr("flinkstate_snapshot.test", "state", ""),
 					checkOneSnapshot(t, ns, &name),
 				),
 			},
@@ -102,22 +107,12 @@ func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("flinkstate_snapshot.test", plancheck.ResourceActionUpdate),
 				}},
-				ExpectError: errorRE("Snapshot did not complete", "did not complete in time", "last state IN_PROGRESS"),
+				ExpectError: errorRE("Snapshot did not complete", "did not complete in time", "no status yet"),
 			},
 			{
-				// The savepoint completes: the same object, now COMPLETED.
-				PreConfig: func() {
-					r := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns)
-					obj, err := r.Get(context.Background(), name, metav1.GetOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					obj.Object["status"] = completeAt("s3://acme-flink-state/flink/orders/savepoints")(obj)
-					if _, err := r.UpdateStatus(context.Background(), obj, metav1.UpdateOptions{FieldManager: "flink-kubernetes-operator"}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: config,
+				// The operator is back: the same object completes.
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.Down = false }) },
+				Config:    slow,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("flinkstate_snapshot.test", plancheck.ResourceActionUpdate),
 				}},
@@ -127,7 +122,7 @@ func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 					checkOneSnapshot(t, ns, &name),
 				),
 			},
-			{Config: config, PlanOnly: true},
+			{Config: slow, PlanOnly: true},
 		},
 	})
 }
@@ -137,7 +132,8 @@ func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 func TestAccSnapshot_importKeepsTriggers(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startFakeOperator(t, ns, completeAt("s3://acme-flink-state/flink/orders/savepoints"))
+	startOperator(t, ns)
+	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"})
 	config := snapshotConfig(ns, `  triggers = { image = "flink:2.2.1-java17" }`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,

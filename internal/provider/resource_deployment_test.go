@@ -201,37 +201,6 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 	})
 }
 
-// The operator reports an error after the create: the object is kept (a
-// warning, no taint), and the pending update's wait reports the operator's
-// message as an error.
-func TestAccDeployment_operatorFailure(t *testing.T) {
-	skipUnlessAcc(t)
-	ns := testNamespace(t)
-	// The kubelet cannot pull the image: the operator's observer reports the
-	// container's state as a DeploymentFailedException; the lifecycle stays
-	// DEPLOYED (CommonStatus.getLifecycleState), the error says why.
-	startOperator(t, ns).SetFaults(func(f *testbed.Faults) {
-		f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
-	})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config:             deploymentConfig(ns, "flink:no-such-tag", ""),
-				ExpectNonEmptyPlan: true, // the wait is pending: the next plan is an update
-				Check:              resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "DEPLOYED"),
-			},
-			{
-				Config: deploymentConfig(ns, "flink:no-such-tag", ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
-				}},
-				ExpectError: errorRE("FlinkDeployment not ready", "failed (lifecycle DEPLOYED, job RECONCILING)", `[flink-main-container] Back-off pulling image "flink:no-such-tag"`, "DeploymentFailedException"),
-			},
-		},
-	})
-}
-
 // The API server validates against the operator's CRD; its message reaches the user.
 func TestAccDeployment_crdValidationError(t *testing.T) {
 	skipUnlessAcc(t)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 // deploymentConfig is the DESIGN.md deployment; extra goes inside the resource.

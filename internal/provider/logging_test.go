@@ -107,8 +107,9 @@ resource "flinkstate_service_account" "sa" {
 		{"API response:", "@module=flinkstate.aws", "aws.operation=CreateBucket", "http.status=200"},
 		{"API request:", "@module=flinkstate.aws", "aws.operation=GetCallerIdentity"},
 		{"API request:", "@module=flinkstate.aws", "aws.operation=DeleteBucket"},
-		{"API request:", "@module=flinkstate.kubernetes", "http.method=PATCH", "serviceaccounts/flink-log"},
-		{"API response:", "@module=flinkstate.kubernetes", "http.status=201", "serviceaccounts/flink-log"},
+		// A create is a POST to the collection (it never adopts an existing object).
+		{"API request:", "@module=flinkstate.kubernetes", "http.method=POST", "/serviceaccounts?"},
+		{"API response:", "@module=flinkstate.kubernetes", "http.status=201", "/serviceaccounts?"},
 		{"API request:", "@module=flinkstate.kubernetes", "http.method=DELETE", "serviceaccounts/flink-log"},
 	} {
 		if !hasLineWithAll(log, want...) {

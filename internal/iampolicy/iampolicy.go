@@ -188,6 +188,18 @@ const (
 	TagClusterName    = "eks-cluster-name"
 )
 
+// PodIdentityPrincipal is the service principal EKS Pod Identity assumes a
+// role as. AWS documents the one name for every partition, not one built
+// from the partition's DNS suffix (amazonaws.com.cn in aws-cn, per the SDK's
+// internal/endpoints/awsrulesfn/partitions.json): the trust policy of
+// "Create IAM role with trust policy required by EKS Pod Identity" names
+// pods.eks.amazonaws.com in the global EKS User Guide
+// (docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html) and in the
+// China Regions' (docs.amazonaws.cn/en_us/eks/latest/userguide/pod-id-role.html),
+// and "Amazon EKS in AWS GovCloud (US)" (docs.aws.amazon.com/govcloud-us/
+// latest/UserGuide/govcloud-eks.html) lists no Pod Identity difference.
+const PodIdentityPrincipal = "pods.eks.amazonaws.com"
+
 // PodIdentityTrust lets the EKS Pod Identity service assume the role and tag
 // the session, for the given namespace and ServiceAccount (and cluster, when
 // named) only.
@@ -201,7 +213,7 @@ func PodIdentityTrust(namespace, serviceAccount, clusterName string) Document {
 	}
 	return Document{Version: "2012-10-17", Statement: []Statement{{
 		Effect:    "Allow",
-		Principal: map[string]string{"Service": "pods.eks.amazonaws.com"},
+		Principal: map[string]string{"Service": PodIdentityPrincipal},
 		Action:    []string{"sts:AssumeRole", "sts:TagSession"},
 		Condition: map[string]map[string]any{"StringEquals": cond},
 	}}}

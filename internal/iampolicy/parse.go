@@ -93,7 +93,7 @@ func ParseTrust(doc string) Trust {
 				}
 			}
 		}
-		if first(st.Principal["Service"]) == "pods.eks.amazonaws.com" {
+		if first(st.Principal["Service"]) == PodIdentityPrincipal {
 			eq := st.Condition["StringEquals"]
 			return Trust{
 				Kind:           "pod_identity",

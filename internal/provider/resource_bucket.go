@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/arn"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -30,27 +29,28 @@ type bucketResource struct{ resourceBase }
 func newBucketResource() resource.Resource { return &bucketResource{} }
 
 type bucketModel struct {
-	ID                              types.String `tfsdk:"id"`
-	Bucket                          types.String `tfsdk:"bucket"`
-	ARN                             types.String `tfsdk:"arn"`
-	KMSKeyARN                       types.String `tfsdk:"kms_key_arn"`
-	AbortIncompleteMultipartDays    types.Int64  `tfsdk:"abort_incomplete_multipart_days"`
-	EnforceTLS                      types.Bool   `tfsdk:"enforce_tls"`
-	Versioning                      types.Bool   `tfsdk:"versioning"`
-	NoncurrentVersionExpirationDays types.Int64  `tfsdk:"noncurrent_version_expiration_days"`
-	Tags                            types.Map    `tfsdk:"tags"`
-	TagsAll                         types.Map    `tfsdk:"tags_all"`
-	ForceDestroy                    types.Bool   `tfsdk:"force_destroy"`
-	PublicAccessBlocked             types.Bool   `tfsdk:"public_access_blocked"`
-	UnsafeLifecycleRules            types.List   `tfsdk:"unsafe_lifecycle_rules"`
-	ForeignPolicyStatements         types.List   `tfsdk:"foreign_policy_statements"`
+	ID                              types.String   `tfsdk:"id"`
+	Bucket                          types.String   `tfsdk:"bucket"`
+	ARN                             types.String   `tfsdk:"arn"`
+	KMSKeyARN                       types.String   `tfsdk:"kms_key_arn"`
+	AbortIncompleteMultipartDays    types.Int64    `tfsdk:"abort_incomplete_multipart_days"`
+	EnforceTLS                      types.Bool     `tfsdk:"enforce_tls"`
+	Versioning                      types.Bool     `tfsdk:"versioning"`
+	NoncurrentVersionExpirationDays types.Int64    `tfsdk:"noncurrent_version_expiration_days"`
+	Tags                            types.Map      `tfsdk:"tags"`
+	TagsAll                         types.Map      `tfsdk:"tags_all"`
+	ForceDestroy                    types.Bool     `tfsdk:"force_destroy"`
+	PublicAccessBlocked             types.Bool     `tfsdk:"public_access_blocked"`
+	UnsafeLifecycleRules            types.List     `tfsdk:"unsafe_lifecycle_rules"`
+	ForeignPolicyStatements         types.List     `tfsdk:"foreign_policy_statements"`
+	Timeouts                        timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *bucketResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_bucket"
 }
 
-func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "An S3 bucket hardened for Flink state: Block Public Access on, BucketOwnerEnforced, default encryption " +
 			"(SSE-S3, or SSE-KMS with a bucket key), a lifecycle rule that aborts incomplete multipart uploads, a deny-non-TLS " +
@@ -137,6 +137,10 @@ func (r *bucketResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Description: "Delete every object (and version) when the bucket is destroyed. Default false: destroying a non-empty bucket fails and says what it holds.",
 			},
 		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true},
+				"every S3 call of the operation must be answered within it (create, update, delete: default 5m; read, also at plan: default 30s)"),
+		},
 	}
 }
 
@@ -154,10 +158,12 @@ func (r *bucketResource) s3(ctx context.Context, diags *diag.Diagnostics) *s3.Cl
 }
 
 func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
-	defer cancel()
 	var plan bucketModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	timeout, d := plan.Timeouts.Create(ctx, awsWriteBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -167,8 +173,8 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 	// (200 in us-east-1).
 	switch st, err := s3state.ProbeBucket(ctx, cl, name); {
 	case err != nil:
-		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Creating bucket failed",
-			fmt.Sprintf("Looking for an existing bucket %s before creating it: %s", name, awsErr(ctx, err)))
+		resp.Diagnostics.AddAttributeError(path.Root("bucket"), problemSummary("Creating", "bucket "+name),
+			problemDetail("Looking for an existing bucket before creating it: "+awsErr(ctx, err), "Nothing was created."))
 		return
 	case st == s3state.BucketOwnedByYou:
 		resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket already exists", alreadyExists("s3://"+name, name))
@@ -178,11 +184,7 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 			fmt.Sprintf("s3://%s exists and this account may not use it (another account owns it). Nothing was changed. Choose another bucket name.", name))
 		return
 	}
-	in := &s3.CreateBucketInput{Bucket: aws.String(name), ObjectOwnership: s3types.ObjectOwnershipBucketOwnerEnforced}
-	if region := cl.Options().Region; region != "us-east-1" {
-		in.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(region)}
-	}
-	if _, err := cl.CreateBucket(ctx, in); err != nil {
+	if err := s3state.CreateBucket(ctx, cl, name, cl.Options().Region); err != nil {
 		switch {
 		case s3state.IsBucketAlreadyOwnedByYou(err):
 			resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket already exists", alreadyExists("s3://"+name, name))
@@ -190,7 +192,10 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 			resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket name taken",
 				fmt.Sprintf("s3:CreateBucket %s: the name is held by another account (bucket names are global). Nothing was changed. Choose another bucket name.", name))
 		default:
-			resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Creating bucket failed", fmt.Sprintf("s3:CreateBucket %s: %s", name, awsErr(ctx, err)))
+			// A create whose answer was lost may have made the bucket: the
+			// next apply's look finds it and says how to import it.
+			resp.Diagnostics.AddAttributeError(path.Root("bucket"), problemSummary("Creating", "bucket "+name),
+				problemDetail(awsErr(ctx, err), "If the bucket was created nonetheless, the next apply refuses to adopt it and gives the import command."))
 		}
 		return
 	}
@@ -201,11 +206,11 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 	plan.PublicAccessBlocked = types.BoolValue(false) // until PutPublicAccessBlock succeeds
 	plan.UnsafeLifecycleRules, plan.ForeignPolicyStatements = emptyList(), emptyList()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.apply(ctx, cl, plan, nil)...)
-	if !resp.Diagnostics.HasError() {
-		plan.PublicAccessBlocked = types.BoolValue(true)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if !r.harden(ctx, cl, plan, nil, &resp.Diagnostics) {
+		return
 	}
+	plan.PublicAccessBlocked = types.BoolValue(true)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 // ModifyPlan always plans Block Public Access on, so that settings turned
@@ -219,7 +224,7 @@ func (r *bucketResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("bucket"), &planned)...)
 		}
 		if state.ForceDestroy.ValueBool() && (req.Plan.Raw.IsNull() || !planned.IsUnknown() && !planned.Equal(state.Bucket)) {
-			r.warnObjectsDeleted(ctx, state.ID.ValueString(), resp)
+			r.warnObjectsDeleted(ctx, state, resp)
 		}
 	}
 	if req.Plan.Raw.IsNull() {
@@ -236,8 +241,11 @@ func (r *bucketResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 
 // warnObjectsDeleted says at plan what destroying or replacing a bucket with
 // force_destroy deletes. Reading S3 here is for an existing bucket only.
-func (r *bucketResource) warnObjectsDeleted(ctx context.Context, name string, resp *resource.ModifyPlanResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
+func (r *bucketResource) warnObjectsDeleted(ctx context.Context, state bucketModel, resp *resource.ModifyPlanResponse) {
+	name := state.ID.ValueString()
+	timeout, d := state.Timeouts.Read(ctx, awsReadBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
 	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if cl == nil {
@@ -268,248 +276,132 @@ func listOfStrings(ss []string) types.List {
 }
 
 func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
-	defer cancel()
 	var plan, state bucketModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := plan.Timeouts.Update(ctx, awsWriteBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	plan.ID, plan.ARN = state.ID, state.ARN
-	resp.Diagnostics.Append(r.apply(ctx, cl, plan, &state)...)
+	prior := state.hardening(ctx, &resp.Diagnostics)
+	if !r.harden(ctx, cl, plan, &prior, &resp.Diagnostics) {
+		return
+	}
 	plan.PublicAccessBlocked = types.BoolValue(true)
 	plan.UnsafeLifecycleRules, plan.ForeignPolicyStatements = emptyList(), emptyList()
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// apply writes every hardening setting of the plan (all of them on create,
-// the changed ones on update).
-func (r *bucketResource) apply(ctx context.Context, cl *s3.Client, plan bucketModel, prior *bucketModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	name := aws.String(plan.Bucket.ValueString())
-	step := func(what string, err error) bool {
-		if err != nil {
-			diags.AddError("Configuring bucket failed", fmt.Sprintf("%s on %s: %s", what, *name, err))
+// harden makes the S3 calls that bring the bucket to the plan's settings
+// (all of them after create, prior nil), stopping at the first failure.
+func (r *bucketResource) harden(ctx context.Context, cl *s3.Client, plan bucketModel, prior *s3state.Hardening, diags *diag.Diagnostics) bool {
+	name := plan.Bucket.ValueString()
+	want := plan.settings(ctx, diags)
+	if diags.HasError() {
+		return false
+	}
+	for _, w := range s3state.Writes(name, r.partition(ctx), want, prior) {
+		if err := w.Run(ctx, cl, name); err != nil {
+			addProblem(diags, "Configuring", "bucket "+name, awsErr(ctx, err),
+				"The settings before "+w.Action+" were applied; apply again to finish.")
 			return false
 		}
-		return true
 	}
-	if prior == nil || !prior.PublicAccessBlocked.ValueBool() {
-		_, err := cl.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: name,
-			PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{
-				BlockPublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true),
-				IgnorePublicAcls: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true)}})
-		if !step("s3:PutPublicAccessBlock", err) {
-			return diags
-		}
-		// BucketOwnerEnforced was set by CreateBucket (x-amz-object-ownership),
-		// atomically with the bucket itself.
-	}
-	if prior == nil || !prior.KMSKeyARN.Equal(plan.KMSKeyARN) {
-		rule := s3types.ServerSideEncryptionRule{ApplyServerSideEncryptionByDefault: &s3types.ServerSideEncryptionByDefault{
-			SSEAlgorithm: s3types.ServerSideEncryptionAes256}}
-		if k := plan.KMSKeyARN.ValueString(); k != "" {
-			rule.ApplyServerSideEncryptionByDefault = &s3types.ServerSideEncryptionByDefault{
-				SSEAlgorithm: s3types.ServerSideEncryptionAwsKms, KMSMasterKeyID: aws.String(k)}
-			rule.BucketKeyEnabled = aws.Bool(true)
-		}
-		_, err := cl.PutBucketEncryption(ctx, &s3.PutBucketEncryptionInput{Bucket: name,
-			ServerSideEncryptionConfiguration: &s3types.ServerSideEncryptionConfiguration{Rules: []s3types.ServerSideEncryptionRule{rule}}})
-		if !step("s3:PutBucketEncryption", err) {
-			return diags
-		}
-	}
-	if prior == nil || !prior.Versioning.Equal(plan.Versioning) {
-		if plan.Versioning.ValueBool() || prior != nil {
-			status := s3types.BucketVersioningStatusSuspended
-			if plan.Versioning.ValueBool() {
-				status = s3types.BucketVersioningStatusEnabled
-			}
-			_, err := cl.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: name,
-				VersioningConfiguration: &s3types.VersioningConfiguration{Status: status}})
-			if !step("s3:PutBucketVersioning", err) {
-				return diags
-			}
-		}
-	}
-	if prior == nil || len(prior.UnsafeLifecycleRules.Elements()) > 0 || !prior.AbortIncompleteMultipartDays.Equal(plan.AbortIncompleteMultipartDays) ||
-		!prior.Versioning.Equal(plan.Versioning) || !prior.NoncurrentVersionExpirationDays.Equal(plan.NoncurrentVersionExpirationDays) {
-		_, err := cl.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: name,
-			LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: lifecycleRules(plan)}})
-		if !step("s3:PutBucketLifecycleConfiguration", err) {
-			return diags
-		}
-	}
-	if prior == nil || !prior.EnforceTLS.Equal(plan.EnforceTLS) || len(prior.ForeignPolicyStatements.Elements()) > 0 {
-		var err error
-		if plan.EnforceTLS.ValueBool() {
-			_, err = cl.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: name, Policy: aws.String(s3state.TLSPolicy(r.partition(ctx), *name))})
-			step("s3:PutBucketPolicy", err)
-		} else if prior != nil && (prior.EnforceTLS.ValueBool() || len(prior.ForeignPolicyStatements.Elements()) > 0) {
-			_, err = cl.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: name})
-			step("s3:DeleteBucketPolicy", err)
-		}
-		if err != nil {
-			return diags
-		}
-	}
-	if prior == nil || !prior.TagsAll.Equal(plan.TagsAll) {
-		tags := stringMap(ctx, plan.TagsAll, &diags)
-		var err error
-		if len(tags) > 0 {
-			var set []s3types.Tag
-			for k, v := range tags {
-				set = append(set, s3types.Tag{Key: aws.String(k), Value: aws.String(v)})
-			}
-			_, err = cl.PutBucketTagging(ctx, &s3.PutBucketTaggingInput{Bucket: name, Tagging: &s3types.Tagging{TagSet: set}})
-			step("s3:PutBucketTagging", err)
-		} else if prior != nil {
-			_, err = cl.DeleteBucketTagging(ctx, &s3.DeleteBucketTaggingInput{Bucket: name})
-			step("s3:DeleteBucketTagging", err)
-		}
-	}
-	return diags
+	return true
 }
 
-func lifecycleRules(plan bucketModel) []s3types.LifecycleRule {
-	var out []s3types.LifecycleRule
-	for _, r := range s3state.Lifecycle(int32(plan.AbortIncompleteMultipartDays.ValueInt64()), plan.Versioning.ValueBool(),
-		int32(plan.NoncurrentVersionExpirationDays.ValueInt64())) {
-		rule := s3types.LifecycleRule{ID: aws.String(r.ID), Status: s3types.ExpirationStatusEnabled,
-			Filter: &s3types.LifecycleRuleFilter{Prefix: aws.String("")}}
-		if r.AbortIncompleteMultipartDays > 0 {
-			rule.AbortIncompleteMultipartUpload = &s3types.AbortIncompleteMultipartUpload{DaysAfterInitiation: aws.Int32(r.AbortIncompleteMultipartDays)}
-		}
-		if r.NoncurrentVersionDays > 0 {
-			rule.NoncurrentVersionExpiration = &s3types.NoncurrentVersionExpiration{NoncurrentDays: aws.Int32(r.NoncurrentVersionDays)}
-		}
-		out = append(out, rule)
+// settings are the hardening settings the model asks for.
+func (m bucketModel) settings(ctx context.Context, diags *diag.Diagnostics) s3state.Settings {
+	return s3state.Settings{
+		KMSKeyARN:                       m.KMSKeyARN.ValueString(),
+		AbortIncompleteMultipartDays:    int32(m.AbortIncompleteMultipartDays.ValueInt64()),
+		Versioning:                      m.Versioning.ValueBool(),
+		NoncurrentVersionExpirationDays: int32(m.NoncurrentVersionExpirationDays.ValueInt64()),
+		EnforceTLS:                      m.EnforceTLS.ValueBool(),
+		Tags:                            stringMap(ctx, m.TagsAll, diags),
+	}
+}
+
+// hardening is the bucket as last read (the state), drift included.
+func (m bucketModel) hardening(ctx context.Context, diags *diag.Diagnostics) s3state.Hardening {
+	h := s3state.Hardening{Settings: m.settings(ctx, diags), PublicAccessBlocked: m.PublicAccessBlocked.ValueBool()}
+	h.UnsafeLifecycleRules = stringList(ctx, m.UnsafeLifecycleRules, diags)
+	h.ForeignPolicyStatements = stringList(ctx, m.ForeignPolicyStatements, diags)
+	return h
+}
+
+func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
+	var out []string
+	if !l.IsNull() && !l.IsUnknown() {
+		diags.Append(l.ElementsAs(ctx, &out, false)...)
 	}
 	return out
 }
 
 func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
-	defer cancel()
 	var state bucketModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := state.Timeouts.Read(ctx, awsReadBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	name := aws.String(state.ID.ValueString())
-	if err := s3state.FindBucket(ctx, cl, *name); err != nil {
-		if s3state.IsNotFound(err) {
-			resp.State.RemoveResource(ctx)
-			return
-		}
-		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("Bucket %s: %s", *name, awsErr(ctx, err)))
+	name := state.ID.ValueString()
+	if err := s3state.FindBucket(ctx, cl, name); s3state.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	} else if err != nil {
+		addProblem(&resp.Diagnostics, "Reading", "bucket "+name, awsErr(ctx, err), "")
 		return
 	}
-	state.Bucket = types.StringValue(*name)
-	state.ARN = types.StringValue(bucketARN(r.partition(ctx), *name))
-
-	// Block Public Access: all four on, or drift.
-	pab, err := cl.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: name})
-	switch {
-	case err == nil && pab.PublicAccessBlockConfiguration != nil:
-		c := pab.PublicAccessBlockConfiguration
-		state.PublicAccessBlocked = types.BoolValue(aws.ToBool(c.BlockPublicAcls) && aws.ToBool(c.BlockPublicPolicy) &&
-			aws.ToBool(c.IgnorePublicAcls) && aws.ToBool(c.RestrictPublicBuckets))
-	case err == nil || s3state.IsAbsentConfiguration(err):
-		state.PublicAccessBlocked = types.BoolValue(false)
-	default:
-		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetPublicAccessBlock %s: %s", *name, err))
+	h, err := s3state.ReadHardening(ctx, cl, name)
+	if err != nil {
+		addProblem(&resp.Diagnostics, "Reading", "bucket "+name, awsErr(ctx, err), "")
 		return
 	}
-	// Encryption
+	state.Bucket = types.StringValue(name)
+	state.ARN = types.StringValue(bucketARN(r.partition(ctx), name))
+	state.PublicAccessBlocked = types.BoolValue(h.PublicAccessBlocked)
 	state.KMSKeyARN = types.StringNull()
-	if enc, err := cl.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: name}); err != nil && !s3state.IsAbsentConfiguration(err) {
-		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketEncryption %s: %s", *name, awsErr(ctx, err)))
-		return
-	} else if err == nil && enc.ServerSideEncryptionConfiguration != nil {
-		for _, rule := range enc.ServerSideEncryptionConfiguration.Rules {
-			if d := rule.ApplyServerSideEncryptionByDefault; d != nil && d.SSEAlgorithm == s3types.ServerSideEncryptionAwsKms {
-				state.KMSKeyARN = types.StringValue(aws.ToString(d.KMSMasterKeyID))
-			}
-		}
+	if h.KMSKeyARN != "" {
+		state.KMSKeyARN = types.StringValue(h.KMSKeyARN)
 	}
-	// Versioning
-	if v, err := cl.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: name}); err == nil {
-		state.Versioning = types.BoolValue(v.Status == s3types.BucketVersioningStatusEnabled)
-	} else {
-		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketVersioning %s: %s", *name, err))
-		return
+	state.Versioning = types.BoolValue(h.Versioning)
+	state.AbortIncompleteMultipartDays = types.Int64Value(int64(h.AbortIncompleteMultipartDays))
+	if h.HasNoncurrentRule {
+		state.NoncurrentVersionExpirationDays = types.Int64Value(int64(h.NoncurrentVersionExpirationDays))
+	} else if state.NoncurrentVersionExpirationDays.IsNull() {
+		// No versioning rule (versioning off, e.g. after import): the default stands.
+		state.NoncurrentVersionExpirationDays = types.Int64Value(30)
 	}
-	// Lifecycle: the provider's rules only.
-	if lc, err := cl.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: name}); err == nil {
-		abort := int64(0)
-		for _, rule := range lc.Rules {
-			if aws.ToString(rule.ID) == s3state.AbortMultipartRuleID && rule.AbortIncompleteMultipartUpload != nil {
-				abort = int64(aws.ToInt32(rule.AbortIncompleteMultipartUpload.DaysAfterInitiation))
-			}
-			if aws.ToString(rule.ID) == s3state.NoncurrentVersionsRuleID && rule.NoncurrentVersionExpiration != nil {
-				state.NoncurrentVersionExpirationDays = types.Int64Value(int64(aws.ToInt32(rule.NoncurrentVersionExpiration.NoncurrentDays)))
-			}
-		}
-		state.AbortIncompleteMultipartDays = types.Int64Value(abort)
-		// Expiring or moving current objects of the whole bucket, or inside
-		// the provider's own rules, is drift.
-		state.UnsafeLifecycleRules = listOfStrings(s3state.UnsafeRules(lc.Rules, func(rule s3types.LifecycleRule) bool {
-			id := aws.ToString(rule.ID)
-			return s3state.RulePrefix(rule) == "" || id == s3state.AbortMultipartRuleID || id == s3state.NoncurrentVersionsRuleID
-		}))
-		if state.NoncurrentVersionExpirationDays.IsNull() {
-			// No versioning rule (versioning off, e.g. after import): the default stands.
-			state.NoncurrentVersionExpirationDays = types.Int64Value(30)
-		}
-	} else if s3state.IsAbsentConfiguration(err) {
-		state.AbortIncompleteMultipartDays = types.Int64Value(0)
-		state.UnsafeLifecycleRules = emptyList()
-	} else {
-		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketLifecycleConfiguration %s: %s", *name, awsErr(ctx, err)))
-		return
-	}
-	// Policy
-	if p, err := cl.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: name}); err == nil {
-		state.EnforceTLS = types.BoolValue(s3state.PolicyDeniesInsecureTransport(aws.ToString(p.Policy)))
-		state.ForeignPolicyStatements = listOfStrings(s3state.ForeignStatements(aws.ToString(p.Policy)))
-	} else if s3state.IsAbsentConfiguration(err) {
-		state.EnforceTLS = types.BoolValue(false)
-		state.ForeignPolicyStatements = emptyList()
-	} else {
-		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketPolicy %s: %s", *name, awsErr(ctx, err)))
-		return
-	}
-	// Tags: tags_all is what the bucket carries, tags the part that is
-	// not aws.default_tags.
-	t, err := cl.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: name})
-	if err != nil && !s3state.IsAbsentConfiguration(err) {
-		resp.Diagnostics.AddError("Reading bucket failed", fmt.Sprintf("s3:GetBucketTagging %s: %s", *name, awsErr(ctx, err)))
-		return
-	}
-	remote := map[string]string{}
-	if err == nil {
-		for _, tag := range t.TagSet {
-			remote[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
-		}
-	}
-	state.Tags, state.TagsAll = r.meta.readTags(ctx, remote, state.Tags, &resp.Diagnostics)
+	state.UnsafeLifecycleRules = listOfStrings(h.UnsafeLifecycleRules)
+	state.EnforceTLS = types.BoolValue(h.EnforceTLS)
+	state.ForeignPolicyStatements = listOfStrings(h.ForeignPolicyStatements)
+	// tags_all is what the bucket carries, tags the part that is not
+	// aws.default_tags.
+	state.Tags, state.TagsAll = r.meta.readTags(ctx, h.Tags, state.Tags, &resp.Diagnostics)
 	if state.ForceDestroy.IsNull() {
 		state.ForceDestroy = types.BoolValue(false)
 	}
+	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
-	defer cancel()
 	var state bucketModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := state.Timeouts.Delete(ctx, awsWriteBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -518,7 +410,7 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if state.ForceDestroy.ValueBool() {
 		n, err := s3state.DeleteAll(ctx, cl, name, "", nil)
 		if err != nil {
-			resp.Diagnostics.AddError("Emptying bucket failed", err.Error())
+			addProblem(&resp.Diagnostics, "Emptying", "bucket "+name, awsErr(ctx, err), "The bucket was kept; apply the destroy again.")
 			return
 		}
 		if n > 0 {
@@ -527,7 +419,7 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	} else {
 		n, more, err := s3state.Contents(ctx, cl, name, "", 1000)
 		if err != nil && !awsclient.IsNotFound(err) {
-			resp.Diagnostics.AddError("Checking bucket contents failed", awsErr(ctx, err))
+			addProblem(&resp.Diagnostics, "Checking the contents of", "bucket "+name, awsErr(ctx, err), "Nothing was deleted.")
 			return
 		}
 		if n > 0 {
@@ -538,8 +430,8 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 			return
 		}
 	}
-	if _, err := cl.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil && !awsclient.IsNotFound(err) {
-		resp.Diagnostics.AddError("Deleting bucket failed", fmt.Sprintf("s3:DeleteBucket %s: %s", name, awsErr(ctx, err)))
+	if err := s3state.DeleteBucket(ctx, cl, name); err != nil {
+		addProblem(&resp.Diagnostics, "Deleting", "bucket "+name, awsErr(ctx, err), "")
 	}
 }
 

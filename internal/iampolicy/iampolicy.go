@@ -6,7 +6,6 @@ package iampolicy
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -149,15 +148,13 @@ func Permissions(partition string, stores []store.Store, kmsKeyARNs []string) (D
 	return doc, nil
 }
 
-var oidcProviderARNRE = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:oidc-provider/(.+)$`)
-
 // ValidateOIDCProviderARN returns what is wrong with an OIDC provider ARN, or "".
 func ValidateOIDCProviderARN(arn string) string {
-	m := oidcProviderARNRE.FindStringSubmatch(arn)
-	if m == nil {
+	issuer, ok := oidcIssuer(arn)
+	if !ok {
 		return "must be an IAM OIDC provider ARN (arn:aws:iam::ACCOUNT:oidc-provider/ISSUER), e.g. the cluster's oidc.eks.REGION.amazonaws.com/id/ID"
 	}
-	if strings.HasPrefix(m[1], "https://") || strings.HasSuffix(m[1], "/") {
+	if strings.HasPrefix(issuer, "https://") || strings.HasSuffix(issuer, "/") {
 		return "must name the issuer without https:// and without a trailing slash"
 	}
 	return ""
@@ -169,7 +166,7 @@ func IRSATrust(oidcProviderARN, namespace, serviceAccount string) (Document, err
 	if msg := ValidateOIDCProviderARN(oidcProviderARN); msg != "" {
 		return Document{}, fmt.Errorf("oidc_provider_arn %s", msg)
 	}
-	issuer := oidcProviderARNRE.FindStringSubmatch(oidcProviderARN)[1]
+	issuer, _ := oidcIssuer(oidcProviderARN)
 	return Document{Version: "2012-10-17", Statement: []Statement{{
 		Effect:    "Allow",
 		Principal: map[string]string{"Federated": oidcProviderARN},

@@ -37,6 +37,43 @@ func ValidateRoleARN(s string) string {
 	return ""
 }
 
+// ValidateAccountID returns what is wrong with an AWS account ID, or "": it
+// is 12 digits (AWS Account Management Reference Guide, "View AWS account
+// identifiers").
+func ValidateAccountID(s string) string {
+	if !accountRE.MatchString(s) {
+		return "must be a 12-digit AWS account ID"
+	}
+	return ""
+}
+
+// oidcIssuer returns the issuer an IAM OIDC provider ARN names
+// (arn:PARTITION:iam::ACCOUNT:oidc-provider/ISSUER; IAM User Guide, "IAM
+// identifiers", OIDC providers).
+func oidcIssuer(s string) (string, bool) {
+	a, err := arn.Parse(s)
+	if err != nil || a.Service != "iam" || a.Region != "" || !accountRE.MatchString(a.AccountID) || !partitionRE.MatchString(a.Partition) {
+		return "", false
+	}
+	issuer, ok := strings.CutPrefix(a.Resource, "oidc-provider/")
+	if !ok || issuer == "" {
+		return "", false
+	}
+	return issuer, true
+}
+
+// bucketOfARN returns the bucket an S3 bucket ARN names
+// (arn:PARTITION:s3:::BUCKET: no region, no account; S3 User Guide, "Policy
+// resources for Amazon S3").
+func bucketOfARN(s string) (string, bool) {
+	a, err := arn.Parse(s)
+	if err != nil || a.Service != "s3" || a.Region != "" || a.AccountID != "" || !partitionRE.MatchString(a.Partition) ||
+		a.Resource == "" || strings.Contains(a.Resource, "/") {
+		return "", false
+	}
+	return a.Resource, true
+}
+
 var (
 	accountRE   = regexp.MustCompile(`^\d{12}$`)
 	partitionRE = regexp.MustCompile(`^aws(-[a-z]+)*$`)

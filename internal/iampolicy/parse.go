@@ -3,7 +3,6 @@ package iampolicy
 import (
 	"encoding/json"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -86,8 +85,8 @@ func ParseTrust(doc string) Trust {
 			continue
 		}
 		if fed := first(st.Principal["Federated"]); fed != "" {
-			if m := oidcProviderARNRE.FindStringSubmatch(fed); m != nil {
-				sub := first(st.Condition["StringEquals"][m[1]+":sub"])
+			if issuer, ok := oidcIssuer(fed); ok {
+				sub := first(st.Condition["StringEquals"][issuer+":sub"])
 				if parts := strings.Split(sub, ":"); len(parts) == 4 && parts[0] == "system" && parts[1] == "serviceaccount" {
 					return Trust{Kind: "irsa", OIDCProviderARN: fed, Namespace: parts[2], ServiceAccount: parts[3]}
 				}
@@ -106,8 +105,6 @@ func ParseTrust(doc string) Trust {
 	return Trust{}
 }
 
-var bucketARNRE = regexp.MustCompile(`^arn:aws[a-z-]*:s3:::([^/]+)$`)
-
 // ParseGrants recovers the state stores and KMS keys from a permission
 // policy written by Permissions, in the order they appear.
 func ParseGrants(doc string) (stores []string, kmsKeys []string) {
@@ -118,13 +115,13 @@ func ParseGrants(doc string) (stores []string, kmsKeys []string) {
 		actions := strs(st.Action)
 		switch {
 		case len(actions) > 0 && actions[0] == "s3:ListBucket" || strings.HasPrefix(st.Sid, "ListStateStore"):
-			m := bucketARNRE.FindStringSubmatch(first(st.Resource))
+			bucket, ok := bucketOfARN(first(st.Resource))
 			prefixes := strs(st.Condition["StringLike"]["s3:prefix"])
-			if m == nil || len(prefixes) == 0 {
+			if !ok || len(prefixes) == 0 {
 				continue
 			}
 			sort.Strings(prefixes) // p/ sorts before p/* (and a bare p, in older policies, before both)
-			stores = append(stores, m[1]+"/"+strings.TrimSuffix(prefixes[0], "/"))
+			stores = append(stores, bucket+"/"+strings.TrimSuffix(prefixes[0], "/"))
 		case strings.HasPrefix(st.Sid, "StateKMS"):
 			kmsKeys = append(kmsKeys, strs(st.Resource)...)
 		}

@@ -4,10 +4,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"net/url"
-	"regexp"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
@@ -131,7 +127,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 						Optional: true,
 						Description: "One endpoint URL for S3, IAM, STS, EKS and KMS (LocalStack style). " +
 							"AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> are honoured when this is unset.",
-						Validators: []validator.String{httpURL{}},
+						Validators: []validator.String{endpointCheck},
 					},
 					"s3_use_path_style": schema.BoolAttribute{
 						Optional:    true,
@@ -168,7 +164,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 						Description: "Refuse to work, before any change, unless the credentials belong to one of these AWS accounts (checked with sts:GetCallerIdentity when AWS is first used).",
 						Validators: []validator.Set{
 							setvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("forbidden_account_ids")),
-							setvalidator.ValueStringsAre(stringvalidator.RegexMatches(accountIDRE, "must be a 12-digit AWS account ID")),
+							setvalidator.ValueStringsAre(accountIDCheck),
 						},
 					},
 					"forbidden_account_ids": schema.SetAttribute{
@@ -176,7 +172,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 						ElementType: types.StringType,
 						Description: "Refuse to work, before any change, when the credentials belong to one of these AWS accounts.",
 						Validators: []validator.Set{
-							setvalidator.ValueStringsAre(stringvalidator.RegexMatches(accountIDRE, "must be a 12-digit AWS account ID")),
+							setvalidator.ValueStringsAre(accountIDCheck),
 						},
 					},
 				},
@@ -200,7 +196,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 							"duration": schema.StringAttribute{
 								Optional:    true,
 								Description: "How long the role's credentials last, e.g. `1h` (15m to 12h). Defaults to 15m; they are renewed as needed.",
-								Validators:  []validator.String{roleDuration{}},
+								Validators:  []validator.String{roleDurationCheck},
 							},
 							"tags": schema.MapAttribute{
 								Optional:    true,
@@ -214,7 +210,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 						},
 						Validators: []validator.Object{
 							objectvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("assume_role_with_web_identity")),
-							objectvalidator.AlsoRequires(path.MatchRelative().AtName("role_arn")),
+							blockRequires("role_arn"),
 						},
 					},
 					"assume_role_with_web_identity": schema.SingleNestedBlock{
@@ -235,10 +231,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 							},
 						},
 						Validators: []validator.Object{
-							objectvalidator.AlsoRequires(
-								path.MatchRelative().AtName("role_arn"),
-								path.MatchRelative().AtName("web_identity_token_file"),
-							),
+							blockRequires("role_arn", "web_identity_token_file"),
 						},
 					},
 					"endpoints": schema.SingleNestedBlock{
@@ -288,7 +281,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"host": schema.StringAttribute{
 						Optional:    true,
 						Description: "API server URL, e.g. an EKS cluster's endpoint (may come from a resource in the same configuration). Defaults to KUBE_HOST.",
-						Validators:  []validator.String{httpURL{}},
+						Validators:  []validator.String{hostCheck},
 					},
 					"token": schema.StringAttribute{
 						Optional:    true,
@@ -321,7 +314,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"proxy_url": schema.StringAttribute{
 						Optional:    true,
 						Description: "Proxy for requests to the API server (http, https or socks5 URL).",
-						Validators:  []validator.String{proxyURL{}},
+						Validators:  []validator.String{proxyURLCheck},
 					},
 					"insecure": schema.BoolAttribute{
 						Optional:    true,
@@ -355,10 +348,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 						},
 						Validators: []validator.Object{
 							objectvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("token")),
-							objectvalidator.AlsoRequires(
-								path.MatchRelative().AtName("api_version"),
-								path.MatchRelative().AtName("command"),
-							),
+							blockRequires("api_version", "command"),
 						},
 					},
 				},
@@ -404,69 +394,10 @@ func (p *flinkstateProvider) DataSources(_ context.Context) []func() datasource.
 	}
 }
 
-var accountIDRE = regexp.MustCompile(`^\d{12}$`)
-
 func endpointAttribute(service string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional:    true,
 		Description: "Endpoint URL of " + service + ".",
-		Validators:  []validator.String{httpURL{}},
-	}
-}
-
-// roleDuration validates assume_role.duration: a Go duration within what
-// sts:AssumeRole accepts (DurationSeconds 900 to 43200; AWS STS API
-// Reference, AssumeRole).
-type roleDuration struct{}
-
-func (v roleDuration) Description(context.Context) string {
-	return "a duration such as 1h, between 15m and 12h"
-}
-func (v roleDuration) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (v roleDuration) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	d, err := time.ParseDuration(req.ConfigValue.ValueString())
-	if err != nil || d < 15*time.Minute || d > 12*time.Hour {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
-			fmt.Sprintf("%s must be a duration such as 1h, between 15m and 12h (what sts:AssumeRole accepts), got %q.", req.Path, req.ConfigValue.ValueString()))
-	}
-}
-
-// proxyURL validates kubernetes.proxy_url: the schemes client-go's proxy
-// support handles (http, https, socks5).
-type proxyURL struct{}
-
-func (v proxyURL) Description(context.Context) string {
-	return "must be an http://, https:// or socks5:// URL"
-}
-func (v proxyURL) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (v proxyURL) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	u, err := url.Parse(req.ConfigValue.ValueString())
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") || u.Host == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid proxy URL",
-			fmt.Sprintf("%s must be an http://, https:// or socks5:// URL, got %q.", req.Path, req.ConfigValue.ValueString()))
-	}
-}
-
-// httpURL validates an absolute http(s) URL.
-type httpURL struct{}
-
-func (v httpURL) Description(context.Context) string {
-	return "must be an absolute http:// or https:// URL"
-}
-func (v httpURL) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (v httpURL) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	u, err := url.Parse(req.ConfigValue.ValueString())
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid URL",
-			fmt.Sprintf("%s must be an absolute http:// or https:// URL, got %q.", req.Path, req.ConfigValue.ValueString()))
+		Validators:  []validator.String{endpointCheck},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
@@ -132,6 +133,11 @@ var (
 	objectNameCheck   = check("Invalid name", "a DNS-1123 subdomain", kube.ValidateObjectName)
 	namePrefixCheck   = check("Invalid name prefix", "a generateName prefix", kube.ValidateGenerateName)
 	jobIDCheck        = check("Invalid job ID", "a Flink JobID: 32 lowercase hexadecimal characters", checkpoint.ValidateJobID)
+	accountIDCheck    = check("Invalid AWS account ID", "a 12-digit AWS account ID", iampolicy.ValidateAccountID)
+	endpointCheck     = check("Invalid URL", "an absolute http:// or https:// URL", awsclient.ValidateEndpoint)
+	roleDurationCheck = check("Invalid duration", "a duration such as 1h, between 15m and 12h", awsclient.ValidateRoleDuration)
+	hostCheck         = check("Invalid URL", "an absolute http:// or https:// URL", kube.ValidateHost)
+	proxyURLCheck     = check("Invalid proxy URL", "an http://, https:// or socks5:// URL", kube.ValidateProxyURL)
 
 	flinkConfigurationCheck = mapKeysCheck("Key not allowed in flink_configuration",
 		"no key the provider manages (under any alias) and no static AWS credentials", flinkconf.ValidateExtraKey)

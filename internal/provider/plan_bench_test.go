@@ -2,11 +2,8 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"math/big"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -20,23 +17,12 @@ import (
 //	go test -run '^$' -bench PlanDeployment -benchmem ./internal/provider/
 func BenchmarkPlanDeployment(b *testing.B) {
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("bench")())()
-	if err != nil {
-		b.Fatal(err)
-	}
-	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || len(schemas.Diagnostics) > 0 {
-		b.Fatal(err, schemas.Diagnostics)
-	}
-	pcfg := dynamicValue(b, schemas.Provider.ValueType(), map[string]any{
+	srv := configuredProtocolServer(b, map[string]any{
 		"kubernetes": map[string]any{"host": "https://127.0.0.1:1", "token": "bench"},
 	})
-	if resp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.11.4", Config: pcfg}); err != nil || hasError(resp.Diagnostics) {
-		b.Fatal(err, resp.Diagnostics)
-	}
-	typ := schemas.ResourceSchemas["flinkstate_deployment"].ValueType()
-	cfg := dynamicValue(b, typ, benchDeploymentConfig)
-	prior := nullDynamicValue(b, typ)
+	typ := srv.resourceType("flinkstate_deployment")
+	cfg := mustDynamic(b, typ, benchDeploymentConfig)
+	plan := planCreateRequest(b, "flinkstate_deployment", typ, cfg)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -44,9 +30,7 @@ func BenchmarkPlanDeployment(b *testing.B) {
 		if err != nil || hasError(v.Diagnostics) {
 			b.Fatal(err, v.Diagnostics)
 		}
-		p, err := srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-			TypeName: "flinkstate_deployment", Config: cfg, ProposedNewState: cfg, PriorState: prior,
-		})
+		p, err := srv.PlanResourceChange(ctx, plan)
 		if err != nil || hasError(p.Diagnostics) {
 			b.Fatal(err, p.Diagnostics)
 		}
@@ -94,72 +78,4 @@ func checkPlannedConfig(b *testing.B, typ tftypes.Type, dv *tfprotov6.DynamicVal
 	if err := cfg["execution.checkpointing.dir"].As(&dir); err != nil || dir != "s3://acme-flink-state/flink/orders-1/checkpoints" {
 		b.Fatalf("planned execution.checkpointing.dir = %q (%v)", dir, err)
 	}
-}
-
-func hasError(ds []*tfprotov6.Diagnostic) bool {
-	for _, d := range ds {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			return true
-		}
-	}
-	return false
-}
-
-func nullDynamicValue(b *testing.B, typ tftypes.Type) *tfprotov6.DynamicValue {
-	b.Helper()
-	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, nil))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &dv
-}
-
-// dynamicValue encodes vals as a value of typ, attributes not in vals null.
-func dynamicValue(b *testing.B, typ tftypes.Type, vals map[string]any) *tfprotov6.DynamicValue {
-	b.Helper()
-	v, err := tfValue(typ, vals)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dv, err := tfprotov6.NewDynamicValue(typ, v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &dv
-}
-
-func tfValue(typ tftypes.Type, v any) (tftypes.Value, error) {
-	if v == nil {
-		return tftypes.NewValue(typ, nil), nil
-	}
-	switch t := typ.(type) {
-	case tftypes.Object:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return tftypes.Value{}, fmt.Errorf("want an object, got %T", v)
-		}
-		out := map[string]tftypes.Value{}
-		for name, at := range t.AttributeTypes {
-			av, err := tfValue(at, m[name])
-			if err != nil {
-				return tftypes.Value{}, fmt.Errorf("%s: %w", name, err)
-			}
-			out[name] = av
-		}
-		return tftypes.NewValue(t, out), nil
-	}
-	switch {
-	case typ.Is(tftypes.String):
-		return tftypes.NewValue(typ, v), nil
-	case typ.Is(tftypes.Number):
-		switch n := v.(type) {
-		case int:
-			return tftypes.NewValue(typ, big.NewFloat(float64(n))), nil
-		case float64:
-			return tftypes.NewValue(typ, big.NewFloat(n)), nil
-		}
-	case typ.Is(tftypes.Bool):
-		return tftypes.NewValue(typ, v), nil
-	}
-	return tftypes.Value{}, fmt.Errorf("unsupported %s value %T", typ, v)
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -14,7 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -145,18 +143,7 @@ func dottedPath(p *tftypes.AttributePath) string {
 func planThroughProtocol(t *testing.T, l *loopback, c planCase) []gotDiag {
 	t.Helper()
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil || hasError(schemas.Diagnostics) {
-		t.Fatal(err, schemas.Diagnostics)
-	}
-	pcfg := mustDynamic(t, schemas.Provider.ValueType(), l.providerConfig())
-	if resp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.11.4", Config: pcfg}); err != nil || hasError(resp.Diagnostics) {
-		t.Fatal(err, resp.Diagnostics)
-	}
+	srv := configuredProtocolServer(t, l.providerConfig())
 	var out []gotDiag
 	add := func(i int, ds []*tfprotov6.Diagnostic) bool {
 		failed := false
@@ -168,7 +155,7 @@ func planThroughProtocol(t *testing.T, l *loopback, c planCase) []gotDiag {
 	}
 	for i, r := range c.res {
 		if r.data {
-			typ := schemas.DataSourceSchemas[r.typ].ValueType()
+			typ := srv.dataSourceType(r.typ)
 			cfg := mustDynamic(t, typ, r.attrs)
 			v, err := srv.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: r.typ, Config: cfg})
 			if err != nil {
@@ -189,7 +176,7 @@ func planThroughProtocol(t *testing.T, l *loopback, c planCase) []gotDiag {
 			}
 			continue
 		}
-		typ := schemas.ResourceSchemas[r.typ].ValueType()
+		typ := srv.resourceType(r.typ)
 		cfg := mustDynamic(t, typ, r.attrs)
 		v, err := srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: r.typ, Config: cfg})
 		if err != nil {
@@ -198,11 +185,7 @@ func planThroughProtocol(t *testing.T, l *loopback, c planCase) []gotDiag {
 		if add(i, v.Diagnostics) {
 			continue
 		}
-		prior, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: r.typ, Config: cfg, ProposedNewState: cfg, PriorState: &prior})
+		p, err := srv.PlanResourceChange(ctx, planCreateRequest(t, r.typ, typ, cfg))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,108 +238,6 @@ func joinDiags(ds []gotDiag) string {
 	return strings.Join(s, "\n")
 }
 
-func mustDynamic(t *testing.T, typ tftypes.Type, vals map[string]any) *tfprotov6.DynamicValue {
-	t.Helper()
-	v, err := toTF(typ, vals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dv, err := tfprotov6.NewDynamicValue(typ, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &dv
-}
-
-// toTF encodes a Go value (maps, lists, strings, numbers, bools) as a value
-// of typ; attributes missing from a map are null.
-func toTF(typ tftypes.Type, v any) (tftypes.Value, error) {
-	if v == nil {
-		return tftypes.NewValue(typ, nil), nil
-	}
-	switch t := typ.(type) {
-	case tftypes.Object:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return tftypes.Value{}, fmt.Errorf("want an object, got %T", v)
-		}
-		for k := range m {
-			if _, ok := t.AttributeTypes[k]; !ok {
-				return tftypes.Value{}, fmt.Errorf("no attribute %q", k)
-			}
-		}
-		out := map[string]tftypes.Value{}
-		for name, at := range t.AttributeTypes {
-			av, err := toTF(at, m[name])
-			if err != nil {
-				return tftypes.Value{}, fmt.Errorf("%s: %w", name, err)
-			}
-			out[name] = av
-		}
-		return tftypes.NewValue(t, out), nil
-	case tftypes.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			if ms, ok2 := v.(map[string]string); ok2 {
-				m = map[string]any{}
-				for k, s := range ms {
-					m[k] = s
-				}
-			} else {
-				return tftypes.Value{}, fmt.Errorf("want a map, got %T", v)
-			}
-		}
-		out := map[string]tftypes.Value{}
-		for k, e := range m {
-			ev, err := toTF(t.ElementType, e)
-			if err != nil {
-				return tftypes.Value{}, err
-			}
-			out[k] = ev
-		}
-		return tftypes.NewValue(t, out), nil
-	case tftypes.List, tftypes.Set:
-		var elem tftypes.Type
-		if l, ok := t.(tftypes.List); ok {
-			elem = l.ElementType
-		} else {
-			elem = t.(tftypes.Set).ElementType
-		}
-		var items []any
-		switch x := v.(type) {
-		case []any:
-			items = x
-		case []string:
-			for _, s := range x {
-				items = append(items, s)
-			}
-		default:
-			items = []any{v}
-		}
-		out := make([]tftypes.Value, 0, len(items))
-		for _, e := range items {
-			ev, err := toTF(elem, e)
-			if err != nil {
-				return tftypes.Value{}, err
-			}
-			out = append(out, ev)
-		}
-		return tftypes.NewValue(typ, out), nil
-	}
-	switch {
-	case typ.Is(tftypes.String), typ.Is(tftypes.Bool):
-		return tftypes.NewValue(typ, v), nil
-	case typ.Is(tftypes.Number):
-		switch n := v.(type) {
-		case int:
-			return tftypes.NewValue(typ, big.NewFloat(float64(n))), nil
-		case float64:
-			return tftypes.NewValue(typ, big.NewFloat(n)), nil
-		}
-	}
-	return tftypes.Value{}, fmt.Errorf("unsupported %s value %T", typ, v)
-}
-
 // HCL rendering of a case for the terraform CLI. Blocks and attributes are
 // told apart by the provider's schema; resource i depends on the ones
 // before it, so terraform plans them in the table's order.
@@ -370,14 +251,7 @@ var (
 
 func providerSchemaBlocks(t *testing.T) map[string]*tfprotov6.SchemaBlock {
 	schemaBlocksOnce.Do(func() {
-		srv, err := providerserver.NewProtocol6WithError(New("test")())()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := srv.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := newProtocolServer(t).schemas
 		schemaBlocks = map[string]*tfprotov6.SchemaBlock{"provider": s.Provider.Block}
 		for k, v := range s.ResourceSchemas {
 			schemaBlocks[k] = v.Block

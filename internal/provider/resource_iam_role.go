@@ -2,15 +2,9 @@ package provider
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
-	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -24,13 +18,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/iamrole"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // inlinePolicyName is the role's one inline policy, owned by this provider.
-const inlinePolicyName = "flinkstate-state-access"
+const inlinePolicyName = iamrole.InlinePolicyName
 
 type iamRoleResource struct{ resourceBase }
 
@@ -227,20 +221,6 @@ func (r *iamRoleResource) iam(ctx context.Context, diags *diag.Diagnostics) *iam
 	return nil
 }
 
-func iamTags(ctx context.Context, m types.Map, diags *diag.Diagnostics) []iamtypes.Tag {
-	tags := stringMap(ctx, m, diags)
-	keys := make([]string, 0, len(tags))
-	for k := range tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []iamtypes.Tag
-	for _, k := range keys {
-		out = append(out, iamtypes.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
-	}
-	return out
-}
-
 func (r *iamRoleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan iamRoleModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -253,56 +233,34 @@ func (r *iamRoleResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	trust, perm, _ := plan.documents(ctx, r.meta, &resp.Diagnostics)
+	tags := stringMap(ctx, plan.TagsAll, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	name := plan.Name.ValueString()
-	in := &iam.CreateRoleInput{
-		RoleName:                 aws.String(name),
-		AssumeRolePolicyDocument: aws.String(trust),
-		Description:              plan.Description.ValueStringPointer(),
-		Tags:                     iamTags(ctx, plan.TagsAll, &resp.Diagnostics),
-	}
-	var out *iam.CreateRoleOutput
-	// A trust policy naming an OIDC provider created seconds ago can be
-	// "Invalid principal" until IAM has propagated it.
-	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() (err error) {
-		out, err = cl.CreateRole(ctx, in)
-		return err
-	})
-	var exists *iamtypes.EntityAlreadyExistsException
-	if errors.As(err, &exists) {
+	arn, err := iamrole.Create(ctx, cl, name, trust, plan.Description.ValueString(), tags, timeout)
+	if iamrole.IsAlreadyExists(err) {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "IAM role already exists", alreadyExists("IAM role "+name, name))
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Creating IAM role failed", fmt.Sprintf("iam:CreateRole %s: %s", name, awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Creating", "IAM role "+name, awsErr(ctx, err),
+			"If the role was created nonetheless, the next apply refuses to adopt it and gives the import command.")
 		return
 	}
 	plan.ID = types.StringValue(name)
-	plan.ARN = types.StringValue(aws.ToString(out.Role.Arn))
+	plan.ARN = types.StringValue(arn)
 	plan.TrustPolicyJSON, plan.PolicyJSON = types.StringValue(trust), types.StringNull()
 	plan.ExtraPolicies = emptyList()
 	// The role exists: record it before the next call, so a failure leaves a
 	// tainted resource Terraform knows about rather than an orphan.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if err := r.putPolicy(ctx, cl, name, perm, timeout); err != nil {
-		resp.Diagnostics.AddError("Attaching the state policy failed", err.Error())
+	if err := iamrole.PutPolicy(ctx, cl, name, perm, timeout); err != nil {
+		addProblem(&resp.Diagnostics, "Attaching the state policy to", "IAM role "+name, awsErr(ctx, err), "")
 		return
 	}
 	plan.PolicyJSON = types.StringValue(perm)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *iamRoleResource) putPolicy(ctx context.Context, cl *iam.Client, name, doc string, timeout time.Duration) error {
-	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() error {
-		_, err := cl.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName), PolicyDocument: aws.String(doc)})
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("iam:PutRolePolicy %s/%s: %w", name, inlinePolicyName, err)
-	}
-	return nil
 }
 
 func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -315,30 +273,26 @@ func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	name := state.ID.ValueString()
-	role, err := cl.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
-	if isNotFound(err) {
+	role, err := iamrole.Read(ctx, cl, name)
+	if iamrole.IsNotFound(err) { // the role itself: IAM answered NoSuchEntity
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading IAM role failed", fmt.Sprintf("iam:GetRole %s: %s", name, awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Reading", "IAM role "+name, awsErr(ctx, err), "")
 		return
 	}
 	state.Name = types.StringValue(name)
-	state.ARN = types.StringValue(aws.ToString(role.Role.Arn))
-	if d := aws.ToString(role.Role.Description); d != "" || !state.Description.IsNull() {
-		state.Description = types.StringValue(d)
-		if d == "" {
-			state.Description = types.StringNull()
-		}
+	state.ARN = types.StringValue(role.ARN)
+	if role.Description != "" || !state.Description.IsNull() {
+		state.Description = optionalString(role.Description)
 	}
-	trust := iampolicy.Decode(aws.ToString(role.Role.AssumeRolePolicyDocument))
-	if !iampolicy.Equivalent(trust, state.TrustPolicyJSON.ValueString()) {
-		state.TrustPolicyJSON = types.StringValue(trust)
+	if !iampolicy.Equivalent(role.Trust, state.TrustPolicyJSON.ValueString()) {
+		state.TrustPolicyJSON = types.StringValue(role.Trust)
 	}
 	// On import the blocks come from the trust policy itself.
 	if state.IRSA == nil && state.PodIdentity == nil {
-		switch t := iampolicy.ParseTrust(trust); t.Kind {
+		switch t := iampolicy.ParseTrust(role.Trust); t.Kind {
 		case "irsa":
 			state.IRSA = &irsaModel{OIDCProviderARN: types.StringValue(t.OIDCProviderARN),
 				Namespace: types.StringValue(t.Namespace), ServiceAccount: types.StringValue(t.ServiceAccount)}
@@ -347,39 +301,21 @@ func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 				ServiceAccount: types.StringValue(t.ServiceAccount), ClusterName: optionalString(t.ClusterName)}
 		}
 	}
-
-	pol, err := cl.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)})
 	switch {
-	case isNotFound(err):
+	case role.Policy == "":
 		state.PolicyJSON = types.StringValue("") // removed out of band: the plan puts it back
-	case err != nil:
-		resp.Diagnostics.AddError("Reading IAM role policy failed", fmt.Sprintf("iam:GetRolePolicy %s: %s", name, err))
-		return
-	default:
-		doc := iampolicy.Decode(aws.ToString(pol.PolicyDocument))
-		if !iampolicy.Equivalent(doc, state.PolicyJSON.ValueString()) {
-			state.PolicyJSON = types.StringValue(doc)
-		}
-		if state.StateStoreIDs.IsNull() {
-			stores, keys := iampolicy.ParseGrants(doc)
-			state.StateStoreIDs, _ = types.ListValueFrom(ctx, types.StringType, stores)
-			if len(keys) > 0 {
-				state.KMSKeyARNs, _ = types.ListValueFrom(ctx, types.StringType, keys)
-			}
+	case !iampolicy.Equivalent(role.Policy, state.PolicyJSON.ValueString()):
+		state.PolicyJSON = types.StringValue(role.Policy)
+	}
+	if role.Policy != "" && state.StateStoreIDs.IsNull() {
+		stores, keys := iampolicy.ParseGrants(role.Policy)
+		state.StateStoreIDs, _ = types.ListValueFrom(ctx, types.StringType, stores)
+		if len(keys) > 0 {
+			state.KMSKeyARNs, _ = types.ListValueFrom(ctx, types.StringType, keys)
 		}
 	}
-
-	tags := map[string]string{}
-	for _, t := range role.Role.Tags {
-		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	state.Tags, state.TagsAll = r.meta.readTags(ctx, tags, state.Tags, &resp.Diagnostics)
-	extra, err := extraRolePolicies(ctx, cl, name)
-	if err != nil {
-		resp.Diagnostics.AddError("Reading IAM role policies failed", fmt.Sprintf("Role %s: %s", name, awsErr(ctx, err)))
-		return
-	}
-	state.ExtraPolicies = listOfStrings(extra)
+	state.Tags, state.TagsAll = r.meta.readTags(ctx, role.Tags, state.Tags, &resp.Diagnostics)
+	state.ExtraPolicies = listOfStrings(role.Extra)
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -404,65 +340,35 @@ func (r *iamRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	trust, perm, _ := plan.documents(ctx, r.meta, &resp.Diagnostics)
+	var extra []string
+	resp.Diagnostics.Append(state.ExtraPolicies.ElementsAs(ctx, &extra, false)...)
+	oldTags, wantTags := stringMap(ctx, state.TagsAll, &resp.Diagnostics), stringMap(ctx, plan.TagsAll, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	name := state.ID.ValueString()
-	if !iampolicy.Equivalent(trust, state.TrustPolicyJSON.ValueString()) {
-		err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() error {
-			_, err := cl.UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(name), PolicyDocument: aws.String(trust)})
-			return err
-		})
-		if err != nil {
-			resp.Diagnostics.AddError("Updating trust policy failed", fmt.Sprintf("iam:UpdateAssumeRolePolicy %s: %s", name, err))
-			return
-		}
+	steps := []struct {
+		what string
+		do   bool
+		run  func() error
+	}{
+		{"Updating the trust policy of", !iampolicy.Equivalent(trust, state.TrustPolicyJSON.ValueString()),
+			func() error { return iamrole.UpdateTrust(ctx, cl, name, trust, timeout) }},
+		{"Updating the state policy of", !iampolicy.Equivalent(perm, state.PolicyJSON.ValueString()),
+			func() error { return iamrole.PutPolicy(ctx, cl, name, perm, timeout) }},
+		{"Updating the description of", !plan.Description.Equal(state.Description),
+			func() error { return iamrole.UpdateDescription(ctx, cl, name, plan.Description.ValueString()) }},
+		{"Tagging", !plan.TagsAll.Equal(state.TagsAll),
+			func() error { return iamrole.SyncTags(ctx, cl, name, oldTags, wantTags) }},
+		{"Removing policies added outside Terraform from", len(extra) > 0,
+			func() error { return iamrole.RemoveExtra(ctx, cl, name, extra) }},
 	}
-	if !iampolicy.Equivalent(perm, state.PolicyJSON.ValueString()) {
-		if err := r.putPolicy(ctx, cl, name, perm, timeout); err != nil {
-			resp.Diagnostics.AddError("Updating the state policy failed", err.Error())
-			return
+	for _, s := range steps {
+		if !s.do {
+			continue
 		}
-	}
-	if !plan.Description.Equal(state.Description) {
-		if _, err := cl.UpdateRole(ctx, &iam.UpdateRoleInput{RoleName: aws.String(name), Description: aws.String(plan.Description.ValueString())}); err != nil {
-			resp.Diagnostics.AddError("Updating role description failed", err.Error())
-			return
-		}
-	}
-	if !plan.TagsAll.Equal(state.TagsAll) {
-		old := stringMap(ctx, state.TagsAll, &resp.Diagnostics)
-		want := stringMap(ctx, plan.TagsAll, &resp.Diagnostics)
-		var remove []string
-		for k := range old {
-			if _, ok := want[k]; !ok {
-				remove = append(remove, k)
-			}
-		}
-		if len(remove) > 0 {
-			if _, err := cl.UntagRole(ctx, &iam.UntagRoleInput{RoleName: aws.String(name), TagKeys: remove}); err != nil {
-				resp.Diagnostics.AddError("Untagging role failed", err.Error())
-				return
-			}
-		}
-		if tags := iamTags(ctx, plan.TagsAll, &resp.Diagnostics); len(tags) > 0 {
-			if _, err := cl.TagRole(ctx, &iam.TagRoleInput{RoleName: aws.String(name), Tags: tags}); err != nil {
-				resp.Diagnostics.AddError("Tagging role failed", err.Error())
-				return
-			}
-		}
-	}
-	var extra []string
-	resp.Diagnostics.Append(state.ExtraPolicies.ElementsAs(ctx, &extra, false)...)
-	for _, e := range extra {
-		var err error
-		if n, ok := strings.CutPrefix(e, "inline:"); ok {
-			_, err = cl.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(n)})
-		} else if a, ok := strings.CutPrefix(e, "attached:"); ok {
-			_, err = cl.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: aws.String(name), PolicyArn: aws.String(a)})
-		}
-		if err != nil && !isNotFound(err) {
-			resp.Diagnostics.AddError("Removing a policy added outside Terraform failed", fmt.Sprintf("Role %s, %s: %s", name, e, awsErr(ctx, err)))
+		if err := s.run(); err != nil {
+			addProblem(&resp.Diagnostics, s.what, "IAM role "+name, awsErr(ctx, err), "")
 			return
 		}
 	}
@@ -470,36 +376,6 @@ func (r *iamRoleResource) Update(ctx context.Context, req resource.UpdateRequest
 	plan.TrustPolicyJSON, plan.PolicyJSON = types.StringValue(trust), types.StringValue(perm)
 	plan.ExtraPolicies = emptyList()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// extraRolePolicies lists the inline policies other than the provider's and
-// every attached managed policy: "inline:NAME", "attached:ARN".
-func extraRolePolicies(ctx context.Context, cl *iam.Client, role string) ([]string, error) {
-	var out []string
-	inline := iam.NewListRolePoliciesPaginator(cl, &iam.ListRolePoliciesInput{RoleName: aws.String(role)})
-	for inline.HasMorePages() {
-		page, err := inline.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("iam:ListRolePolicies: %w", err)
-		}
-		for _, n := range page.PolicyNames {
-			if n != inlinePolicyName {
-				out = append(out, "inline:"+n)
-			}
-		}
-	}
-	attached := iam.NewListAttachedRolePoliciesPaginator(cl, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(role)})
-	for attached.HasMorePages() {
-		page, err := attached.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("iam:ListAttachedRolePolicies: %w", err)
-		}
-		for _, p := range page.AttachedPolicies {
-			out = append(out, "attached:"+aws.ToString(p.PolicyArn))
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 func (r *iamRoleResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -514,20 +390,8 @@ func (r *iamRoleResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	name := state.ID.ValueString()
-	if _, err := cl.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)}); err != nil && !isNotFound(err) {
-		resp.Diagnostics.AddError("Deleting the state policy failed", fmt.Sprintf("iam:DeleteRolePolicy %s: %s", name, err))
-		return
-	}
-	err := awsclient.Retry(ctx, timeout, func(err error) bool { return awsclient.ErrorCode(err) == "ConcurrentModification" }, func() error {
-		_, err := cl.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)})
-		return err
-	})
-	if err != nil && !isNotFound(err) {
-		msg := fmt.Sprintf("iam:DeleteRole %s: %s", name, err)
-		if awsclient.ErrorCode(err) == "DeleteConflict" {
-			msg += " (other policies or instance profiles were attached to the role outside this resource; detach them first)"
-		}
-		resp.Diagnostics.AddError("Deleting IAM role failed", msg)
+	if err := iamrole.Delete(ctx, cl, name, timeout); err != nil {
+		addProblem(&resp.Diagnostics, "Deleting", "IAM role "+name, awsErr(ctx, err), "")
 	}
 }
 

@@ -253,8 +253,8 @@ func (r *bucketResource) warnObjectsDeleted(ctx context.Context, state bucketMod
 	}
 	n, more, err := s3state.Contents(ctx, cl, name, "", 10000)
 	if err != nil {
-		resp.Diagnostics.AddWarning("Could not count what force_destroy would delete",
-			fmt.Sprintf("Destroying s3://%s with force_destroy = true deletes every object in it; counting them failed: %s", name, awsErr(ctx, err)))
+		addProblemWarning(&resp.Diagnostics, "Counting what force_destroy would delete in", "bucket "+name, awsErr(ctx, err),
+			fmt.Sprintf("Destroying s3://%s with force_destroy = true deletes every object in it, Flink state included.", name))
 		return
 	}
 	if n == 0 {

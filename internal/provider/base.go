@@ -38,7 +38,7 @@ func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRe
 func (m *meta) awsOrDiag(ctx context.Context, diags *diag.Diagnostics) *awsclient.Clients {
 	c, err := m.AWS(ctx)
 	if err != nil {
-		diags.AddError("AWS client", err.Error())
+		addProblem(diags, "Setting up", "the AWS clients", err.Error(), "")
 		return nil
 	}
 	return c
@@ -48,7 +48,7 @@ func (m *meta) awsOrDiag(ctx context.Context, diags *diag.Diagnostics) *awsclien
 func (m *meta) kubeOrDiag(diags *diag.Diagnostics) *kube.Client {
 	c, err := m.Kube()
 	if err != nil {
-		diags.AddError("Kubernetes client", err.Error())
+		addProblem(diags, "Setting up", "the Kubernetes client", err.Error(), "")
 		return nil
 	}
 	return c
@@ -59,7 +59,7 @@ func (m *meta) kubeOrDiag(diags *diag.Diagnostics) *kube.Client {
 func importNamespaceName(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) bool {
 	ns, name, ok := strings.Cut(req.ID, "/")
 	if !ok || ns == "" || name == "" {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected namespace/name, got %q", req.ID))
+		addProblem(&resp.Diagnostics, "Importing", fmt.Sprintf("ID %q", req.ID), "the ID is not of the form namespace/name", "Give the object's namespace and name, e.g. data-processing/flink-orders.")
 		return false
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)

@@ -107,7 +107,7 @@ func (d *flinkConfigurationDataSource) Read(ctx context.Context, req datasource.
 	v, _ := flinkconf.ParseVersion(in.FlinkVersion)
 	podYAML, err := yaml.Marshal(pod)
 	if err != nil {
-		resp.Diagnostics.AddError("Encoding pod template failed", err.Error())
+		addProblem(&resp.Diagnostics, "Encoding", "the pod template", err.Error(), "")
 		return
 	}
 	m.Configuration = mapFrom(ctx, cfg, &resp.Diagnostics)

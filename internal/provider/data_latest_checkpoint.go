@@ -94,13 +94,14 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	cp, err := checkpoint.Latest(ctx, c.S3, bucket, dir, m.JobID.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("Finding the latest checkpoint failed", err.Error())
+		addProblem(&resp.Diagnostics, "Finding", "the latest checkpoint under s3://"+bucket+"/"+dir+"/", err.Error(), "")
 		return
 	}
 	if cp == nil {
 		if m.Require.ValueBool() {
-			resp.Diagnostics.AddError("No completed checkpoint",
-				fmt.Sprintf("no chk-N directory with _metadata under s3://%s/%s/ (job filter %q); require = true", bucket, dir, m.JobID.ValueString()))
+			addProblem(&resp.Diagnostics, "Finding", "the latest checkpoint under s3://"+bucket+"/"+dir+"/",
+				fmt.Sprintf("No completed checkpoint: no chk-N directory with _metadata under s3://%s/%s/ (job filter %q)", bucket, dir, m.JobID.ValueString()),
+				"Wait for the job to complete a checkpoint, or set require = false to get found = false instead of an error.")
 			return
 		}
 		m.Found = types.BoolValue(false)

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -60,7 +59,7 @@ func (d *latestSavepointDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	sp, err := kube.LatestSnapshot(ctx, c.Dynamic, m.Namespace.ValueString(), m.DeploymentName.ValueString(), m.Type.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("Finding the latest savepoint failed", fmt.Sprint(err))
+		addProblem(&resp.Diagnostics, "Finding", "the latest savepoint of "+m.Namespace.ValueString()+"/"+m.DeploymentName.ValueString(), err.Error(), "")
 		return
 	}
 	m.Found = types.BoolValue(sp != nil)

@@ -134,7 +134,7 @@ func (m *meta) setAWS(ctx context.Context, a *awsModel) diag.Diagnostics {
 	}
 	if !m.awsUnknown {
 		if err := c.Validate(); err != nil {
-			diags.AddError("Invalid aws block", err.Error())
+			addProblem(&diags, "Configuring", "the provider's aws block", err.Error(), "")
 		}
 	}
 	return diags

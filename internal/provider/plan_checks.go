@@ -264,7 +264,7 @@ func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentMo
 	live, err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Get(ctx, sa, metav1.GetOptions{})
 	if err != nil {
 		if !apierrors.IsNotFound(err) {
-			diags.AddError("Reading ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, sa, readableAPIError(err)))
+			addProblem(diags, "Reading", "ServiceAccount "+ns+"/"+sa, readableAPIError(err), "Nothing was written.")
 		}
 		return
 	}

@@ -96,8 +96,8 @@ func (r *podIdentityAssociationResource) Create(ctx context.Context, req resourc
 		return err
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Creating Pod Identity association failed", fmt.Sprintf("eks:CreatePodIdentityAssociation on cluster %s for %s/%s: %s",
-			plan.ClusterName.ValueString(), plan.Namespace.ValueString(), plan.ServiceAccount.ValueString(), awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Creating", fmt.Sprintf("Pod Identity association on cluster %s for %s/%s",
+			plan.ClusterName.ValueString(), plan.Namespace.ValueString(), plan.ServiceAccount.ValueString()), "eks:CreatePodIdentityAssociation: "+awsErr(ctx, err), "")
 		return
 	}
 	a := out.Association
@@ -123,7 +123,7 @@ func (r *podIdentityAssociationResource) Read(ctx context.Context, req resource.
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading Pod Identity association failed", fmt.Sprintf("eks:DescribePodIdentityAssociation %s: %s", state.ID.ValueString(), awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Reading", "Pod Identity association "+state.ID.ValueString(), "eks:DescribePodIdentityAssociation: "+awsErr(ctx, err), "")
 		return
 	}
 	a := out.Association
@@ -175,14 +175,15 @@ func (r *podIdentityAssociationResource) Delete(ctx context.Context, req resourc
 	_, err := cl.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{
 		ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer()})
 	if err != nil && !isNotFound(err) {
-		resp.Diagnostics.AddError("Deleting Pod Identity association failed", fmt.Sprintf("eks:DeletePodIdentityAssociation %s: %s", state.ID.ValueString(), awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Deleting", "Pod Identity association "+state.ID.ValueString(), "eks:DeletePodIdentityAssociation: "+awsErr(ctx, err), "")
 	}
 }
 
 func (r *podIdentityAssociationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	cluster, id, ok := strings.Cut(req.ID, ",")
 	if !ok || cluster == "" || id == "" {
-		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected cluster_name,association_id, got %q", req.ID))
+		addProblem(&resp.Diagnostics, "Importing", fmt.Sprintf("ID %q", req.ID), "the ID is not of the form cluster_name,association_id",
+			"Give the cluster name and the association ID separated by a comma, e.g. prod,a-abcdefghijklmnop1.")
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)

@@ -182,14 +182,15 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 			addAlreadyExists(&diags, "flinkstate_service_account", "ServiceAccount", ns, name)
 			return diags
 		case created != nil && err != nil:
-			diags.AddWarning("ServiceAccount ownership not converted", err.Error())
+			addProblemWarning(&diags, "Converting the field ownership of", "ServiceAccount "+ns+"/"+name, err.Error(),
+				"The ServiceAccount was created; the next apply converts its ownership again.")
 		case err != nil:
-			diags.AddError("Creating ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+			addProblem(&diags, "Creating", "ServiceAccount "+ns+"/"+name, err.Error(), "")
 			return diags
 		}
 		*createdUID = string(created.GetUID())
 	} else if _, err := kube.Apply(ctx, c.Dynamic, kube.ServiceAccountGVR, sa); err != nil {
-		diags.AddError("Applying ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		addProblem(&diags, "Applying", "ServiceAccount "+ns+"/"+name, err.Error(), "")
 		return diags
 	}
 	rbs := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns)
@@ -199,7 +200,7 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 	if hadRB && !sameRB {
 		// roleRef is immutable: a changed role means a new binding.
 		if err := rbs.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			diags.AddError("Deleting RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+			addProblem(&diags, "Deleting", "RoleBinding "+ns+"/"+name, err.Error(), "")
 			return diags
 		}
 	}
@@ -218,7 +219,8 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 	case err == nil:
 		return diags
 	case rbCreated != nil:
-		diags.AddWarning("RoleBinding ownership not converted", err.Error())
+		addProblemWarning(&diags, "Converting the field ownership of", "RoleBinding "+ns+"/"+name, err.Error(),
+			"The RoleBinding was created; the next apply converts its ownership again.")
 		return diags
 	case apierrors.IsAlreadyExists(err):
 		addAlreadyExists(&diags, "flinkstate_service_account", "RoleBinding", ns, name)
@@ -232,8 +234,9 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 		uid := created.GetUID()
 		if derr := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name,
 			metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); derr != nil && !apierrors.IsNotFound(derr) {
-			diags.AddError("Removing the ServiceAccount just created failed",
-				fmt.Sprintf("%s/%s was created, but its RoleBinding was not, and deleting it again failed: %s. Delete it by hand or import it.", ns, name, derr))
+			addProblem(&diags, "Removing the just created", "ServiceAccount "+ns+"/"+name,
+				"its RoleBinding was not created, and deleting the ServiceAccount again failed: "+derr.Error(),
+				"Delete the ServiceAccount by hand, or import it.")
 		}
 	}
 	return diags
@@ -253,16 +256,16 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		addProblem(&resp.Diagnostics, "Reading", "ServiceAccount "+ns+"/"+name, err.Error(), "")
 		return
 	}
 	if uid := objectUID(ctx, req.Private, &resp.Diagnostics); uid != "" && uid != string(sa.GetUID()) {
 		// Deleted and created again outside Terraform: not the object this
 		// configuration created or imported, so it is no longer managed
 		// here (a destroy must not delete it; a create will refuse it).
-		resp.Diagnostics.AddWarning("ServiceAccount replaced outside Terraform",
-			fmt.Sprintf("%s/%s now has UID %s, not %s: it is another object, dropped from this state and left alone. "+
-				"Import it to manage it.", ns, name, sa.GetUID(), uid))
+		addProblemWarning(&resp.Diagnostics, "Reading", "ServiceAccount "+ns+"/"+name,
+			fmt.Sprintf("it was replaced outside Terraform: it now has UID %s, not %s, so it is another object, dropped from this state and left alone", sa.GetUID(), uid),
+			"Import it to manage it.")
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -290,7 +293,7 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 	case apierrors.IsNotFound(err):
 		state.RoleBinding = nil
 	case err != nil:
-		resp.Diagnostics.AddError("Reading RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		addProblem(&resp.Diagnostics, "Reading", "RoleBinding "+ns+"/"+name, err.Error(), "")
 		return
 	case state.RoleBinding != nil || imported:
 		kind, role := kube.RoleRef(rb)
@@ -331,7 +334,7 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	if state.RoleBinding != nil {
 		if err := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			resp.Diagnostics.AddError("Deleting RoleBinding failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+			addProblem(&resp.Diagnostics, "Deleting", "RoleBinding "+ns+"/"+name, err.Error(), "")
 			return
 		}
 	}
@@ -343,7 +346,7 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
 	if err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name, opts); err != nil && !apierrors.IsNotFound(err) {
-		resp.Diagnostics.AddError("Deleting ServiceAccount failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		addProblem(&resp.Diagnostics, "Deleting", "ServiceAccount "+ns+"/"+name, err.Error(), "")
 	}
 }
 

@@ -41,26 +41,55 @@ func bucketGone(t *testing.T, bucket string) resource.TestCheckFunc {
 	}
 }
 
-// assume_role: the provider assumes a role through the emulator's STS and
-// creates a bucket with the role's credentials.
-func TestAccProviderAWS_assumeRole(t *testing.T) {
-	endpoint := needAWSEndpoint(t)
+func bucketExists(t *testing.T, bucket string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		_, err := testAWS(t).S3.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(bucket)})
+		return err
+	}
+}
+
+// bucketWithAWS is a configuration of one flinkstate_bucket with the given
+// body of the provider's aws block.
+func bucketWithAWS(awsBody, bucket string) string {
+	return fmt.Sprintf(`
+provider "flinkstate" {
+  aws {
+%s
+  }
+}
+
+resource "flinkstate_bucket" "state" {
+  bucket = %q
+}
+`, awsBody, bucket)
+}
+
+// roleToAssume creates an IAM role with the given trust policy for the
+// test's duration and returns its ARN.
+func roleToAssume(t *testing.T, prefix, trust string) string {
+	t.Helper()
 	ctx := context.Background()
-	role := randName("fs-assumed-")
-	out, err := testAWS(t).IAM.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(role), AssumeRolePolicyDocument: aws.String(
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"sts:AssumeRole"}]}`)})
+	role := randName(prefix)
+	out, err := testAWS(t).IAM.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(role), AssumeRolePolicyDocument: aws.String(trust)})
 	if err != nil {
 		t.Fatalf("creating the role to assume: %v", err)
 	}
 	t.Cleanup(func() { _, _ = testAWS(t).IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(role)}) })
+	return aws.ToString(out.Role.Arn)
+}
+
+// assume_role: the provider assumes a role through the emulator's STS and
+// creates a bucket with the role's credentials.
+func TestAccProviderAWS_assumeRole(t *testing.T) {
+	endpoint := needAWSEndpoint(t)
+	roleARN := roleToAssume(t, "fs-assumed-",
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"sts:AssumeRole"}]}`)
 	bucket := randName("fs-ar-")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             bucketGone(t, bucket),
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-provider "flinkstate" {
-  aws {
+			Config: bucketWithAWS(fmt.Sprintf(`
     endpoint = %q
     assume_role {
       role_arn     = %q
@@ -68,20 +97,10 @@ provider "flinkstate" {
       external_id  = "ext-1"
       duration     = "1h"
       tags         = { purpose = "test" }
-    }
-  }
-}
-
-resource "flinkstate_bucket" "state" {
-  bucket = %q
-}
-`, endpoint, aws.ToString(out.Role.Arn), bucket),
+    }`, endpoint, roleARN), bucket),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("flinkstate_bucket.state", "id", bucket),
-				func(*terraform.State) error {
-					_, err := testAWS(t).S3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)})
-					return err
-				},
+				bucketExists(t, bucket),
 			),
 		}},
 	})
@@ -110,18 +129,7 @@ func TestAccProviderAWS_accountNotAllowed(t *testing.T) {
 				ProtoV6ProviderFactories: testProviderFactories,
 				CheckDestroy:             bucketGone(t, bucket),
 				Steps: []resource.TestStep{{
-					Config: fmt.Sprintf(`
-provider "flinkstate" {
-  aws {
-    endpoint = %q
-    %s
-  }
-}
-
-resource "flinkstate_bucket" "state" {
-  bucket = %q
-}
-`, endpoint, tc.attr, bucket),
+					Config:      bucketWithAWS(fmt.Sprintf("    endpoint = %q\n    %s", endpoint, tc.attr), bucket),
 					ExpectError: regexp.MustCompile(tc.want),
 				}},
 			})

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"bytes"
-	"context"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -17,9 +16,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
@@ -30,14 +26,8 @@ import (
 // recording proxy in front of the emulator sees both.
 func TestAccProviderAWS_assumeRoleWithWebIdentity(t *testing.T) {
 	needAWSEndpoint(t)
-	ctx := context.Background()
-	role := randName("fs-web-identity-")
-	out, err := testAWS(t).IAM.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(role), AssumeRolePolicyDocument: aws.String(
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::000000000000:oidc-provider/oidc.example"},"Action":"sts:AssumeRoleWithWebIdentity"}]}`)})
-	if err != nil {
-		t.Fatalf("creating the role to assume: %v", err)
-	}
-	t.Cleanup(func() { _, _ = testAWS(t).IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(role)}) })
+	roleARN := roleToAssume(t, "fs-web-identity-",
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::000000000000:oidc-provider/oidc.example"},"Action":"sts:AssumeRoleWithWebIdentity"}]}`)
 	token := randName("oidc-token-")
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
@@ -49,29 +39,17 @@ func TestAccProviderAWS_assumeRoleWithWebIdentity(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             bucketGone(t, bucket),
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-provider "flinkstate" {
-  aws {
+			Config: bucketWithAWS(fmt.Sprintf(`
     endpoint = %q
     assume_role_with_web_identity {
       role_arn                = %q
       web_identity_token_file = %q
       session_name            = "flinkstate-acc-wi"
-    }
-  }
-}
-
-resource "flinkstate_bucket" "state" {
-  bucket = %q
-}
-`, rec.URL, aws.ToString(out.Role.Arn), tokenFile, bucket),
+    }`, rec.URL, roleARN, tokenFile), bucket),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("flinkstate_bucket.state", "id", bucket),
-				func(*terraform.State) error {
-					_, err := testAWS(t).S3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)})
-					return err
-				},
-				func(*terraform.State) error { return rec.checkWebIdentity(aws.ToString(out.Role.Arn), token, bucket) },
+				bucketExists(t, bucket),
+				func(*terraform.State) error { return rec.checkWebIdentity(roleARN, token, bucket) },
 			),
 		}},
 	})
@@ -87,21 +65,12 @@ func TestAccProviderAWS_webIdentityTokenFileMissing(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             bucketGone(t, bucket),
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-provider "flinkstate" {
-  aws {
+			Config: bucketWithAWS(fmt.Sprintf(`
     endpoint = %q
     assume_role_with_web_identity {
       role_arn                = "arn:aws:iam::000000000000:role/fs-none"
       web_identity_token_file = %q
-    }
-  }
-}
-
-resource "flinkstate_bucket" "state" {
-  bucket = %q
-}
-`, endpoint, missing, bucket),
+    }`, endpoint, missing), bucket),
 			ExpectError: regexp.MustCompile(`(?s)no-such-token`),
 		}},
 	})

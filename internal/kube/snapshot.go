@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -172,12 +173,45 @@ func WaitSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, name st
 // DeleteAndWait deletes an object and waits, within timeout, until it is
 // gone (finalizers included). A missing object is not an error.
 func DeleteAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, name string, timeout time.Duration) error {
+	return DeleteOwnedAndWait(ctx, dyn, gvr, namespace, name, "", timeout)
+}
+
+// ErrOtherObject is returned by DeleteOwnedAndWait when the object of that
+// name has another UID: it is not the one to delete, and was left alone.
+var ErrOtherObject = errors.New("another object of that name (another UID) exists")
+
+// DeleteOwnedAndWait deletes the object of that name only if its UID is uid
+// ("": any), and waits, within timeout, until it is gone (finalizers
+// included) or an object of another UID took the name. A missing object is
+// not an error; one with another UID is left alone and ErrOtherObject is
+// returned.
+//
+// The UID is a delete precondition (metav1.Preconditions), checked by the API
+// server atomically in the storage layer (k8s.io/apiserver
+// pkg/storage/interfaces.go, Preconditions.Check: "Precondition failed: UID
+// in precondition"), which answers 409 Conflict (pkg/storage/errors
+// InterpretDeleteError). A Conflict is then confirmed by reading the UID, so
+// no message text is relied on.
+func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, name string, uid ktypes.UID, timeout time.Duration) error {
 	r := dyn.Resource(gvr).Namespace(namespace)
 	// Default (background) propagation: foreground would add a finalizer that
 	// only the garbage collector removes.
-	if err := r.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+	opts := metav1.DeleteOptions{}
+	if uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	if err := r.Delete(ctx, name, opts); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
+		}
+		if uid != "" && apierrors.IsConflict(err) {
+			obj, gerr := r.Get(ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(gerr):
+				return nil
+			case gerr == nil && obj.GetUID() != uid:
+				return fmt.Errorf("%w: %s %s/%s has UID %s, not %s", ErrOtherObject, obj.GetKind(), namespace, name, obj.GetUID(), uid)
+			}
 		}
 		return err
 	}
@@ -188,6 +222,9 @@ func DeleteAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupV
 			return true, nil
 		}
 		if err == nil {
+			if uid != "" && obj.GetUID() != uid {
+				return true, nil // ours is gone; the name is someone else's now
+			}
 			last = obj
 		}
 		return false, err

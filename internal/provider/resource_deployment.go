@@ -418,6 +418,11 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 			diags.AddWarning("FlinkDeployment ownership not converted", err.Error())
 			err = nil
 		}
+		if live != nil {
+			// The object this resource owns: another one of that name
+			// (after a delete outside Terraform) is never taken for it.
+			setObjectUID(ctx, private, string(live.GetUID()), diags)
+		}
 	} else {
 		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 	}
@@ -511,6 +516,12 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 			plan.RedeployNonce = nextNonce(&state)
 		}
 	}
+	// Never rewrite another object of that name (a plan made without
+	// refresh, or a replacement since): only the UID this resource owns.
+	r.checkStillOurs(ctx, state, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
 	r.verifyRestoreTarget(ctx, &plan, &state, &resp.Diagnostics)
@@ -526,6 +537,29 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	r.apply(ctx, plan, false, timeout, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// checkStillOurs fails an update when the FlinkDeployment of that name is
+// not the object this resource created or imported (its UID).
+func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymentModel, private privateGetter, diags *diag.Diagnostics) {
+	uid := objectUID(ctx, private, diags)
+	c := r.meta.kubeOrDiag(diags)
+	if uid == "" || diags.HasError() {
+		return
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name, "it was deleted outside Terraform since the plan",
+			"Run terraform apply again: the refresh removes it from state and the plan creates it.")
+	case err != nil:
+		addProblem(diags, "Reading", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "")
+	case string(live.GetUID()) != uid:
+		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name,
+			fmt.Sprintf("it was replaced outside Terraform: the object of that name has UID %s, not %s, and is left alone", live.GetUID(), uid),
+			"Run terraform apply again: the refresh drops it from this state. Import it to manage it.")
+	}
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -545,6 +579,9 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		resp.Diagnostics.AddError("Reading FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
 		return
 	}
+	if replacedOutsideTerraform(ctx, req, resp, "FlinkDeployment", live) {
+		return
+	}
 	imported := takeImported(ctx, req, resp)
 	state.fromSpec(ctx, live, imported, &resp.Diagnostics)
 	state.setStatus(kube.ReadDeploymentStatus(live))
@@ -561,9 +598,7 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	timeout, d := state.Timeouts.Delete(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
-	if err := kube.DeleteAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, state.Namespace.ValueString(), state.Name.ValueString(), timeout); err != nil {
-		resp.Diagnostics.AddError("Deleting FlinkDeployment failed", err.Error())
-	}
+	deleteOwned(ctx, c, kube.FlinkDeploymentGVR, "FlinkDeployment", state.Namespace.ValueString(), state.Name.ValueString(), timeout, req, resp)
 }
 
 func (r *deploymentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

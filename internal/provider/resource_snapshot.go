@@ -267,6 +267,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddError("Creating FlinkStateSnapshot failed", fmt.Sprintf("in namespace %s for deployment %s: %s", ns, spec.DeploymentName, err))
 		return
 	}
+	setObjectUID(ctx, resp.Private, string(created.GetUID()), &resp.Diagnostics)
 	name := created.GetName()
 	plan.Name = types.StringValue(name)
 	plan.ID = types.StringValue(ns + "/" + name)
@@ -315,6 +316,9 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Reading FlinkStateSnapshot failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		return
+	}
+	if replacedOutsideTerraform(ctx, req, resp, "FlinkStateSnapshot", obj) {
 		return
 	}
 	readSnapshotSpec(obj, &state)
@@ -433,9 +437,7 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 			return
 		}
 	}
-	if err := kube.DeleteAndWait(ctx, c.Dynamic, kube.FlinkStateSnapshotGVR, state.Namespace.ValueString(), state.Name.ValueString(), timeout); err != nil {
-		resp.Diagnostics.AddError("Deleting FlinkStateSnapshot failed", err.Error())
-	}
+	deleteOwned(ctx, c, kube.FlinkStateSnapshotGVR, "FlinkStateSnapshot", state.Namespace.ValueString(), state.Name.ValueString(), timeout, req, resp)
 }
 
 func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -174,9 +174,13 @@ func TestAccDeployment_createNeverAdopts(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             untouched,
-		Steps: []resource.TestStep{{
-			Config:      deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "none"`),
-			ExpectError: errorRE("FlinkDeployment already exists", "never takes over", "terraform import ADDRESS "+ns+"/orders"),
-		}},
+		Steps: []resource.TestStep{
+			{
+				Config:      deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "none"`),
+				ExpectError: errorRE("FlinkDeployment already exists", "never takes over", "terraform import ADDRESS "+ns+"/orders"),
+			},
+			// CheckDestroy runs only when the state still holds something.
+			destroyThenCheck(deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "none"`), untouched),
+		},
 	})
 }

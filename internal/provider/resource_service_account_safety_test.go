@@ -25,22 +25,26 @@ func TestAccServiceAccount_createNeverAdoptsServiceAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	left := func(*terraform.State) error {
+		sa, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("the other owner's ServiceAccount: %w", err)
+		}
+		if sa.UID != theirs.UID || sa.Annotations[IRSAAnnotation] != theirRole {
+			return fmt.Errorf("the other owner's ServiceAccount changed: uid %s (was %s), role %q", sa.UID, theirs.UID, sa.Annotations[IRSAAnnotation])
+		}
+		return nil
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			sa, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{})
-			if err != nil {
-				return fmt.Errorf("the other owner's ServiceAccount: %w", err)
-			}
-			if sa.UID != theirs.UID || sa.Annotations[IRSAAnnotation] != theirRole {
-				return fmt.Errorf("the other owner's ServiceAccount changed: uid %s (was %s), role %q", sa.UID, theirs.UID, sa.Annotations[IRSAAnnotation])
-			}
-			return nil
+		CheckDestroy:             left,
+		Steps: []resource.TestStep{
+			{
+				Config:      serviceAccountConfig(ns, fmt.Sprintf("  irsa_role_arn = %q", testRoleARN)),
+				ExpectError: errorRE("ServiceAccount already exists", "never takes over", "terraform import ADDRESS "+ns+"/flink-orders"),
+			},
+			destroyThenCheck(serviceAccountConfig(ns, fmt.Sprintf("  irsa_role_arn = %q", testRoleARN)), left),
 		},
-		Steps: []resource.TestStep{{
-			Config:      serviceAccountConfig(ns, fmt.Sprintf("  irsa_role_arn = %q", testRoleARN)),
-			ExpectError: errorRE("ServiceAccount already exists", "never takes over", "terraform import ADDRESS "+ns+"/flink-orders"),
-		}},
 	})
 }
 
@@ -58,27 +62,32 @@ func TestAccServiceAccount_createNeverAdoptsRoleBinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	config := serviceAccountConfig(ns, `  role_binding {
+    role_name = "flink"
+  }`)
+	left := func(*terraform.State) error {
+		rb, err := testTyped(t).RbacV1().RoleBindings(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("the other owner's RoleBinding: %w", err)
+		}
+		if rb.UID != theirs.UID || rb.RoleRef.Name != "view" || len(rb.Subjects) != 1 || rb.Subjects[0].Name != "someone" {
+			return fmt.Errorf("the other owner's RoleBinding changed: uid %s (was %s), roleRef %+v, subjects %+v", rb.UID, theirs.UID, rb.RoleRef, rb.Subjects)
+		}
+		if _, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the failed create left its ServiceAccount behind (%v)", err)
+		}
+		return nil
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			rb, err := testTyped(t).RbacV1().RoleBindings(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{})
-			if err != nil {
-				return fmt.Errorf("the other owner's RoleBinding: %w", err)
-			}
-			if rb.UID != theirs.UID || rb.RoleRef.Name != "view" || len(rb.Subjects) != 1 || rb.Subjects[0].Name != "someone" {
-				return fmt.Errorf("the other owner's RoleBinding changed: uid %s (was %s), roleRef %+v, subjects %+v", rb.UID, theirs.UID, rb.RoleRef, rb.Subjects)
-			}
-			if _, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("the failed create left its ServiceAccount behind (%v)", err)
-			}
-			return nil
+		CheckDestroy:             left,
+		Steps: []resource.TestStep{
+			{
+				Config:      config,
+				ExpectError: errorRE("RoleBinding already exists", "terraform import ADDRESS "+ns+"/flink-orders"),
+			},
+			destroyThenCheck(config, left),
 		},
-		Steps: []resource.TestStep{{
-			Config: serviceAccountConfig(ns, `  role_binding {
-    role_name = "flink"
-  }`),
-			ExpectError: errorRE("RoleBinding already exists", "terraform import ADDRESS "+ns+"/flink-orders"),
-		}},
 	})
 }
 
@@ -92,18 +101,19 @@ func TestAccServiceAccount_replacedOutsideTerraformIsNotOurs(t *testing.T) {
 	const theirRole = "arn:aws:iam::210987654321:role/other-team"
 	var theirUID string
 	config := serviceAccountConfig(ns, fmt.Sprintf("  irsa_role_arn = %q", testRoleARN))
+	left := func(*terraform.State) error {
+		sa, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("the other owner's ServiceAccount: %w", err)
+		}
+		if string(sa.UID) != theirUID || sa.Annotations[IRSAAnnotation] != theirRole {
+			return fmt.Errorf("the other owner's ServiceAccount changed: uid %s (was %s), role %q", sa.UID, theirUID, sa.Annotations[IRSAAnnotation])
+		}
+		return nil
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			sa, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-orders", metav1.GetOptions{})
-			if err != nil {
-				return fmt.Errorf("the other owner's ServiceAccount: %w", err)
-			}
-			if string(sa.UID) != theirUID || sa.Annotations[IRSAAnnotation] != theirRole {
-				return fmt.Errorf("the other owner's ServiceAccount changed: uid %s (was %s), role %q", sa.UID, theirUID, sa.Annotations[IRSAAnnotation])
-			}
-			return nil
-		},
+		CheckDestroy:             left,
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
@@ -122,6 +132,7 @@ func TestAccServiceAccount_replacedOutsideTerraformIsNotOurs(t *testing.T) {
 				Config:      config,
 				ExpectError: errorRE("ServiceAccount already exists", "terraform import ADDRESS "+ns+"/flink-orders"),
 			},
+			destroyThenCheck(config, left),
 		},
 	})
 }

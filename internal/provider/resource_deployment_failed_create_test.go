@@ -1,0 +1,91 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+// notTainted checks the resource is in state and not tainted: Terraform
+// taints an object whose create returned an error, and the next apply
+// would delete and recreate it.
+func notTainted(addr string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok || rs.Primary == nil {
+			return fmt.Errorf("%s is not in state", addr)
+		}
+		if rs.Primary.Tainted {
+			return fmt.Errorf("%s is tainted: the next apply would replace it", addr)
+		}
+		return nil
+	}
+}
+
+// A create whose job fails (the kubelet cannot pull the image, so the
+// operator reports the JobManager deployment failed): the apply completes
+// with a warning, the FlinkDeployment stays in state untainted, the next
+// plan is an update (the wait is pending), and fixing the image updates the
+// same object in place until the job runs.
+func TestAccDeployment_failedCreateKeptAndFixedInPlace(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	op.SetFaults(func(f *testbed.Faults) {
+		f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
+	})
+	// A stateless job: the first deployment never ran, so there is no state
+	// to carry over, and the operator upgrades a stateless job whatever its
+	// JobManager's state (AbstractJobReconciler.getJobUpgrade: "Stateless
+	// job, ready for upgrade"); a last-state job whose JobManager never
+	// started needs HA metadata it does not have (ApplicationReconciler
+	// .getJobUpgrade).
+	config := func(image string) string {
+		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"
+  timeouts {
+    create = "2m"
+    update = "2m"
+  }`), `upgrade_mode = "last-state"`, `upgrade_mode = "stateless"`, 1)
+	}
+	rec := &diagRecorder{}
+	var uid ktypes.UID
+	const addr = "flinkstate_deployment.orders"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:             config("flink:no-such-tag"),
+				ExpectNonEmptyPlan: true, // the wait is pending
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					rec.expectWarning("ApplyResourceChange", "FlinkDeployment created but not ready yet",
+						"failed (lifecycle", `Back-off pulling image "flink:no-such-tag"`, "kept (not replaced)", "next plan shows it as an update"),
+					notTainted(addr),
+					resource.TestCheckResourceAttr(addr, "id", ns+"/orders"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+			{
+				// The image is fixed: an update of the same object, not a replacement.
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil }) },
+				Config:    config("flink:2.2.1-java17"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+		},
+	})
+}

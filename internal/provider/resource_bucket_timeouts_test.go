@@ -20,22 +20,23 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 )
 
-// freezeAfterCreate is a loopback HTTP proxy in front of the test bed's
-// AWS endpoint that forwards requests until S3 has answered the
-// CreateBucket of one bucket (path style: PUT /<bucket> with no query),
-// then holds every later request without answering, as an endpoint that
-// froze in the middle of a create. release lets requests through again.
-type freezeAfterCreate struct {
-	URL     string
-	bucket  string
-	tripped atomic.Bool // CreateBucket was answered: freeze
-	off     atomic.Bool // released: never freeze again
-	done    chan struct{}
-	once    sync.Once
-	creates atomic.Int32
+// freezeProxy is a loopback HTTP proxy in front of the test bed's AWS
+// endpoint (path-style S3) that forwards requests until one matches the
+// armed predicate, and from then on holds every request without answering,
+// as an endpoint that froze in the middle of an operation. With after, the
+// matching request itself is still answered. release lets requests through
+// again and disarms.
+type freezeProxy struct {
+	URL    string
+	mu     sync.Mutex
+	match  func(*http.Request) bool
+	after  bool
+	done   chan struct{}
+	frozen atomic.Bool
+	hits   atomic.Int32 // matching requests seen
 }
 
-func newFreezeAfterCreate(t *testing.T, bucket string) *freezeAfterCreate {
+func newFreezeProxy(t *testing.T) *freezeProxy {
 	t.Helper()
 	target, err := url.Parse(os.Getenv("AWS_ENDPOINT_URL"))
 	if err != nil || target.Host == "" {
@@ -45,20 +46,34 @@ func newFreezeAfterCreate(t *testing.T, bucket string) *freezeAfterCreate {
 	if err != nil {
 		t.Fatalf("proxy: %v", err)
 	}
-	p := &freezeAfterCreate{URL: "http://" + ln.Addr().String(), bucket: bucket, done: make(chan struct{})}
+	p := &freezeProxy{URL: "http://" + ln.Addr().String(), done: make(chan struct{})}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p.tripped.Load() && !p.off.Load() {
+		p.mu.Lock()
+		match, after, done := p.match, p.after, p.done
+		p.mu.Unlock()
+		hold := func() {
 			select {
 			case <-r.Context().Done():
-			case <-p.done:
+			case <-done:
 			}
+		}
+		if p.frozen.Load() {
+			hold()
 			return
 		}
+		hit := match != nil && match(r)
+		if hit {
+			p.hits.Add(1)
+			if !after {
+				p.frozen.Store(true)
+				hold()
+				return
+			}
+		}
 		rp.ServeHTTP(w, r)
-		if r.Method == http.MethodPut && r.URL.RawQuery == "" && strings.Trim(r.URL.Path, "/") == p.bucket {
-			p.creates.Add(1)
-			p.tripped.Store(true)
+		if hit {
+			p.frozen.Store(true)
 		}
 	})}
 	go func() { _ = srv.Serve(ln) }()
@@ -69,12 +84,43 @@ func newFreezeAfterCreate(t *testing.T, bucket string) *freezeAfterCreate {
 	return p
 }
 
-func (p *freezeAfterCreate) release() {
-	p.off.Store(true)
-	p.once.Do(func() { close(p.done) })
+// arm freezes the endpoint at the first request match accepts (after it
+// is answered, with after).
+func (p *freezeProxy) arm(match func(*http.Request) bool, after bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.match, p.after = match, after
+	p.hits.Store(0)
 }
 
-func bucketThroughProxy(proxyURL, bucket, timeouts string) string {
+func (p *freezeProxy) release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.match = nil
+	p.frozen.Store(false)
+	close(p.done)
+	p.done = make(chan struct{})
+}
+
+// s3Call matches a path-style S3 request on bucket: method, and the
+// sub-resource query key ("" for the bucket itself, e.g. CreateBucket,
+// DeleteBucket).
+func s3Call(method, bucket, subresource string) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		if r.Method != method || strings.Trim(r.URL.Path, "/") != bucket {
+			return false
+		}
+		if subresource == "" {
+			return r.URL.RawQuery == ""
+		}
+		return r.URL.Query().Has(subresource)
+	}
+}
+
+func bucketThroughProxy(proxyURL, bucket, tag, timeouts string) string {
+	if tag == "" {
+		tag = "timeouts"
+	}
 	return fmt.Sprintf(`
 provider "flinkstate" {
   aws {
@@ -87,12 +133,12 @@ provider "flinkstate" {
 
 resource "flinkstate_bucket" "test" {
   bucket = %q
-  tags   = { app = "timeouts" }
+  tags   = { app = %q }
   timeouts {
 %s
   }
 }
-`, os.Getenv("AWS_REGION"), proxyURL, bucket, timeouts)
+`, os.Getenv("AWS_REGION"), proxyURL, bucket, tag, timeouts)
 }
 
 // An endpoint that freezes right after CreateBucket fails the create at
@@ -103,8 +149,9 @@ resource "flinkstate_bucket" "test" {
 func TestAccBucket_createTimeoutKeepsBucketTracked(t *testing.T) {
 	skipUnlessAcc(t)
 	bucket := randName("fs-tmo-")
-	p := newFreezeAfterCreate(t, bucket)
-	cfg := bucketThroughProxy(p.URL, bucket, `    create = "10s"`)
+	p := newFreezeProxy(t)
+	p.arm(s3Call(http.MethodPut, bucket, ""), true) // CreateBucket answered, then nothing
+	cfg := bucketThroughProxy(p.URL, bucket, "", `    create = "10s"`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBucketGone(t, bucket),
@@ -116,8 +163,8 @@ func TestAccBucket_createTimeoutKeepsBucketTracked(t *testing.T) {
 			{
 				PreConfig: func() {
 					p.release()
-					if p.creates.Load() != 1 {
-						t.Fatalf("CreateBucket answered %d times, want 1", p.creates.Load())
+					if p.hits.Load() != 1 {
+						t.Fatalf("CreateBucket answered %d times, want 1", p.hits.Load())
 					}
 					if err := s3state.FindBucket(context.Background(), testAWS(t).S3, bucket); err != nil {
 						t.Fatalf("the half-configured bucket is not there: %v", err)
@@ -143,7 +190,7 @@ func TestAccBucket_readTimeoutBoundsPlan(t *testing.T) {
 	skipUnlessAcc(t)
 	p := newFaultProxy(t)
 	bucket := randName("fs-rtmo-")
-	cfg := bucketThroughProxy(p.URL, bucket, `    read = "5s"`)
+	cfg := bucketThroughProxy(p.URL, bucket, "", `    read = "5s"`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBucketGone(t, bucket),
@@ -157,6 +204,70 @@ func TestAccBucket_readTimeoutBoundsPlan(t *testing.T) {
 			},
 			{
 				PreConfig: func() { p.set(passThrough) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				Check: func(*terraform.State) error {
+					return s3state.FindBucket(context.Background(), testAWS(t).S3, bucket)
+				},
+			},
+		},
+	})
+}
+
+// timeouts.update bounds an update: with the endpoint frozen at
+// PutBucketTagging, the apply fails at its value naming the call and the
+// endpoint; the bucket keeps its old state (the next plan is the same
+// in-place update, no replacement) and the next apply finishes it.
+func TestAccBucket_updateTimeout(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newFreezeProxy(t)
+	bucket := randName("fs-utmo-")
+	tmo := `    update = "5s"`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: bucketThroughProxy(p.URL, bucket, "", tmo)},
+			{
+				PreConfig:   func() { p.arm(s3Call(http.MethodPut, bucket, "tagging"), false) },
+				Config:      bucketThroughProxy(p.URL, bucket, "changed", tmo),
+				ExpectError: errorRE("Configuring bucket "+bucket+" failed", "s3:PutBucketTagging", "no answer from "+p.URL, "within 5s", "apply again"),
+			},
+			{
+				PreConfig: p.release,
+				Config:    bucketThroughProxy(p.URL, bucket, "changed", tmo),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkBucketHardened(t, bucket, false, map[string]string{"app": "changed"}),
+			},
+		},
+	})
+}
+
+// timeouts.delete bounds a destroy: with the endpoint frozen at
+// DeleteBucket, the destroy fails at its value naming the endpoint, and the
+// bucket stays, in state and in S3 (the next plan is empty).
+func TestAccBucket_deleteTimeoutKeepsBucket(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newFreezeProxy(t)
+	bucket := randName("fs-dtmo-")
+	cfg := bucketThroughProxy(p.URL, bucket, "", `    delete = "5s"`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:   func() { p.arm(s3Call(http.MethodDelete, bucket, ""), false) },
+				Config:      cfg,
+				Destroy:     true,
+				ExpectError: errorRE("Deleting bucket "+bucket+" failed", "no answer from "+p.URL, "within 5s"),
+			},
+			{
+				PreConfig: p.release,
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),

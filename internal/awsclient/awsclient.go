@@ -234,6 +234,14 @@ func New(ctx context.Context, c Config) (*Clients, error) {
 				}
 			}))
 	}
+	// Assume the role now, on first use, so that a role that cannot be
+	// assumed or an unreadable token file fails here naming its block,
+	// not as a credentials error of whichever call comes first.
+	if block, roleARN := c.assumedRole(); block != "" {
+		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+			return nil, fmt.Errorf("%s: assuming role %s failed: %w", block, roleARN, err)
+		}
+	}
 	pathStyle := c.customEndpoint()
 	if c.S3UsePathStyle != nil {
 		pathStyle = *c.S3UsePathStyle
@@ -260,6 +268,18 @@ func New(ctx context.Context, c Config) (*Clients, error) {
 		}
 	}
 	return cl, nil
+}
+
+// assumedRole names the block that assumes a role, and the role; "" when
+// none does.
+func (c Config) assumedRole() (block, roleARN string) {
+	switch {
+	case c.AssumeRole != nil:
+		return "aws.assume_role", c.AssumeRole.RoleARN
+	case c.AssumeRoleWithWebIdentity != nil:
+		return "aws.assume_role_with_web_identity", c.AssumeRoleWithWebIdentity.RoleARN
+	}
+	return "", ""
 }
 
 // checkAccount applies allowed_account_ids / forbidden_account_ids, as

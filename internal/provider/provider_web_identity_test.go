@@ -56,7 +56,7 @@ func TestAccProviderAWS_assumeRoleWithWebIdentity(t *testing.T) {
 }
 
 // A token file that cannot be read stops the provider before any change,
-// naming the file.
+// naming the block and the file.
 func TestAccProviderAWS_webIdentityTokenFileMissing(t *testing.T) {
 	endpoint := needAWSEndpoint(t)
 	missing := filepath.Join(t.TempDir(), "no-such-token")
@@ -71,7 +71,7 @@ func TestAccProviderAWS_webIdentityTokenFileMissing(t *testing.T) {
       role_arn                = "arn:aws:iam::000000000000:role/fs-none"
       web_identity_token_file = %q
     }`, endpoint, missing), bucket),
-			ExpectError: regexp.MustCompile(`(?s)no-such-token`),
+			ExpectError: regexp.MustCompile(`(?s)aws\.assume_role_with_web_identity.*assuming role.*no-such-token`),
 		}},
 	})
 }

@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 )
@@ -11,6 +14,7 @@ import (
 // The data source gives what the deployment resource writes, from the same code.
 func TestFlinkConfiguration_dataSource(t *testing.T) {
 	ds := "data.flinkstate_flink_configuration.c"
+	conf := func(key string) tfjsonpath.Path { return tfjsonPath("configuration").AtMapKey(key) }
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
@@ -26,19 +30,19 @@ data "flinkstate_flink_configuration" "c" {
   }
   flink_configuration = { "metrics.reporters" = "prom" }
 }`,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(ds, "operator_flink_version", "v2_2"),
-				resource.TestCheckResourceAttr(ds, "s3_plugin_jar", "flink-s3-fs-hadoop-2.2.1.jar"),
-				resource.TestCheckResourceAttr(ds, "credentials_provider", flinkconf.PodIdentityCredentialsProvider),
-				resource.TestCheckResourceAttr(ds, "configuration.execution.checkpointing.dir", "s3://acme-flink-state/flink/orders/checkpoints"),
-				resource.TestCheckResourceAttr(ds, "configuration.high-availability.storageDir", "s3://acme-flink-state/flink/orders/ha"),
-				resource.TestCheckResourceAttr(ds, "configuration.high-availability.type", flinkconf.KubernetesHAFactory),
-				resource.TestCheckResourceAttr(ds, "configuration.taskmanager.numberOfTaskSlots", "2"),
-				resource.TestCheckResourceAttr(ds, "configuration.metrics.reporters", "prom"),
-				resource.TestMatchResourceAttr(ds, "pod_template_yaml", regexpMust(`fsGroup: 9999`)),
-				resource.TestMatchResourceAttr(ds, "pod_template_yaml", regexpMust(`value: flink-s3-fs-hadoop-2\.2\.1\.jar`)),
-				resource.TestMatchResourceAttr(ds, "pod_template_yaml", regexpMust(`mountPath: /opt/flink/state`)),
-			),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonPath("operator_flink_version"), knownvalue.StringExact("v2_2")),
+				statecheck.ExpectKnownValue(ds, tfjsonPath("s3_plugin_jar"), knownvalue.StringExact("flink-s3-fs-hadoop-2.2.1.jar")),
+				statecheck.ExpectKnownValue(ds, tfjsonPath("credentials_provider"), knownvalue.StringExact(flinkconf.PodIdentityCredentialsProvider)),
+				statecheck.ExpectKnownValue(ds, conf("execution.checkpointing.dir"), knownvalue.StringExact("s3://acme-flink-state/flink/orders/checkpoints")),
+				statecheck.ExpectKnownValue(ds, conf("high-availability.storageDir"), knownvalue.StringExact("s3://acme-flink-state/flink/orders/ha")),
+				statecheck.ExpectKnownValue(ds, conf("high-availability.type"), knownvalue.StringExact(flinkconf.KubernetesHAFactory)),
+				statecheck.ExpectKnownValue(ds, conf("taskmanager.numberOfTaskSlots"), knownvalue.StringExact("2")),
+				statecheck.ExpectKnownValue(ds, conf("metrics.reporters"), knownvalue.StringExact("prom")),
+				statecheck.ExpectKnownValue(ds, tfjsonPath("pod_template_yaml"), knownvalue.StringRegexp(regexpMust(`fsGroup: 9999`))),
+				statecheck.ExpectKnownValue(ds, tfjsonPath("pod_template_yaml"), knownvalue.StringRegexp(regexpMust(`value: flink-s3-fs-hadoop-2\.2\.1\.jar`))),
+				statecheck.ExpectKnownValue(ds, tfjsonPath("pod_template_yaml"), knownvalue.StringRegexp(regexpMust(`mountPath: /opt/flink/state`))),
+			},
 		}},
 	})
 	resource.UnitTest(t, resource.TestCase{

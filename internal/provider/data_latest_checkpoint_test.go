@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 )
@@ -76,8 +78,9 @@ func TestAccLatestCheckpoint(t *testing.T) {
 	}
 	c := append(chkKeys("flink/big/checkpoints", jobC, cIDs, true), chkKeys("flink/big/checkpoints", jobC, cOpen, false)...)
 	bucket := testCheckpointBucket(t, append(a, c...), b)
+	lc := func(name string) string { return "data.flinkstate_latest_checkpoint." + name }
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
@@ -103,24 +106,24 @@ data "flinkstate_latest_checkpoint" "unknown_job" {
   job_id   = "dddddddddddddddddddddddddddddddd"
 }
 `, bucket, jobA),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.any_job", "found", "true"),
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.any_job", "job_id", jobB),
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.any_job", "checkpoint_id", "3"),
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.any_job", "path", "s3://"+bucket+"/"+dir+"/"+jobB+"/chk-3"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(lc("any_job"), tfjsonPath("found"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(lc("any_job"), tfjsonPath("job_id"), knownvalue.StringExact(jobB)),
+				statecheck.ExpectKnownValue(lc("any_job"), tfjsonPath("checkpoint_id"), knownvalue.Int64Exact(3)),
+				statecheck.ExpectKnownValue(lc("any_job"), tfjsonPath("path"), knownvalue.StringExact("s3://"+bucket+"/"+dir+"/"+jobB+"/chk-3")),
 
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.job_a", "checkpoint_id", "10"),
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.job_a", "path", "s3://"+bucket+"/"+dir+"/"+jobA+"/chk-10"),
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.job_a", "metadata_path", "s3://"+bucket+"/"+dir+"/"+jobA+"/chk-10/_metadata"),
-				resource.TestMatchResourceAttr("data.flinkstate_latest_checkpoint.job_a", "last_modified", regexpMust(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)),
+				statecheck.ExpectKnownValue(lc("job_a"), tfjsonPath("checkpoint_id"), knownvalue.Int64Exact(10)),
+				statecheck.ExpectKnownValue(lc("job_a"), tfjsonPath("path"), knownvalue.StringExact("s3://"+bucket+"/"+dir+"/"+jobA+"/chk-10")),
+				statecheck.ExpectKnownValue(lc("job_a"), tfjsonPath("metadata_path"), knownvalue.StringExact("s3://"+bucket+"/"+dir+"/"+jobA+"/chk-10/_metadata")),
+				statecheck.ExpectKnownValue(lc("job_a"), tfjsonPath("last_modified"), knownvalue.StringRegexp(regexpMust(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`))),
 
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.many", "checkpoint_id", "999"),
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.many", "job_id", jobC),
+				statecheck.ExpectKnownValue(lc("many"), tfjsonPath("checkpoint_id"), knownvalue.Int64Exact(999)),
+				statecheck.ExpectKnownValue(lc("many"), tfjsonPath("job_id"), knownvalue.StringExact(jobC)),
 
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.empty", "found", "false"),
-				resource.TestCheckNoResourceAttr("data.flinkstate_latest_checkpoint.empty", "path"),
-				resource.TestCheckResourceAttr("data.flinkstate_latest_checkpoint.unknown_job", "found", "false"),
-			),
+				statecheck.ExpectKnownValue(lc("empty"), tfjsonPath("found"), knownvalue.Bool(false)),
+				statecheck.ExpectKnownValue(lc("empty"), tfjsonPath("path"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(lc("unknown_job"), tfjsonPath("found"), knownvalue.Bool(false)),
+			},
 		}},
 	})
 }
@@ -128,7 +131,7 @@ data "flinkstate_latest_checkpoint" "unknown_job" {
 func TestAccLatestCheckpoint_require(t *testing.T) {
 	skipUnlessAcc(t)
 	bucket := testCheckpointBucket(t, chkKeys("flink/orders/checkpoints", jobA, []int{1}, false))
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`

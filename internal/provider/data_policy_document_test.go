@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
@@ -25,10 +28,10 @@ data "flinkstate_policy_document" "p" {
   state_store_ids = ["acme-flink-state/flink/orders"]
   kms_key_arns    = ["arn:aws:kms:eu-west-1:123456789012:key/k1"]
 }`,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("data.flinkstate_policy_document.p", "json", want.JSON()),
-					resource.TestCheckResourceAttr("data.flinkstate_policy_document.p", "size", fmt.Sprint(iampolicy.Size(want.JSON()))),
-				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("data.flinkstate_policy_document.p", tfjsonPath("json"), knownvalue.StringExact(want.JSON())),
+					statecheck.ExpectKnownValue("data.flinkstate_policy_document.p", tfjsonPath("size"), knownvalue.Int64Exact(int64(iampolicy.Size(want.JSON())))),
+				},
 			},
 		},
 	})
@@ -50,7 +53,7 @@ func TestAccPolicyDocument_sameAsRole(t *testing.T) {
 	skipUnlessAcc(t)
 	oidc := testOIDCProvider(t)
 	name := randName("flink-doc-")
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
@@ -71,7 +74,10 @@ resource "flinkstate_iam_role" "r" {
     service_account   = "flink"
   }
 }`, name, oidc),
-			Check: resource.TestCheckResourceAttrPair("data.flinkstate_policy_document.p", "json", "flinkstate_iam_role.r", "policy_json"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.CompareValuePairs("data.flinkstate_policy_document.p", tfjsonPath("json"),
+					"flinkstate_iam_role.r", tfjsonPath("policy_json"), compare.ValuesSame()),
+			},
 		}},
 	})
 }

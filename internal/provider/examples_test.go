@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -53,8 +54,8 @@ func TestAccExample_resourceBucket(t *testing.T) {
 			Config: example(t, "resources/flinkstate_bucket/resource.tf", `"acme-flink-state"`, fmt.Sprintf("%q", bucket)),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("flinkstate_bucket.state", tfjsonPath("versioning"), knownvalue.Bool(true)),
+				expectBucketHardened(t, bucket, true, map[string]string{"team": "data-platform"}),
 			},
-			Check: checkBucketHardened(t, bucket, true, map[string]string{"team": "data-platform"}),
 		}},
 	})
 }
@@ -80,7 +81,9 @@ func TestAccExample_resourceServiceAccount(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: example(t, "resources/flinkstate_service_account/resource.tf", `"data-processing"`, fmt.Sprintf("%q", ns)),
-			Check:  checkServiceAccount(t, ns, "arn:aws:iam::123456789012:role/flink-orders", "Role", "flink"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectServiceAccount(t, ns, "arn:aws:iam::123456789012:role/flink-orders", "Role", "flink"),
+			},
 		}},
 	})
 }
@@ -127,8 +130,9 @@ func TestAccExample_resourcePodIdentityAssociation(t *testing.T) {
 			Config: iamRoleExample(t, suffix) + example(t, "resources/flinkstate_pod_identity_association/resource.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("flinkstate_pod_identity_association.payments", tfjsonPath("service_account"), knownvalue.StringExact("flink-payments")),
+				statecheck.CompareValuePairs("flinkstate_pod_identity_association.payments", tfjsonPath("role_arn"),
+					"flinkstate_iam_role.payments", tfjsonPath("arn"), compare.ValuesSame()),
 			},
-			Check: resource.TestCheckResourceAttrPair("flinkstate_pod_identity_association.payments", "role_arn", "flinkstate_iam_role.payments", "arn"),
 		}},
 	})
 }
@@ -197,7 +201,10 @@ func TestExample_dataSourcePolicyDocument(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: cfg[:cut],
-			Check:  resource.TestMatchResourceAttr("data.flinkstate_policy_document.orders", "json", regexpMust(`arn:aws:s3:::acme-flink-state/flink/orders/\*`)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.flinkstate_policy_document.orders", tfjsonPath("json"),
+					knownvalue.StringRegexp(regexpMust(`arn:aws:s3:::acme-flink-state/flink/orders/\*`))),
+			},
 		}},
 	})
 }
@@ -234,7 +241,10 @@ resource "flinkstate_snapshot" "sp" {
 			{Config: fmt.Sprintf(snap, ns)},
 			{
 				Config: fmt.Sprintf(snap, ns) + example(t, "data-sources/flinkstate_latest_savepoint/data-source.tf", `"data-processing"`, fmt.Sprintf("%q", ns)),
-				Check:  resource.TestCheckResourceAttrPair("data.flinkstate_latest_savepoint.orders", "path", "flinkstate_snapshot.sp", "path"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.CompareValuePairs("data.flinkstate_latest_savepoint.orders", tfjsonPath("path"),
+						"flinkstate_snapshot.sp", tfjsonPath("path"), compare.ValuesSame()),
+				},
 			},
 		},
 	})

@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -87,3 +89,30 @@ func errorRE(parts ...string) *regexp.Regexp {
 func tfjsonPath(attr string) tfjsonpath.Path { return tfjsonpath.New(attr) }
 func knownString(s string) knownvalue.Check  { return knownvalue.StringExact(s) }
 func regexpMust(expr string) *regexp.Regexp  { return regexp.MustCompile(expr) }
+
+// apiCheck is a state check that asks the real API (S3, IAM, EKS, the API
+// server) rather than terraform's state: the ConfigStateChecks form of the
+// checks that prove what the provider wrote.
+type apiCheck func() error
+
+func (c apiCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	if err := c(); err != nil {
+		resp.Error = err
+	}
+}
+
+// expectAPI checks the real API after the step's apply. State checks run
+// in order, so it may use values a recordAttr before it took from the state.
+func expectAPI(check func() error) statecheck.StateCheck { return apiCheck(check) }
+
+// recordAttr copies a string attribute out of the state into *dst (for a
+// later check, step or import ID); an empty value fails the check.
+func recordAttr(addr, attr string, dst *string) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), knownvalue.StringFunc(func(v string) error {
+		*dst = v
+		if v == "" {
+			return fmt.Errorf("%s.%s is empty", addr, attr)
+		}
+		return nil
+	}))
+}

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -104,7 +106,7 @@ resource "flinkstate_service_account" "sa" {
 	if os.Getenv("AWS_ENDPOINT_URL") == "" {
 		t.Skip("needs an AWS endpoint (test bed or FLINKSTATE_TEST_AWS_ENDPOINT)")
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			if _, err := testAWS(t).S3.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(bucket)}); !isNotFound(err) {
@@ -117,17 +119,17 @@ resource "flinkstate_service_account" "sa" {
 		},
 		Steps: []resource.TestStep{{
 			Config: cfg,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("flinkstate_bucket.state", "id", bucket),
-				resource.TestCheckResourceAttr("flinkstate_service_account.sa", "id", ns+"/flink-hcl"),
-				func(*terraform.State) error {
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("flinkstate_bucket.state", tfjsonPath("id"), knownvalue.StringExact(bucket)),
+				statecheck.ExpectKnownValue("flinkstate_service_account.sa", tfjsonPath("id"), knownvalue.StringExact(ns+"/flink-hcl")),
+				expectAPI(func() error {
 					if _, err := testAWS(t).S3.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err != nil {
 						return fmt.Errorf("bucket not in the emulator: %v", err)
 					}
 					_, err := testTyped(t).CoreV1().ServiceAccounts(ns).Get(context.Background(), "flink-hcl", metav1.GetOptions{})
 					return err
-				},
-			),
+				}),
+			},
 		}},
 	})
 }
@@ -202,7 +204,7 @@ resource "flinkstate_snapshot" "before_upgrade" {
   triggers        = { image = flinkstate_deployment.orders.image }
 }
 `
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -12,7 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
@@ -27,9 +29,9 @@ resource "flinkstate_bucket" "test" {
 `, name, extra)
 }
 
-// checkBucketHardened reads the bucket's settings from S3 itself.
-func checkBucketHardened(t *testing.T, name string, wantVersioning bool, wantTags map[string]string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+// expectBucketHardened reads the bucket's settings from S3 itself.
+func expectBucketHardened(t *testing.T, name string, wantVersioning bool, wantTags map[string]string) statecheck.StateCheck {
+	return expectAPI(func() error {
 		ctx, c := context.Background(), testAWS(t).S3
 		b := aws.String(name)
 		pab, err := c.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: b})
@@ -95,7 +97,7 @@ func checkBucketHardened(t *testing.T, name string, wantVersioning bool, wantTag
 			return fmt.Errorf("tags %v, want %v", got, wantTags)
 		}
 		return nil
-	}
+	})
 }
 
 func checkBucketGone(t *testing.T, name string) resource.TestCheckFunc {
@@ -108,88 +110,159 @@ func checkBucketGone(t *testing.T, name string) resource.TestCheckFunc {
 	}
 }
 
-func TestAccBucket_lifecycle(t *testing.T) {
+const bucketAddr = "flinkstate_bucket.test"
+
+// The configuration the update, drift and destroy tests start from:
+// versioning on (so the noncurrent-version rule is checked too).
+const bucketVersioned = `  tags = { team = "streaming" }
+  versioning = true`
+
+func bucketPlanAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(bucketAddr, action)}}
+}
+
+func TestAccBucket_basic(t *testing.T) {
 	skipUnlessAcc(t)
 	name := randName("fs-bucket-")
-	ctx := context.Background()
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, name),
+		Steps: []resource.TestStep{{
+			Config: bucketConfig(name, `  tags = { team = "data" }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(bucketAddr, tfjsonPath("id"), knownvalue.StringExact(name)),
+				statecheck.ExpectKnownValue(bucketAddr, tfjsonPath("arn"), knownvalue.StringExact("arn:aws:s3:::"+name)),
+				statecheck.ExpectKnownValue(bucketAddr, tfjsonPath("enforce_tls"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(bucketAddr, tfjsonPath("abort_incomplete_multipart_days"), knownvalue.Int64Exact(1)),
+				statecheck.ExpectKnownValue(bucketAddr, tfjsonPath("force_destroy"), knownvalue.Bool(false)),
+				expectBucketHardened(t, name, false, map[string]string{"team": "data"}),
+			},
+		}},
+	})
+}
+
+func TestAccBucket_import(t *testing.T) {
+	skipUnlessAcc(t)
+	name := randName("fs-bucket-")
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBucketGone(t, name),
 		Steps: []resource.TestStep{
+			{Config: bucketConfig(name, `  tags = { team = "data" }`)},
 			{
-				Config: bucketConfig(name, `  tags = { team = "data" }`),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_bucket.test", "id", name),
-					resource.TestCheckResourceAttr("flinkstate_bucket.test", "arn", "arn:aws:s3:::"+name),
-					resource.TestCheckResourceAttr("flinkstate_bucket.test", "enforce_tls", "true"),
-					resource.TestCheckResourceAttr("flinkstate_bucket.test", "abort_incomplete_multipart_days", "1"),
-					resource.TestCheckResourceAttr("flinkstate_bucket.test", "force_destroy", "false"),
-					checkBucketHardened(t, name, false, map[string]string{"team": "data"}),
-				),
-			},
-			{
-				ResourceName:            "flinkstate_bucket.test",
+				ResourceName:            bucketAddr,
 				ImportState:             true,
 				ImportStateId:           name,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"force_destroy"},
 			},
+		},
+	})
+}
+
+// Versioning on and tags changed: in place.
+func TestAccBucket_update(t *testing.T) {
+	skipUnlessAcc(t)
+	name := randName("fs-bucket-")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: bucketConfig(name, `  tags = { team = "data" }`)},
 			{
-				// In-place update: versioning on, tags changed.
-				Config: bucketConfig(name, `  tags = { team = "streaming" }
-  versioning = true`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
+				Config:            bucketConfig(name, bucketVersioned),
+				ConfigPlanChecks:  bucketPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectBucketHardened(t, name, true, map[string]string{"team": "streaming"})},
 			},
+		},
+	})
+}
+
+// The TLS policy deleted out of band is planned back and restored.
+func TestAccBucket_driftPolicyDeleted(t *testing.T) {
+	skipUnlessAcc(t)
+	name := randName("fs-bucket-")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: bucketConfig(name, bucketVersioned)},
 			{
-				// Drift: the TLS policy deleted out of band is planned back and restored.
 				PreConfig: func() {
-					if _, err := testAWS(t).S3.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String(name)}); err != nil {
+					if _, err := testAWS(t).S3.DeleteBucketPolicy(context.Background(), &s3.DeleteBucketPolicyInput{Bucket: aws.String(name)}); err != nil {
 						t.Fatalf("deleting policy out of band: %v", err)
 					}
 				},
-				Config: bucketConfig(name, `  tags = { team = "streaming" }
-  versioning = true`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
+				Config:            bucketConfig(name, bucketVersioned),
+				ConfigPlanChecks:  bucketPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectBucketHardened(t, name, true, map[string]string{"team": "streaming"})},
 			},
+		},
+	})
+}
+
+// Block Public Access turned off out of band: planned back and restored.
+func TestAccBucket_driftPublicAccessBlockDeleted(t *testing.T) {
+	skipUnlessAcc(t)
+	name := randName("fs-bucket-")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: bucketConfig(name, bucketVersioned)},
 			{
-				// Block Public Access turned off out of band: planned back and restored.
 				PreConfig: func() {
-					if _, err := testAWS(t).S3.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: aws.String(name)}); err != nil {
+					if _, err := testAWS(t).S3.DeletePublicAccessBlock(context.Background(), &s3.DeletePublicAccessBlockInput{Bucket: aws.String(name)}); err != nil {
 						t.Fatalf("deleting the public access block out of band: %v", err)
 					}
 				},
-				Config: bucketConfig(name, `  tags = { team = "streaming" }
-  versioning = true`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_bucket.test", "public_access_blocked", "true"),
-					checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
-				),
+				Config:           bucketConfig(name, bucketVersioned),
+				ConfigPlanChecks: bucketPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bucketAddr, tfjsonPath("public_access_blocked"), knownvalue.Bool(true)),
+					expectBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
+				},
 			},
+		},
+	})
+}
+
+// Deleted out of band: the next plan creates it again, hardened.
+func TestAccBucket_disappears(t *testing.T) {
+	skipUnlessAcc(t)
+	name := randName("fs-bucket-")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: bucketConfig(name, bucketVersioned)},
 			{
-				// Deleted out of band: the next plan creates it again.
 				PreConfig: func() {
-					if _, err := testAWS(t).S3.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil {
+					if _, err := testAWS(t).S3.DeleteBucket(context.Background(), &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil {
 						t.Fatalf("deleting bucket out of band: %v", err)
 					}
 				},
-				Config: bucketConfig(name, `  tags = { team = "streaming" }
-  versioning = true`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionCreate),
-				}},
-				Check: checkBucketHardened(t, name, true, map[string]string{"team": "streaming"}),
+				Config:            bucketConfig(name, bucketVersioned),
+				ConfigPlanChecks:  bucketPlanAction(plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectBucketHardened(t, name, true, map[string]string{"team": "streaming"})},
 			},
+		},
+	})
+}
+
+// Not empty and no force_destroy: destroy refuses, deletes nothing, says
+// what it found; force_destroy = true is then an in-place change, and the
+// final destroy empties and deletes the (versioned) bucket.
+func TestAccBucket_destroyRefusedWhenNotEmpty(t *testing.T) {
+	skipUnlessAcc(t)
+	name := randName("fs-bucket-")
+	ctx := context.Background()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, name),
+		Steps: []resource.TestStep{
+			{Config: bucketConfig(name, bucketVersioned)},
 			{
-				// Not empty and no force_destroy: destroy refuses, deletes nothing, says what it found.
 				PreConfig: func() {
 					for _, k := range []string{"flink/orders/checkpoints/job/chk-1/_metadata", "flink/orders/checkpoints/job/shared/f1"} {
 						if _, err := testAWS(t).S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(name), Key: aws.String(k), Body: strings.NewReader("x")}); err != nil {
@@ -197,30 +270,23 @@ func TestAccBucket_lifecycle(t *testing.T) {
 						}
 					}
 				},
-				Config: bucketConfig(name, `  tags = { team = "streaming" }
-  versioning = true`),
+				Config:      bucketConfig(name, bucketVersioned),
 				Destroy:     true,
 				ExpectError: errorRE("Bucket is not empty", "holds 2 objects", "Nothing was deleted", "force_destroy = true"),
 			},
 			{
-				Config: bucketConfig(name, `  tags = { team = "streaming" }
-  versioning = true`),
-				Check: func(*terraform.State) error {
+				Config: bucketConfig(name, bucketVersioned),
+				ConfigStateChecks: []statecheck.StateCheck{expectAPI(func() error {
 					n, _, err := s3state.Contents(ctx, testAWS(t).S3, name, "", 1000)
 					if err != nil || n != 2 {
 						return fmt.Errorf("after the refused destroy the bucket holds %d objects (%v), want the 2 it had", n, err)
 					}
 					return nil
-				},
+				})},
 			},
 			{
-				// force_destroy = true is an in-place change; the final destroy then empties and deletes the bucket.
-				Config: bucketConfig(name, `  tags = { team = "streaming" }
-  versioning = true
-  force_destroy = true`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
-				}},
+				Config:           bucketConfig(name, bucketVersioned+"\n  force_destroy = true"),
+				ConfigPlanChecks: bucketPlanAction(plancheck.ResourceActionUpdate),
 			},
 		},
 	})
@@ -260,8 +326,8 @@ func TestAccBucket_kms(t *testing.T) {
 	}
 	keyARN := aws.ToString(key.KeyMetadata.Arn)
 	name := randName("fs-kms-")
-	checkEncryption := func(wantKMS bool) resource.TestCheckFunc {
-		return func(*terraform.State) error {
+	expectEncryption := func(wantKMS bool) statecheck.StateCheck {
+		return expectAPI(func() error {
 			enc, err := testAWS(t).S3.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: aws.String(name)})
 			if err != nil {
 				return err
@@ -275,22 +341,23 @@ func TestAccBucket_kms(t *testing.T) {
 				return fmt.Errorf("want SSE-S3 (AES256), got %s", d.SSEAlgorithm)
 			}
 			return nil
-		}
+		})
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBucketGone(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: bucketConfig(name, fmt.Sprintf("  kms_key_arn = %q", keyARN)),
-				Check:  resource.ComposeAggregateTestCheckFunc(checkEncryption(true), resource.TestCheckResourceAttr("flinkstate_bucket.test", "kms_key_arn", keyARN)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectEncryption(true),
+					statecheck.ExpectKnownValue(bucketAddr, tfjsonPath("kms_key_arn"), knownvalue.StringExact(keyARN)),
+				},
 			},
 			{
-				Config: bucketConfig(name, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_bucket.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkEncryption(false),
+				Config:            bucketConfig(name, ""),
+				ConfigPlanChecks:  bucketPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectEncryption(false)},
 			},
 		},
 	})

@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,9 +62,9 @@ func getDeployment(t *testing.T, ns, name string) (*unstructured.Unstructured, e
 	return testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
 }
 
-// checkLiveDeployment reads the object from the API server.
-func checkLiveDeployment(t *testing.T, ns, image string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+// expectLiveDeployment reads the object from the API server.
+func expectLiveDeployment(t *testing.T, ns, image string) statecheck.StateCheck {
+	return expectAPI(func() error {
 		obj, err := getDeployment(t, ns, "orders")
 		if err != nil {
 			return err
@@ -100,101 +103,167 @@ func checkLiveDeployment(t *testing.T, ns, image string) resource.TestCheckFunc 
 			}
 		}
 		return fmt.Errorf("not written by server-side apply with field manager %s", kube.FieldManager)
+	})
+}
+
+const waitRunning = `  wait_for = "running"`
+
+func checkDeploymentGone(t *testing.T, ns string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, err := getDeployment(t, ns, "orders"); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("FlinkDeployment still exists after destroy (%v)", err)
+		}
+		return nil
 	}
 }
 
-func TestAccDeployment_lifecycle(t *testing.T) {
+func deploymentPlanAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(depAddr, action)}}
+}
+
+// patchDeployment changes the FlinkDeployment as kubectl edit would.
+func patchDeployment(t *testing.T, ns, patch string) {
+	t.Helper()
+	if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Patch(context.Background(), "orders", ktypes.MergePatchType, []byte(patch),
+		metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatalf("patching out of band: %v", err)
+	}
+}
+
+func TestAccDeployment_basic(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	startOperator(t, ns)
-	ctx := context.Background()
-	wait := `  wait_for = "running"`
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if _, err := getDeployment(t, ns, "orders"); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("FlinkDeployment still exists after destroy (%v)", err)
-			}
-			return nil
-		},
+		CheckDestroy:             checkDeploymentGone(t, ns),
 		Steps: []resource.TestStep{
 			{
-				Config: deploymentConfig(ns, "flink:2.2.1-java17", wait),
+				Config: deploymentConfig(ns, "flink:2.2.1-java17", waitRunning),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue("flinkstate_deployment.orders", tfjsonPath("effective_flink_configuration").AtMapKey("execution.checkpointing.dir"),
+					plancheck.ExpectKnownValue(depAddr, tfjsonPath("effective_flink_configuration").AtMapKey("execution.checkpointing.dir"),
 						knownString("s3://acme-flink-state/flink/orders/checkpoints")),
 				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
-					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "lifecycle_state", "STABLE"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("job_state"), knownvalue.StringExact("RUNNING")),
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("lifecycle_state"), knownvalue.StringExact("STABLE")),
 					// A JobID the operator generated (ApplicationReconciler.setJobIdIfNecessary).
-					resource.TestMatchResourceAttr("flinkstate_deployment.orders", "job_id", regexpMust(`^[0-9a-f]{32}$`)),
-					checkLiveDeployment(t, ns, "flink:2.2.1-java17"),
-				),
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("job_id"), knownvalue.StringRegexp(regexpMust(`^[0-9a-f]{32}$`))),
+					expectLiveDeployment(t, ns, "flink:2.2.1-java17"),
+				},
 			},
 			{
 				// The operator's status, finalizer, label and annotation are there: nothing to change.
-				Config:   deploymentConfig(ns, "flink:2.2.1-java17", wait),
+				Config:   deploymentConfig(ns, "flink:2.2.1-java17", waitRunning),
 				PlanOnly: true,
 			},
+		},
+	})
+}
+
+func TestAccDeployment_import(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: deploymentConfig(ns, "flink:2.2.1-java17", waitRunning)},
 			{
-				ResourceName:            "flinkstate_deployment.orders",
+				ResourceName:            depAddr,
 				ImportState:             true,
 				ImportStateId:           ns + "/orders",
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"wait_for", "timeouts"},
 			},
+		},
+	})
+}
+
+// A new image: updated in place.
+func TestAccDeployment_update(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: deploymentConfig(ns, "flink:2.2.1-java17", waitRunning)},
 			{
-				// A new image: updated in place.
-				Config: deploymentConfig(ns, "flink:2.2.1-java21", wait),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
+				Config:            deploymentConfig(ns, "flink:2.2.1-java21", waitRunning),
+				ConfigPlanChecks:  deploymentPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectLiveDeployment(t, ns, "flink:2.2.1-java21")},
 			},
+		},
+	})
+}
+
+// Someone changes a managed key out of band: planned back.
+func TestAccDeployment_driftManagedKey(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: deploymentConfig(ns, "flink:2.2.1-java17", waitRunning)},
 			{
-				// Someone changes a managed key out of band: planned back.
 				PreConfig: func() {
-					patch := []byte(`{"spec":{"flinkConfiguration":{"execution.checkpointing.interval":"5 min"}}}`)
-					if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Patch(ctx, "orders", ktypes.MergePatchType, patch,
-						metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
-						t.Fatalf("patching out of band: %v", err)
-					}
+					patchDeployment(t, ns, `{"spec":{"flinkConfiguration":{"execution.checkpointing.interval":"5 min"}}}`)
 				},
-				Config: deploymentConfig(ns, "flink:2.2.1-java21", wait),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
+				Config:            deploymentConfig(ns, "flink:2.2.1-java17", waitRunning),
+				ConfigPlanChecks:  deploymentPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectLiveDeployment(t, ns, "flink:2.2.1-java17")},
 			},
+		},
+	})
+}
+
+// Someone removes the S3 plugin from the pod template: planned back.
+func TestAccDeployment_driftPodTemplate(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: deploymentConfig(ns, "flink:2.2.1-java17", waitRunning)},
 			{
-				// Someone removes the S3 plugin from the pod template: planned back.
 				PreConfig: func() {
 					// A merge patch replaces the container list: the plugin env var and the volume mount are gone.
-					patch := []byte(`{"spec":{"podTemplate":{"spec":{"containers":[{"name":"flink-main-container"}]}}}}`)
-					if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Patch(ctx, "orders", ktypes.MergePatchType, patch,
-						metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
-						t.Fatalf("patching out of band: %v", err)
-					}
+					patchDeployment(t, ns, `{"spec":{"podTemplate":{"spec":{"containers":[{"name":"flink-main-container"}]}}}}`)
 				},
-				Config: deploymentConfig(ns, "flink:2.2.1-java21", wait),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
+				Config:            deploymentConfig(ns, "flink:2.2.1-java17", waitRunning),
+				ConfigPlanChecks:  deploymentPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectLiveDeployment(t, ns, "flink:2.2.1-java17")},
 			},
+		},
+	})
+}
+
+// Deleted out of band (the operator lets go): planned as a create.
+func TestAccDeployment_disappears(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: deploymentConfig(ns, "flink:2.2.1-java17", waitRunning)},
 			{
-				// Deleted out of band (the operator lets go): planned as a create.
 				PreConfig: func() {
-					if err := kube.DeleteAndWait(ctx, testKube(t).Dynamic, kube.FlinkDeploymentGVR, ns, "orders", 30*time.Second); err != nil {
+					if err := kube.DeleteAndWait(context.Background(), testKube(t).Dynamic, kube.FlinkDeploymentGVR, ns, "orders", 30*time.Second); err != nil {
 						t.Fatalf("deleting out of band: %v", err)
 					}
 				},
-				Config: deploymentConfig(ns, "flink:2.2.1-java21", wait),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionCreate),
-				}},
-				Check: checkLiveDeployment(t, ns, "flink:2.2.1-java21"),
+				Config:            deploymentConfig(ns, "flink:2.2.1-java17", waitRunning),
+				ConfigPlanChecks:  deploymentPlanAction(plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectLiveDeployment(t, ns, "flink:2.2.1-java17")},
 			},
 		},
 	})
@@ -204,7 +273,7 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 func TestAccDeployment_crdValidationError(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "none"
@@ -274,28 +343,24 @@ func TestAccDeployment_statusChangesOnUpdate(t *testing.T) {
 	savepointMode := func(image string) string {
 		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"`), `upgrade_mode = "last-state"`, `upgrade_mode = "savepoint"`, 1)
 	}
-	var firstJob string
-	resource.Test(t, resource.TestCase{
+	jobIDChanges := statecheck.CompareValue(compare.ValuesDiffer())
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: savepointMode("flink:2.2.1-java17"),
-				Check: func(s *terraform.State) error {
-					firstJob = s.RootModule().Resources["flinkstate_deployment.orders"].Primary.Attributes["job_id"]
-					return nil
+				ConfigStateChecks: []statecheck.StateCheck{
+					jobIDChanges.AddStateValue(depAddr, tfjsonPath("job_id")),
 				},
 			},
 			{
+				// A new JobID after a savepoint upgrade (and not an empty one).
 				Config: savepointMode("flink:2.2.1-java21"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_deployment.orders", "job_state", "RUNNING"),
-					func(s *terraform.State) error {
-						if got := s.RootModule().Resources["flinkstate_deployment.orders"].Primary.Attributes["job_id"]; got == firstJob || got == "" {
-							return fmt.Errorf("job_id %q after a savepoint upgrade, want a new one (was %q)", got, firstJob)
-						}
-						return nil
-					},
-				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("job_state"), knownvalue.StringExact("RUNNING")),
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("job_id"), knownvalue.StringRegexp(regexpMust(`^[0-9a-f]{32}$`))),
+					jobIDChanges.AddStateValue(depAddr, tfjsonPath("job_id")),
+				},
 			},
 		},
 	})

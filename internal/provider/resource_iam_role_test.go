@@ -9,7 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
@@ -47,10 +49,10 @@ resource "flinkstate_iam_role" "test" {
 `, name, stores, identity, extra)
 }
 
-// checkRoleDocuments reads the role's trust and inline policy from IAM and
+// expectRoleDocuments reads the role's trust and inline policy from IAM and
 // compares them with what this project's policy code produces.
-func checkRoleDocuments(t *testing.T, name string, wantTrust iampolicy.Document, wantStores []store.Store) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func expectRoleDocuments(t *testing.T, name string, wantTrust iampolicy.Document, wantStores []store.Store) statecheck.StateCheck {
+	return expectAPI(func() error {
 		ctx, c := context.Background(), testAWS(t).IAM
 		role, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
 		if err != nil {
@@ -68,112 +70,199 @@ func checkRoleDocuments(t *testing.T, name string, wantTrust iampolicy.Document,
 			return fmt.Errorf("inline policy in IAM:\n%s\nwant:\n%s", got, want.JSON())
 		}
 		return nil
-	}
+	})
 }
 
-func TestAccIAMRole_lifecycle(t *testing.T) {
-	skipUnlessAcc(t)
+const roleAddr = "flinkstate_iam_role.test"
+
+// roleFixture is what the role tests share: their own OIDC provider and
+// role name, the two identity blocks and the two store lists.
+type roleFixture struct {
+	name, irsa, podIdentity, oneHCL, twoHCL string
+	irsaTrust, podTrust                     iampolicy.Document
+	one, two                                []store.Store
+}
+
+func newRoleFixture(t *testing.T) roleFixture {
 	oidc := testOIDCProvider(t)
-	name := randName("flink-orders-")
-	ctx := context.Background()
-	irsa := fmt.Sprintf(`  irsa {
+	f := roleFixture{
+		name: randName("flink-orders-"),
+		irsa: fmt.Sprintf(`  irsa {
     oidc_provider_arn = %q
     namespace         = "data-processing"
     service_account   = "flink-orders"
-  }`, oidc)
-	podIdentity := `  pod_identity {
+  }`, oidc),
+		podIdentity: `  pod_identity {
     namespace       = "data-processing"
     service_account = "flink-orders"
     cluster_name    = "prod"
-  }`
-	irsaTrust, _ := iampolicy.IRSATrust(oidc, "data-processing", "flink-orders")
-	one := []store.Store{{Bucket: "acme-flink-state", Prefix: "flink/orders"}}
-	two := append(append([]store.Store{}, one...), store.Store{Bucket: "acme-flink-state", Prefix: "flink/payments"})
-	oneHCL := `["acme-flink-state/flink/orders"]`
-	twoHCL := `["acme-flink-state/flink/orders", "acme-flink-state/flink/payments"]`
+  }`,
+		oneHCL:    `["acme-flink-state/flink/orders"]`,
+		twoHCL:    `["acme-flink-state/flink/orders", "acme-flink-state/flink/payments"]`,
+		irsaTrust: mustIRSATrust(t, oidc, "data-processing", "flink-orders"),
+		podTrust:  iampolicy.PodIdentityTrust("data-processing", "flink-orders", "prod"),
+		one:       []store.Store{{Bucket: "acme-flink-state", Prefix: "flink/orders"}},
+	}
+	f.two = append(append([]store.Store{}, f.one...), store.Store{Bucket: "acme-flink-state", Prefix: "flink/payments"})
+	return f
+}
 
-	resource.Test(t, resource.TestCase{
+func (f roleFixture) checkDestroy(t *testing.T) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, err := testAWS(t).IAM.GetRole(context.Background(), &iam.GetRoleInput{RoleName: aws.String(f.name)}); !isNotFound(err) {
+			return fmt.Errorf("role %s still exists after destroy (%v)", f.name, err)
+		}
+		return nil
+	}
+}
+
+func rolePlanAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(roleAddr, action)}}
+}
+
+func TestAccIAMRole_basic(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newRoleFixture(t)
+	wantPolicy, _ := iampolicy.Permissions("aws", f.one, nil)
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if _, err := testAWS(t).IAM.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)}); !isNotFound(err) {
-				return fmt.Errorf("role %s still exists after destroy (%v)", name, err)
-			}
-			return nil
-		},
-		Steps: []resource.TestStep{
-			{
-				Config: iamRoleConfig(name, irsa, oneHCL, `  tags = { team = "data" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					// The documents are known at plan time.
-					plancheck.ExpectKnownValue("flinkstate_iam_role.test", tfjsonPath("policy_json"), knownString(func() string {
-						d, _ := iampolicy.Permissions("aws", one, nil)
-						return d.JSON()
-					}())),
-					plancheck.ExpectKnownValue("flinkstate_iam_role.test", tfjsonPath("trust_policy_json"), knownString(irsaTrust.JSON())),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_iam_role.test", "id", name),
-					resource.TestMatchResourceAttr("flinkstate_iam_role.test", "arn", regexpMust(`^arn:aws:iam::\d{12}:role/`+name+`$`)),
-					checkRoleDocuments(t, name, irsaTrust, one),
-				),
+		CheckDestroy:             f.checkDestroy(t),
+		Steps: []resource.TestStep{{
+			Config: iamRoleConfig(f.name, f.irsa, f.oneHCL, `  tags = { team = "data" }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				// The documents are known at plan time.
+				plancheck.ExpectKnownValue(roleAddr, tfjsonPath("policy_json"), knownString(wantPolicy.JSON())),
+				plancheck.ExpectKnownValue(roleAddr, tfjsonPath("trust_policy_json"), knownString(f.irsaTrust.JSON())),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(roleAddr, tfjsonPath("id"), knownvalue.StringExact(f.name)),
+				statecheck.ExpectKnownValue(roleAddr, tfjsonPath("arn"), knownvalue.StringRegexp(regexpMust(`^arn:aws:iam::\d{12}:role/`+f.name+`$`))),
+				expectRoleDocuments(t, f.name, f.irsaTrust, f.one),
 			},
+		}},
+	})
+}
+
+func TestAccIAMRole_import(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newRoleFixture(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             f.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{Config: iamRoleConfig(f.name, f.irsa, f.oneHCL, `  tags = { team = "data" }`)},
 			{
-				ResourceName:            "flinkstate_iam_role.test",
+				ResourceName:            roleAddr,
 				ImportState:             true,
-				ImportStateId:           name,
+				ImportStateId:           f.name,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
+		},
+	})
+}
+
+// Import reads a Pod Identity trust back as the pod_identity block.
+func TestAccIAMRole_importPodIdentity(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newRoleFixture(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             f.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{Config: iamRoleConfig(f.name, f.podIdentity, f.twoHCL, `  tags = { team = "streaming" }`)},
 			{
-				// A second store and new tags: in place.
-				Config: iamRoleConfig(name, irsa, twoHCL, `  tags = { team = "streaming" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_iam_role.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkRoleDocuments(t, name, irsaTrust, two),
+				ResourceName:            roleAddr,
+				ImportState:             true,
+				ImportStateId:           f.name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
+		},
+	})
+}
+
+// A second store and new tags: in place.
+func TestAccIAMRole_update(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newRoleFixture(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             f.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{Config: iamRoleConfig(f.name, f.irsa, f.oneHCL, `  tags = { team = "data" }`)},
 			{
-				// The inline policy deleted out of band is planned back.
+				Config:            iamRoleConfig(f.name, f.irsa, f.twoHCL, `  tags = { team = "streaming" }`),
+				ConfigPlanChecks:  rolePlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectRoleDocuments(t, f.name, f.irsaTrust, f.two)},
+			},
+		},
+	})
+}
+
+// From IRSA to Pod Identity: the trust policy changes in place.
+func TestAccIAMRole_updateIdentity(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newRoleFixture(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             f.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{Config: iamRoleConfig(f.name, f.irsa, f.twoHCL, `  tags = { team = "streaming" }`)},
+			{
+				Config:            iamRoleConfig(f.name, f.podIdentity, f.twoHCL, `  tags = { team = "streaming" }`),
+				ConfigPlanChecks:  rolePlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectRoleDocuments(t, f.name, f.podTrust, f.two)},
+			},
+		},
+	})
+}
+
+// The inline policy deleted out of band is planned back.
+func TestAccIAMRole_driftInlinePolicyDeleted(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newRoleFixture(t)
+	cfg := iamRoleConfig(f.name, f.irsa, f.twoHCL, `  tags = { team = "streaming" }`)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             f.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
 				PreConfig: func() {
-					if _, err := testAWS(t).IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)}); err != nil {
+					if _, err := testAWS(t).IAM.DeleteRolePolicy(context.Background(), &iam.DeleteRolePolicyInput{RoleName: aws.String(f.name), PolicyName: aws.String(inlinePolicyName)}); err != nil {
 						t.Fatalf("deleting policy out of band: %v", err)
 					}
 				},
-				Config: iamRoleConfig(name, irsa, twoHCL, `  tags = { team = "streaming" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_iam_role.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkRoleDocuments(t, name, irsaTrust, two),
+				Config:            cfg,
+				ConfigPlanChecks:  rolePlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectRoleDocuments(t, f.name, f.irsaTrust, f.two)},
 			},
+		},
+	})
+}
+
+// Deleted out of band: planned as a create.
+func TestAccIAMRole_disappears(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newRoleFixture(t)
+	cfg := iamRoleConfig(f.name, f.podIdentity, f.twoHCL, `  tags = { team = "streaming" }`)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             f.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{Config: cfg},
 			{
-				// From IRSA to Pod Identity: the trust policy changes in place.
-				Config: iamRoleConfig(name, podIdentity, twoHCL, `  tags = { team = "streaming" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_iam_role.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkRoleDocuments(t, name, iampolicy.PodIdentityTrust("data-processing", "flink-orders", "prod"), two),
-			},
-			{
-				ResourceName:            "flinkstate_iam_role.test",
-				ImportState:             true,
-				ImportStateId:           name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
-			{
-				// Deleted out of band: planned as a create.
 				PreConfig: func() {
-					c := testAWS(t).IAM
-					_, _ = c.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(inlinePolicyName)})
-					if _, err := c.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(name)}); err != nil {
+					ctx, c := context.Background(), testAWS(t).IAM
+					_, _ = c.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(f.name), PolicyName: aws.String(inlinePolicyName)})
+					if _, err := c.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(f.name)}); err != nil {
 						t.Fatalf("deleting role out of band: %v", err)
 					}
 				},
-				Config: iamRoleConfig(name, podIdentity, twoHCL, `  tags = { team = "streaming" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_iam_role.test", plancheck.ResourceActionCreate),
-				}},
-				Check: checkRoleDocuments(t, name, iampolicy.PodIdentityTrust("data-processing", "flink-orders", "prod"), two),
+				Config:            cfg,
+				ConfigPlanChecks:  rolePlanAction(plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectRoleDocuments(t, f.name, f.podTrust, f.two)},
 			},
 		},
 	})
@@ -232,7 +321,7 @@ func TestAccIAMRole_storesFromSameRun(t *testing.T) {
 	bucket := randName("fs-samerun-")
 	name := randName("flink-samerun-")
 	want, _ := iampolicy.Permissions("aws", []store.Store{{Bucket: bucket, Prefix: "flink/orders"}}, nil)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
@@ -282,15 +371,16 @@ resource "flinkstate_iam_role" "late" {
 				plancheck.ExpectKnownValue("flinkstate_iam_role.r", tfjsonPath("policy_json"), knownString(want.JSON())),
 				plancheck.ExpectUnknownValue("flinkstate_iam_role.late", tfjsonPath("policy_json")),
 			}},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				checkRoleDocuments(t, name, mustIRSATrust(t, oidc, "data-processing", "flink"), []store.Store{{Bucket: bucket, Prefix: "flink/orders"}}),
-				checkRoleDocuments(t, name+"-late", mustIRSATrust(t, oidc, "data-processing", "flink-late"), []store.Store{{Bucket: bucket, Prefix: "flink/late"}}),
-			),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectRoleDocuments(t, name, mustIRSATrust(t, oidc, "data-processing", "flink"), []store.Store{{Bucket: bucket, Prefix: "flink/orders"}}),
+				expectRoleDocuments(t, name+"-late", mustIRSATrust(t, oidc, "data-processing", "flink-late"), []store.Store{{Bucket: bucket, Prefix: "flink/late"}}),
+			},
 		}},
 	})
 }
 
 func mustIRSATrust(t *testing.T, oidc, ns, sa string) iampolicy.Document {
+	t.Helper()
 	d, err := iampolicy.IRSATrust(oidc, ns, sa)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
@@ -45,113 +47,188 @@ resource "flinkstate_pod_identity_association" "test" {
 `, cluster, suffix, roleRef, sa)
 }
 
-// On the test bed, EKS Pod Identity calls go to an in-test STAND-IN
-// (eksPodIdentityStandIn): the AWS emulator does not serve them. With
-// FLINKSTATE_TEST_EKS_CLUSTER=<name of a real cluster> the same steps run
-// against the real EKS API (and real IAM, through the usual AWS settings).
-func TestAccPodIdentityAssociation_standInOrRealEKS(t *testing.T) {
-	skipUnlessAcc(t)
-	cluster := os.Getenv("FLINKSTATE_TEST_EKS_CLUSTER")
-	var standIn *eksPodIdentityStandIn
-	if cluster == "" {
-		cluster = "flink-test"
+const piaAddr = "flinkstate_pod_identity_association.test"
+
+// podIdentityTarget is where a Pod Identity test runs. On the test bed, EKS
+// Pod Identity calls go to an in-test STAND-IN (eksPodIdentityStandIn): the
+// AWS emulator does not serve them. With FLINKSTATE_TEST_EKS_CLUSTER=<name
+// of a real cluster> the same tests run against the real EKS API (and real
+// IAM, through the usual AWS settings). The stand-in is reached through the
+// environment (t.Setenv), so these tests run serially.
+type podIdentityTarget struct {
+	cluster, suffix string
+	standIn         *eksPodIdentityStandIn
+	currentID       string // association ID after the last check, for the out-of-band delete and CheckDestroy
+}
+
+func newPodIdentityTarget(t *testing.T) *podIdentityTarget {
+	p := &podIdentityTarget{cluster: os.Getenv("FLINKSTATE_TEST_EKS_CLUSTER"), suffix: randName("")}
+	if p.cluster == "" {
+		p.cluster = "flink-test"
 		var srv *httptest.Server
-		standIn, srv = newEKSStandIn(t, cluster)
+		p.standIn, srv = newEKSStandIn(t, p.cluster)
 		// AWS_ENDPOINT_URL_EKS takes precedence over AWS_ENDPOINT_URL for EKS
 		// only: IAM and S3 stay on the emulator.
 		t.Setenv("AWS_ENDPOINT_URL_EKS", srv.URL)
 	} else {
-		t.Logf("running against the real EKS API, cluster %s", cluster)
+		t.Logf("running against the real EKS API, cluster %s", p.cluster)
 	}
-	suffix := randName("")
-	ctx := context.Background()
-	describe := func(s *terraform.State) (*eks.DescribePodIdentityAssociationOutput, error) {
-		rs := s.RootModule().Resources["flinkstate_pod_identity_association.test"]
-		return testAWS(t).EKS.DescribePodIdentityAssociation(ctx, &eks.DescribePodIdentityAssociationInput{
-			ClusterName: aws.String(cluster), AssociationId: aws.String(rs.Primary.Attributes["association_id"])})
-	}
-	var currentID string // association ID after the last step, for the out-of-band delete and CheckDestroy
-	checkRole := func(roleRes, sa string) resource.TestCheckFunc {
-		return func(s *terraform.State) error {
-			currentID = s.RootModule().Resources["flinkstate_pod_identity_association.test"].Primary.Attributes["association_id"]
-			out, err := describe(s)
+	return p
+}
+
+func (p *podIdentityTarget) config(roleRef, sa string) string {
+	return podIdentityConfig(p.cluster, p.suffix, roleRef, sa)
+}
+
+// expectAssociation records the association's ID and reads it from EKS:
+// the role of roleRes, sa, namespace data-processing.
+func (p *podIdentityTarget) expectAssociation(t *testing.T, roleRes, sa string) []statecheck.StateCheck {
+	var roleARN string
+	return []statecheck.StateCheck{
+		recordAttr(piaAddr, "association_id", &p.currentID),
+		recordAttr(roleRes, "arn", &roleARN),
+		expectAPI(func() error {
+			out, err := testAWS(t).EKS.DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
+				ClusterName: aws.String(p.cluster), AssociationId: aws.String(p.currentID)})
 			if err != nil {
 				return err
 			}
-			want := s.RootModule().Resources[roleRes].Primary.Attributes["arn"]
-			if a := out.Association; aws.ToString(a.RoleArn) != want || aws.ToString(a.ServiceAccount) != sa || aws.ToString(a.Namespace) != "data-processing" {
+			if a := out.Association; aws.ToString(a.RoleArn) != roleARN || aws.ToString(a.ServiceAccount) != sa || aws.ToString(a.Namespace) != "data-processing" {
 				return fmt.Errorf("association in EKS: role %s sa %s ns %s; want role %s sa %s", aws.ToString(a.RoleArn),
-					aws.ToString(a.ServiceAccount), aws.ToString(a.Namespace), want, sa)
+					aws.ToString(a.ServiceAccount), aws.ToString(a.Namespace), roleARN, sa)
 			}
 			return nil
-		}
+		}),
 	}
+}
+
+func (p *podIdentityTarget) checkDestroy(t *testing.T) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if p.currentID == "" {
+			return fmt.Errorf("no association was recorded")
+		}
+		_, err := testAWS(t).EKS.DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
+			ClusterName: aws.String(p.cluster), AssociationId: aws.String(p.currentID)})
+		if !isNotFound(err) {
+			return fmt.Errorf("association %s still exists after destroy (%v)", p.currentID, err)
+		}
+		return nil
+	}
+}
+
+func piaPlanAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(piaAddr, action)}}
+}
+
+func TestAccPodIdentityAssociation_basic(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newPodIdentityTarget(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(s *terraform.State) error {
-			if currentID == "" {
-				return fmt.Errorf("no association was recorded")
-			}
-			_, err := testAWS(t).EKS.DescribePodIdentityAssociation(ctx, &eks.DescribePodIdentityAssociationInput{
-				ClusterName: aws.String(cluster), AssociationId: aws.String(currentID)})
-			if !isNotFound(err) {
-				return fmt.Errorf("association %s still exists after destroy (%v)", currentID, err)
-			}
-			return nil
-		},
+		CheckDestroy:             p.checkDestroy(t),
+		Steps: []resource.TestStep{{
+			Config: p.config("a", "flink-orders"),
+			ConfigStateChecks: append(p.expectAssociation(t, "flinkstate_iam_role.a", "flink-orders"),
+				statecheck.ExpectKnownValue(piaAddr, tfjsonPath("id"), knownvalue.StringRegexp(regexpMust("^"+p.cluster+",.+"))),
+				statecheck.ExpectKnownValue(piaAddr, tfjsonPath("association_arn"), knownvalue.NotNull()),
+				expectAPI(func() error {
+					if p.standIn != nil && p.standIn.Rejected() < 2 {
+						return fmt.Errorf("the stand-in refused the new role %d times, want 2: the propagation retry was not exercised", p.standIn.Rejected())
+					}
+					return nil
+				}),
+			),
+		}},
+	})
+}
+
+func TestAccPodIdentityAssociation_import(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newPodIdentityTarget(t)
+	var id string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             p.checkDestroy(t),
 		Steps: []resource.TestStep{
 			{
-				Config: podIdentityConfig(cluster, suffix, "a", "flink-orders"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkRole("flinkstate_iam_role.a", "flink-orders"),
-					resource.TestMatchResourceAttr("flinkstate_pod_identity_association.test", "id", regexpMust("^"+cluster+",.+")),
-					resource.TestCheckResourceAttrSet("flinkstate_pod_identity_association.test", "association_arn"),
-					func(*terraform.State) error {
-						if standIn != nil && standIn.Rejected() < 2 {
-							return fmt.Errorf("the stand-in refused the new role %d times, want 2: the propagation retry was not exercised", standIn.Rejected())
-						}
-						return nil
-					},
-				),
+				Config:            p.config("a", "flink-orders"),
+				ConfigStateChecks: append(p.expectAssociation(t, "flinkstate_iam_role.a", "flink-orders"), recordAttr(piaAddr, "id", &id)),
 			},
 			{
-				ResourceName: "flinkstate_pod_identity_association.test",
-				ImportState:  true,
-				ImportStateIdFunc: func(s *terraform.State) (string, error) {
-					return s.RootModule().Resources["flinkstate_pod_identity_association.test"].Primary.ID, nil
-				},
+				ResourceName:            piaAddr,
+				ImportState:             true,
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return id, nil },
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
+		},
+	})
+}
+
+// Another role: updated in place.
+func TestAccPodIdentityAssociation_update(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newPodIdentityTarget(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             p.checkDestroy(t),
+		Steps: []resource.TestStep{
 			{
-				// Another role: updated in place.
-				Config: podIdentityConfig(cluster, suffix, "b", "flink-orders"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_pod_identity_association.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkRole("flinkstate_iam_role.b", "flink-orders"),
+				Config:            p.config("a", "flink-orders"),
+				ConfigStateChecks: p.expectAssociation(t, "flinkstate_iam_role.a", "flink-orders"),
 			},
 			{
-				// Another ServiceAccount: a new association.
-				Config: podIdentityConfig(cluster, suffix, "b", "flink-payments"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_pod_identity_association.test", plancheck.ResourceActionDestroyBeforeCreate),
-				}},
-				Check: checkRole("flinkstate_iam_role.b", "flink-payments"),
+				Config:            p.config("b", "flink-orders"),
+				ConfigPlanChecks:  piaPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: p.expectAssociation(t, "flinkstate_iam_role.b", "flink-orders"),
+			},
+		},
+	})
+}
+
+// Another ServiceAccount: a new association.
+func TestAccPodIdentityAssociation_replaceOnServiceAccount(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newPodIdentityTarget(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             p.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{
+				Config:            p.config("b", "flink-orders"),
+				ConfigStateChecks: p.expectAssociation(t, "flinkstate_iam_role.b", "flink-orders"),
 			},
 			{
-				// Deleted out of band: planned as a create.
+				Config:            p.config("b", "flink-payments"),
+				ConfigPlanChecks:  piaPlanAction(plancheck.ResourceActionDestroyBeforeCreate),
+				ConfigStateChecks: p.expectAssociation(t, "flinkstate_iam_role.b", "flink-payments"),
+			},
+		},
+	})
+}
+
+// Deleted out of band: planned as a create.
+func TestAccPodIdentityAssociation_disappears(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newPodIdentityTarget(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             p.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{
+				Config:            p.config("b", "flink-payments"),
+				ConfigStateChecks: p.expectAssociation(t, "flinkstate_iam_role.b", "flink-payments"),
+			},
+			{
 				PreConfig: func() {
-					if _, err := testAWS(t).EKS.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{
-						ClusterName: aws.String(cluster), AssociationId: aws.String(currentID)}); err != nil {
+					if _, err := testAWS(t).EKS.DeletePodIdentityAssociation(context.Background(), &eks.DeletePodIdentityAssociationInput{
+						ClusterName: aws.String(p.cluster), AssociationId: aws.String(p.currentID)}); err != nil {
 						t.Fatalf("deleting out of band: %v", err)
 					}
 				},
-				Config: podIdentityConfig(cluster, suffix, "b", "flink-payments"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_pod_identity_association.test", plancheck.ResourceActionCreate),
-				}},
-				Check: checkRole("flinkstate_iam_role.b", "flink-payments"),
+				Config:            p.config("b", "flink-payments"),
+				ConfigPlanChecks:  piaPlanAction(plancheck.ResourceActionCreate),
+				ConfigStateChecks: p.expectAssociation(t, "flinkstate_iam_role.b", "flink-payments"),
 			},
 		},
 	})

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,9 +28,9 @@ resource "flinkstate_service_account" "test" {
 `, ns, body)
 }
 
-// checkServiceAccount reads the ServiceAccount and RoleBinding from the API server.
-func checkServiceAccount(t *testing.T, ns, wantRoleARN, wantRoleKind, wantRoleName string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+// expectServiceAccount reads the ServiceAccount and RoleBinding from the API server.
+func expectServiceAccount(t *testing.T, ns, wantRoleARN, wantRoleKind, wantRoleName string) statecheck.StateCheck {
+	return expectAPI(func() error {
 		ctx, c := context.Background(), testTyped(t)
 		sa, err := c.CoreV1().ServiceAccounts(ns).Get(ctx, "flink-orders", metav1.GetOptions{})
 		if err != nil {
@@ -54,76 +56,130 @@ func checkServiceAccount(t *testing.T, ns, wantRoleARN, wantRoleKind, wantRoleNa
 			return fmt.Errorf("subjects %+v, want only ServiceAccount %s/flink-orders", rb.Subjects, ns)
 		}
 		return nil
-	}
+	})
 }
 
-func TestAccServiceAccount_lifecycle(t *testing.T) {
-	skipUnlessAcc(t)
-	ns := testNamespace(t)
-	ctx := context.Background()
-	full := `
+const saAddr = "flinkstate_service_account.test"
+
+// saFull is the ServiceAccount with labels, annotations, IRSA and a RoleBinding.
+const saFull = `
   labels        = { app = "orders" }
   annotations   = { owner = "data-platform" }
   irsa_role_arn = "` + testRoleARN + `"
   role_binding {}
 `
-	resource.Test(t, resource.TestCase{
+
+func checkServiceAccountGone(t *testing.T, ns string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, c := context.Background(), testTyped(t)
+		if _, err := c.CoreV1().ServiceAccounts(ns).Get(ctx, "flink-orders", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("ServiceAccount still there after destroy: %v", err)
+		}
+		if _, err := c.RbacV1().RoleBindings(ns).Get(ctx, "flink-orders", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("RoleBinding still there after destroy: %v", err)
+		}
+		return nil
+	}
+}
+
+func saPlanAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(saAddr, action)}}
+}
+
+// patchServiceAccount changes the ServiceAccount as another field manager would.
+func patchServiceAccount(t *testing.T, ns, patch string) {
+	t.Helper()
+	if _, err := testTyped(t).CoreV1().ServiceAccounts(ns).Patch(context.Background(), "flink-orders", types.MergePatchType, []byte(patch),
+		metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+		t.Fatalf("patching out of band: %v", err)
+	}
+}
+
+func TestAccServiceAccount_basic(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			c := testTyped(t)
-			if _, err := c.CoreV1().ServiceAccounts(ns).Get(ctx, "flink-orders", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("ServiceAccount still there after destroy: %v", err)
-			}
-			if _, err := c.RbacV1().RoleBindings(ns).Get(ctx, "flink-orders", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("RoleBinding still there after destroy: %v", err)
-			}
-			return nil
-		},
-		Steps: []resource.TestStep{
-			{
-				Config: serviceAccountConfig(ns, full),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_service_account.test", "id", ns+"/flink-orders"),
-					resource.TestCheckResourceAttr("flinkstate_service_account.test", "role_binding.role_name", "flink"),
-					resource.TestCheckResourceAttr("flinkstate_service_account.test", "role_binding.kind", "Role"),
-					checkServiceAccount(t, ns, testRoleARN, "Role", "flink"),
-				),
+		CheckDestroy:             checkServiceAccountGone(t, ns),
+		Steps: []resource.TestStep{{
+			Config: serviceAccountConfig(ns, saFull),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(saAddr, tfjsonPath("id"), knownvalue.StringExact(ns+"/flink-orders")),
+				statecheck.ExpectKnownValue(saAddr, tfjsonPath("role_binding").AtMapKey("role_name"), knownvalue.StringExact("flink")),
+				statecheck.ExpectKnownValue(saAddr, tfjsonPath("role_binding").AtMapKey("kind"), knownvalue.StringExact("Role")),
+				expectServiceAccount(t, ns, testRoleARN, "Role", "flink"),
 			},
+		}},
+	})
+}
+
+func TestAccServiceAccount_import(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkServiceAccountGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: serviceAccountConfig(ns, saFull)},
 			{
-				ResourceName:      "flinkstate_service_account.test",
+				ResourceName:      saAddr,
 				ImportState:       true,
 				ImportStateId:     ns + "/flink-orders",
 				ImportStateVerify: true,
 			},
+		},
+	})
+}
+
+// Labels and annotations others add are not drift.
+func TestAccServiceAccount_foreignMetadataIsNotDrift(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkServiceAccountGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: serviceAccountConfig(ns, saFull)},
 			{
-				// Labels and annotations others add are not drift.
 				PreConfig: func() {
-					patch := []byte(`{"metadata":{"labels":{"operator-added":"x"},"annotations":{"kubectl.kubernetes.io/last-applied":"y"}}}`)
-					if _, err := testTyped(t).CoreV1().ServiceAccounts(ns).Patch(ctx, "flink-orders", types.MergePatchType, patch,
-						metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
-						t.Fatalf("patching out of band: %v", err)
-					}
+					patchServiceAccount(t, ns, `{"metadata":{"labels":{"operator-added":"x"},"annotations":{"kubectl.kubernetes.io/last-applied":"y"}}}`)
 				},
-				Config:   serviceAccountConfig(ns, full),
-				PlanOnly: true,
+				Config:           serviceAccountConfig(ns, saFull),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
+		},
+	})
+}
+
+// The IRSA annotation removed out of band is planned back and restored.
+func TestAccServiceAccount_driftIRSAAnnotationRemoved(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkServiceAccountGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: serviceAccountConfig(ns, saFull)},
 			{
-				// The IRSA annotation removed out of band is planned back and restored.
-				PreConfig: func() {
-					patch := []byte(`{"metadata":{"annotations":{"` + IRSAAnnotation + `":null}}}`)
-					if _, err := testTyped(t).CoreV1().ServiceAccounts(ns).Patch(ctx, "flink-orders", types.MergePatchType, patch,
-						metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
-						t.Fatalf("patching out of band: %v", err)
-					}
-				},
-				Config: serviceAccountConfig(ns, full),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_service_account.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkServiceAccount(t, ns, testRoleARN, "Role", "flink"),
+				PreConfig:         func() { patchServiceAccount(t, ns, `{"metadata":{"annotations":{"`+IRSAAnnotation+`":null}}}`) },
+				Config:            serviceAccountConfig(ns, saFull),
+				ConfigPlanChecks:  saPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectServiceAccount(t, ns, testRoleARN, "Role", "flink")},
 			},
+		},
+	})
+}
+
+// A different role: roleRef is immutable, so the binding is replaced inside an in-place update.
+func TestAccServiceAccount_updateRoleBinding(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkServiceAccountGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: serviceAccountConfig(ns, saFull)},
 			{
-				// A different role: roleRef is immutable, so the binding is replaced inside an in-place update.
 				Config: serviceAccountConfig(ns, `
   irsa_role_arn = "`+testRoleARN+`"
   role_binding {
@@ -131,28 +187,50 @@ func TestAccServiceAccount_lifecycle(t *testing.T) {
     role_name = "flink-cluster"
   }
 `),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_service_account.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkServiceAccount(t, ns, testRoleARN, "ClusterRole", "flink-cluster"),
+				ConfigPlanChecks:  saPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectServiceAccount(t, ns, testRoleARN, "ClusterRole", "flink-cluster")},
 			},
+		},
+	})
+}
+
+// No binding, no IRSA: both removed.
+func TestAccServiceAccount_updateRemovesBindingAndIRSA(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkServiceAccountGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: serviceAccountConfig(ns, saFull)},
 			{
-				// No binding, no IRSA: both removed.
-				Config: serviceAccountConfig(ns, ""),
-				Check:  checkServiceAccount(t, ns, "", "", ""),
+				Config:            serviceAccountConfig(ns, ""),
+				ConfigPlanChecks:  saPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectServiceAccount(t, ns, "", "", "")},
 			},
+		},
+	})
+}
+
+// Deleted out of band: planned as a create. (Created without a binding
+// first, as a create never adopts a RoleBinding it did not make.)
+func TestAccServiceAccount_disappears(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkServiceAccountGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: serviceAccountConfig(ns, "")},
 			{
-				// Deleted out of band: planned as a create.
 				PreConfig: func() {
-					if err := testTyped(t).CoreV1().ServiceAccounts(ns).Delete(ctx, "flink-orders", metav1.DeleteOptions{}); err != nil {
+					if err := testTyped(t).CoreV1().ServiceAccounts(ns).Delete(context.Background(), "flink-orders", metav1.DeleteOptions{}); err != nil {
 						t.Fatalf("deleting out of band: %v", err)
 					}
 				},
-				Config: serviceAccountConfig(ns, full),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_service_account.test", plancheck.ResourceActionCreate),
-				}},
-				Check: checkServiceAccount(t, ns, testRoleARN, "Role", "flink"),
+				Config:            serviceAccountConfig(ns, saFull),
+				ConfigPlanChecks:  saPlanAction(plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{expectServiceAccount(t, ns, testRoleARN, "Role", "flink")},
 			},
 		},
 	})

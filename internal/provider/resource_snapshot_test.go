@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,116 +47,172 @@ func checkNoSnapshots(t *testing.T, ns string) func(*terraform.State) error {
 	}
 }
 
-func TestAccSnapshot_savepointBeforeUpgrade(t *testing.T) {
-	skipUnlessAcc(t)
+const snapAddr = "flinkstate_snapshot.test"
+
+const snapSavepointDir = "s3://acme-flink-state/flink/orders/savepoints"
+
+// snapshotJob is a namespace with the operator model and a running job
+// "orders" that writes its savepoints to snapSavepointDir.
+func snapshotJob(t *testing.T) string {
+	t.Helper()
 	ns := testNamespace(t)
-	dir := "s3://acme-flink-state/flink/orders/savepoints"
 	startOperator(t, ns)
-	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": dir})
-	var firstName string
-	body := func(image string) string {
-		return fmt.Sprintf(`  name_prefix = "orders-before-upgrade-"
-  triggers    = { image = %q }`, image)
-	}
-	resource.Test(t, resource.TestCase{
+	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": snapSavepointDir})
+	return ns
+}
+
+// snapshotBeforeUpgrade is the seed's savepoint, triggered by the image.
+func snapshotBeforeUpgrade(ns, image, extra string) string {
+	return snapshotConfig(ns, fmt.Sprintf(`  name_prefix = "orders-before-upgrade-"
+  triggers    = { image = %q }
+%s`, image, extra))
+}
+
+func TestAccSnapshot_basic(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	var name string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{{
+			Config: snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", ""),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(snapAddr, tfjsonPath("state"), knownvalue.StringExact("COMPLETED")),
+				statecheck.ExpectKnownValue(snapAddr, tfjsonPath("name"), knownvalue.StringRegexp(regexpMust(`^orders-before-upgrade-[a-z0-9]{5}$`))),
+				statecheck.ExpectKnownValue(snapAddr, tfjsonPath("path"), knownvalue.StringRegexp(regexpMust(`^`+snapSavepointDir+`/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$`))),
+				statecheck.ExpectKnownValue(snapAddr, tfjsonPath("result_timestamp"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(snapAddr, tfjsonPath("error"), knownvalue.Null()),
+				recordAttr(snapAddr, "name", &name),
+				expectAPI(func() error {
+					obj, err := getSnapshot(t, ns, name)
+					if err != nil {
+						return err
+					}
+					// The spec the operator sees: jobReference, a finite backoff, and disposeOnDelete written as false.
+					spec := obj.Object["spec"].(map[string]any)
+					sp := spec["savepoint"].(map[string]any)
+					if sp["disposeOnDelete"] != false || sp["formatType"] != "CANONICAL" || spec["backoffLimit"] != int64(1) {
+						return fmt.Errorf("spec %v", spec)
+					}
+					if ref := spec["jobReference"].(map[string]any); ref["kind"] != "FlinkDeployment" || ref["name"] != "orders" {
+						return fmt.Errorf("jobReference %v", ref)
+					}
+					return nil
+				}),
+			},
+		}},
+	})
+}
+
+func TestAccSnapshot_import(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	var name string
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkNoSnapshots(t, ns),
 		Steps: []resource.TestStep{
 			{
-				Config: snapshotConfig(ns, body("flink:2.2.1-java17")),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_snapshot.test", "state", "COMPLETED"),
-					resource.TestMatchResourceAttr("flinkstate_snapshot.test", "name", regexpMust(`^orders-before-upgrade-[a-z0-9]{5}$`)),
-					resource.TestMatchResourceAttr("flinkstate_snapshot.test", "path", regexpMust(`^`+dir+`/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$`)),
-					resource.TestCheckResourceAttrSet("flinkstate_snapshot.test", "result_timestamp"),
-					resource.TestCheckNoResourceAttr("flinkstate_snapshot.test", "error"),
-					func(s *terraform.State) error {
-						firstName = s.RootModule().Resources["flinkstate_snapshot.test"].Primary.Attributes["name"]
-						obj, err := getSnapshot(t, ns, firstName)
-						if err != nil {
-							return err
-						}
-						// The spec the operator sees: jobReference, a finite backoff, and disposeOnDelete written as false.
-						spec := obj.Object["spec"].(map[string]any)
-						sp := spec["savepoint"].(map[string]any)
-						if sp["disposeOnDelete"] != false || sp["formatType"] != "CANONICAL" || spec["backoffLimit"] != int64(1) {
-							return fmt.Errorf("spec %v", spec)
-						}
-						if ref := spec["jobReference"].(map[string]any); ref["kind"] != "FlinkDeployment" || ref["name"] != "orders" {
-							return fmt.Errorf("jobReference %v", ref)
-						}
-						return nil
-					},
-				),
+				Config:            snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", ""),
+				ConfigStateChecks: []statecheck.StateCheck{recordAttr(snapAddr, "name", &name)},
 			},
 			{
-				ResourceName:            "flinkstate_snapshot.test",
+				ResourceName:            snapAddr,
 				ImportState:             true,
-				ImportStateIdFunc:       func(s *terraform.State) (string, error) { return ns + "/" + firstName, nil },
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return ns + "/" + name, nil },
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"}, // triggers come back from the object
 			},
+		},
+	})
+}
+
+// dispose_on_delete changes in place on the same object.
+func TestAccSnapshot_updateDisposeOnDelete(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	var name string
+	sameName := statecheck.CompareValue(compare.ValuesSame())
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{
 			{
-				// dispose_on_delete changes in place on the same object.
-				Config: snapshotConfig(ns, body("flink:2.2.1-java17")+"\n  dispose_on_delete = true"),
+				Config:            snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", ""),
+				ConfigStateChecks: []statecheck.StateCheck{sameName.AddStateValue(snapAddr, tfjsonPath("name"))},
+			},
+			{
+				Config: snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", "  dispose_on_delete = true"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_snapshot.test", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(snapAddr, plancheck.ResourceActionUpdate),
 				}},
-				Check: func(*terraform.State) error {
-					obj, err := getSnapshot(t, ns, firstName)
-					if err != nil {
-						return err
-					}
-					if d, _, _ := unstructured.NestedBool(obj.Object, "spec", "savepoint", "disposeOnDelete"); !d {
-						return fmt.Errorf("disposeOnDelete not updated on %s", firstName)
-					}
-					return nil
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameName.AddStateValue(snapAddr, tfjsonPath("name")),
+					recordAttr(snapAddr, "name", &name),
+					expectAPI(func() error {
+						obj, err := getSnapshot(t, ns, name)
+						if err != nil {
+							return err
+						}
+						if d, _, _ := unstructured.NestedBool(obj.Object, "spec", "savepoint", "disposeOnDelete"); !d {
+							return fmt.Errorf("disposeOnDelete not updated on %s", name)
+						}
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}
+
+// A new image in triggers: a new snapshot; the old object is deleted (after its finalizer).
+func TestAccSnapshot_replaceOnTriggers(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	var firstName string
+	nameChanges := statecheck.CompareValue(compare.ValuesDiffer())
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config: snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					recordAttr(snapAddr, "name", &firstName),
+					nameChanges.AddStateValue(snapAddr, tfjsonPath("name")),
 				},
 			},
 			{
-				// A new image in triggers: a new snapshot; the old object is deleted (after its finalizer).
-				Config: snapshotConfig(ns, body("flink:2.2.1-java21")),
+				Config: snapshotBeforeUpgrade(ns, "flink:2.2.1-java21", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_snapshot.test", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(snapAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_snapshot.test", "state", "COMPLETED"),
-					func(s *terraform.State) error {
-						name := s.RootModule().Resources["flinkstate_snapshot.test"].Primary.Attributes["name"]
-						if name == firstName {
-							return fmt.Errorf("triggers changed but the snapshot is still %s", name)
-						}
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(snapAddr, tfjsonPath("state"), knownvalue.StringExact("COMPLETED")),
+					nameChanges.AddStateValue(snapAddr, tfjsonPath("name")),
+					expectAPI(func() error {
 						if _, err := getSnapshot(t, ns, firstName); !apierrors.IsNotFound(err) {
 							return fmt.Errorf("the replaced snapshot %s still exists (%v)", firstName, err)
 						}
 						return nil
-					},
-				),
+					}),
+				},
 			},
-			{
-				// The newest completed snapshot of the deployment, found through the API.
-				Config: snapshotConfig(ns, body("flink:2.2.1-java21")) + fmt.Sprintf(`
-data "flinkstate_latest_savepoint" "orders" {
-  namespace       = %q
-  deployment_name = "orders"
-  type            = "savepoint"
-  depends_on      = [flinkstate_snapshot.test]
+		},
+	})
 }
 
-data "flinkstate_latest_savepoint" "other" {
-  namespace       = %q
-  deployment_name = "payments"
-}
-`, ns, ns),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("data.flinkstate_latest_savepoint.orders", "found", "true"),
-					resource.TestCheckResourceAttrPair("data.flinkstate_latest_savepoint.orders", "path", "flinkstate_snapshot.test", "path"),
-					resource.TestCheckResourceAttrPair("data.flinkstate_latest_savepoint.orders", "name", "flinkstate_snapshot.test", "name"),
-					resource.TestCheckResourceAttr("data.flinkstate_latest_savepoint.other", "found", "false"),
-				),
-			},
+// Deleted out of band: dropped from state and planned (and taken) again.
+func TestAccSnapshot_disappears(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{
+			{Config: snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", "")},
 			{
-				// Deleted out of band: dropped from state and planned again.
 				PreConfig: func() {
 					list, _ := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{})
 					for _, o := range list.Items {
@@ -162,9 +221,13 @@ data "flinkstate_latest_savepoint" "other" {
 						}
 					}
 				},
-				Config:             snapshotConfig(ns, body("flink:2.2.1-java21")),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
+				Config: snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(snapAddr, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(snapAddr, tfjsonPath("state"), knownvalue.StringExact("COMPLETED")),
+				},
 			},
 		},
 	})
@@ -282,15 +345,18 @@ data "flinkstate_latest_savepoint" "orders" {
   depends_on      = [flinkstate_snapshot.before_upgrade]
 }
 `, ns)
-	resource.Test(t, resource.TestCase{
+	var want string
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: cfg,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttrPair("flinkstate_deployment.orders_v2", "job.initial_savepoint_path", "flinkstate_snapshot.before_upgrade", "path"),
-				resource.TestCheckResourceAttrPair("data.flinkstate_latest_savepoint.orders", "path", "flinkstate_snapshot.before_upgrade", "path"),
-				func(s *terraform.State) error {
-					want := s.RootModule().Resources["flinkstate_snapshot.before_upgrade"].Primary.Attributes["path"]
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.CompareValuePairs("flinkstate_deployment.orders_v2", tfjsonPath("job").AtMapKey("initial_savepoint_path"),
+					"flinkstate_snapshot.before_upgrade", tfjsonPath("path"), compare.ValuesSame()),
+				statecheck.CompareValuePairs("data.flinkstate_latest_savepoint.orders", tfjsonPath("path"),
+					"flinkstate_snapshot.before_upgrade", tfjsonPath("path"), compare.ValuesSame()),
+				recordAttr("flinkstate_snapshot.before_upgrade", "path", &want),
+				expectAPI(func() error {
 					obj, err := getDeployment(t, ns, "orders-v2")
 					if err != nil {
 						return err
@@ -300,8 +366,8 @@ data "flinkstate_latest_savepoint" "orders" {
 						return fmt.Errorf("orders-v2 starts from %q, want the savepoint %q", got, want)
 					}
 					return nil
-				},
-			),
+				}),
+			},
 		}},
 	})
 }

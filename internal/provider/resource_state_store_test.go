@@ -11,8 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
@@ -79,46 +80,86 @@ func countUnder(t *testing.T, bucket, prefix string) int {
 	return n
 }
 
-func TestAccStateStore_destroyKeepsSiblings(t *testing.T) {
-	skipUnlessAcc(t)
-	bucket := randName("fs-store-")
+const storeApp1 = "flinkstate_state_store.app1"
+
+// app1State is what a store at flink/app1 holds in the tests: chk-9 and
+// chk-10 complete, chk-11 in progress (no _metadata), 1000 shared files
+// (more than one page of a listing), a savepoint and HA metadata. Beside it:
+// app10, which shares the "flink/app1" string prefix, and a file directly
+// beside the stores.
+func app1State() (app1, app10, beside []string) {
 	job := "flink/app1/checkpoints/" + testJobID
-	// app1: chk-9 and chk-10 complete, chk-11 in progress (no _metadata),
-	// 1000 shared files (more than one page of a listing), a savepoint, HA metadata.
-	app1 := []string{job + "/chk-9/_metadata", job + "/chk-10/_metadata", job + "/chk-11/part-0",
+	app1 = []string{job + "/chk-9/_metadata", job + "/chk-10/_metadata", job + "/chk-11/part-0",
 		"flink/app1/savepoints/savepoint-9f3c2a-1/_metadata", "flink/app1/ha/orders/completedCheckpoint1"}
 	for i := 0; i < 1000; i++ {
 		app1 = append(app1, fmt.Sprintf("%s/shared/%04d-sst", job, i))
 	}
-	// app10 shares the bucket and the "flink/app1" string prefix.
-	app10 := []string{"flink/app10/checkpoints/" + testJobID + "/chk-1/_metadata", "flink/app10/savepoints/s/_metadata", "flink/app10/ha/x"}
-	// ... and a file directly beside the stores.
-	beside := []string{"flink/app1.txt"}
+	app10 = []string{"flink/app10/checkpoints/" + testJobID + "/chk-1/_metadata", "flink/app10/savepoints/s/_metadata", "flink/app10/ha/x"}
+	beside = []string{"flink/app1.txt"}
+	return app1, app10, beside
+}
 
-	resource.Test(t, resource.TestCase{
+func TestAccStateStore_basic(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-store-")
+	var token string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{{
+			Config: storesConfig(bucket, true, false, false),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(storeApp1, tfjsonPath("id"), knownvalue.StringExact(bucket+"/flink/app1")),
+				statecheck.ExpectKnownValue(storeApp1, tfjsonPath("uri"), knownvalue.StringExact("s3://"+bucket+"/flink/app1")),
+				statecheck.ExpectKnownValue(storeApp1, tfjsonPath("checkpoint_dir"), knownvalue.StringExact("s3://"+bucket+"/flink/app1/checkpoints")),
+				statecheck.ExpectKnownValue(storeApp1, tfjsonPath("savepoint_dir"), knownvalue.StringExact("s3://"+bucket+"/flink/app1/savepoints")),
+				statecheck.ExpectKnownValue(storeApp1, tfjsonPath("ha_dir"), knownvalue.StringExact("s3://"+bucket+"/flink/app1/ha")),
+				// The marker in S3 names this configuration's owner_token.
+				recordAttr(storeApp1, "owner_token", &token),
+				expectAPI(func() error {
+					m, err := s3state.ReadMarker(context.Background(), testAWS(t).S3, store.Store{Bucket: bucket, Prefix: "flink/app1"})
+					if err != nil || m == nil || m.Owner != token {
+						return fmt.Errorf("owner_token %q does not match the marker %+v (%v)", token, m, err)
+					}
+					return nil
+				}),
+			},
+		}},
+	})
+}
+
+func TestAccStateStore_import(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-store-")
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBucketGone(t, bucket),
 		Steps: []resource.TestStep{
+			{Config: storesConfig(bucket, true, false, false)},
 			{
-				Config: storesConfig(bucket, true, false, false),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "id", bucket+"/flink/app1"),
-					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "uri", "s3://"+bucket+"/flink/app1"),
-					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "checkpoint_dir", "s3://"+bucket+"/flink/app1/checkpoints"),
-					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "savepoint_dir", "s3://"+bucket+"/flink/app1/savepoints"),
-					resource.TestCheckResourceAttr("flinkstate_state_store.app1", "ha_dir", "s3://"+bucket+"/flink/app1/ha"),
-				),
-			},
-			{
-				ResourceName:            "flinkstate_state_store.app1",
+				ResourceName:            storeApp1,
 				ImportState:             true,
 				ImportStateId:           bucket + "/flink/app1",
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"force_destroy"},
 			},
+		},
+	})
+}
+
+// Removing app1 from the configuration while it holds state: refused,
+// nothing deleted, and the error names the counts and the newest completed
+// checkpoint (chk-10, not chk-9 or chk-11).
+func TestAccStateStore_destroyRefusedWhileStateStored(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-store-")
+	app1, app10, beside := app1State()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: storesConfig(bucket, true, false, false)},
 			{
-				// Removing app1 from the configuration while it holds state: refused, nothing deleted,
-				// and the error names the counts and the newest completed checkpoint (chk-10, not chk-9 or chk-11).
 				PreConfig: func() {
 					putObjects(t, bucket, append(append(append([]string{}, app1...), app10...), beside...))
 				},
@@ -130,19 +171,40 @@ func TestAccStateStore_destroyKeepsSiblings(t *testing.T) {
 			{
 				Config: storesConfig(bucket, true, true, false),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_state_store.app1", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(storeApp1, plancheck.ResourceActionUpdate),
 				}},
-				Check: func(*terraform.State) error {
+				ConfigStateChecks: []statecheck.StateCheck{expectAPI(func() error {
 					if n := countUnder(t, bucket, "flink/app1/"); n != len(app1)+1 {
 						return fmt.Errorf("after the refused destroy app1 holds %d objects, want all %d and its marker", n, len(app1))
 					}
 					return nil
-				},
+				})},
 			},
 			{
-				// With force_destroy, app1 goes with everything under flink/app1/ and nothing else.
+				// Let the final destroy through.
+				Config: storesConfig(bucket, false, false, true),
+			},
+		},
+	})
+}
+
+// With force_destroy, app1 goes with everything under flink/app1/ (more than
+// a page of objects) and nothing else: not app10, not the file beside it.
+func TestAccStateStore_forceDestroyKeepsSiblings(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-store-")
+	app1, app10, beside := app1State()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: storesConfig(bucket, true, true, false)},
+			{
+				PreConfig: func() {
+					putObjects(t, bucket, append(append(append([]string{}, app1...), app10...), beside...))
+				},
 				Config: storesConfig(bucket, false, false, false),
-				Check: func(*terraform.State) error {
+				ConfigStateChecks: []statecheck.StateCheck{expectAPI(func() error {
 					if n := countUnder(t, bucket, "flink/app1/"); n != 0 {
 						return fmt.Errorf("app1 still holds %d objects", n)
 					}
@@ -153,7 +215,7 @@ func TestAccStateStore_destroyKeepsSiblings(t *testing.T) {
 						return fmt.Errorf("the file beside the stores is gone")
 					}
 					return nil
-				},
+				})},
 			},
 			{
 				// Let the final destroy through.
@@ -168,7 +230,7 @@ func TestAccStateStore_destroyKeepsSiblings(t *testing.T) {
 func TestAccStateStore_bucketDeletedOutOfBand(t *testing.T) {
 	skipUnlessAcc(t)
 	bucket := randName("fs-store-")
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBucketGone(t, bucket),
 		Steps: []resource.TestStep{
@@ -189,7 +251,9 @@ func TestAccStateStore_bucketDeletedOutOfBand(t *testing.T) {
 					plancheck.ExpectResourceAction("flinkstate_state_store.app1", plancheck.ResourceActionCreate),
 					plancheck.ExpectResourceAction("flinkstate_state_store.app10", plancheck.ResourceActionCreate),
 				}},
-				Check: resource.TestCheckResourceAttr("flinkstate_state_store.app1", "checkpoint_dir", "s3://"+bucket+"/flink/app1/checkpoints"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(storeApp1, tfjsonPath("checkpoint_dir"), knownvalue.StringExact("s3://"+bucket+"/flink/app1/checkpoints")),
+				},
 			},
 		},
 	})
@@ -222,127 +286,191 @@ resource "flinkstate_state_store" "s" {
 	}
 }
 
-// Stores have an owner: a second store on the same prefix, a store nested in
-// another, or a store on a prefix holding objects are refused, and
-// force_destroy does not reach a store whose marker names another owner.
-// The other stores keep their markers and objects throughout.
-func TestAccStateStore_ownership(t *testing.T) {
-	skipUnlessAcc(t)
+// ownershipFixture is a bucket with this configuration's stores (app1,
+// app10) for the ownership tests, and what they check afterwards.
+type ownershipFixture struct {
+	bucket      string
+	app1, their store.Store
+	token       string
+}
+
+func newOwnershipFixture() *ownershipFixture {
 	bucket := randName("fs-own-")
-	ctx := context.Background()
-	app1 := store.Store{Bucket: bucket, Prefix: "flink/app1"}
-	theirs := store.Store{Bucket: bucket, Prefix: "flink/theirs"}
-	base := storesConfig(bucket, true, false, false)
-	extra := func(prefix string) string {
-		return base + fmt.Sprintf(`
+	return &ownershipFixture{bucket: bucket, app1: store.Store{Bucket: bucket, Prefix: "flink/app1"}, their: store.Store{Bucket: bucket, Prefix: "flink/theirs"}}
+}
+
+func (f *ownershipFixture) base() string { return storesConfig(f.bucket, true, false, false) }
+
+// withOther adds a store at prefix to the base configuration.
+func (f *ownershipFixture) withOther(prefix string) string {
+	return f.base() + fmt.Sprintf(`
 resource "flinkstate_state_store" "other" {
   bucket        = flinkstate_bucket.state.bucket
   prefix        = %q
   force_destroy = true
 }
 `, prefix)
+}
+
+func (f *ownershipFixture) markerOwner(t *testing.T, s store.Store) (string, error) {
+	m, err := s3state.ReadMarker(context.Background(), testAWS(t).S3, s)
+	if err != nil || m == nil {
+		return "", fmt.Errorf("marker of %s: %v %v", s.ID(), m, err)
 	}
-	var token string
-	state := []string{"flink/app1/checkpoints/" + testJobID + "/chk-1/_metadata", "flink/app1/ha/x"}
-	markerOwner := func() string {
-		m, err := s3state.ReadMarker(ctx, testAWS(t).S3, app1)
-		if err != nil || m == nil {
-			t.Fatalf("marker of %s: %v %v", app1.ID(), m, err)
+	return m.Owner, nil
+}
+
+// create is the first step: the base configuration, app1's token recorded.
+func (f *ownershipFixture) create() resource.TestStep {
+	return resource.TestStep{Config: f.base(), ConfigStateChecks: []statecheck.StateCheck{recordAttr(storeApp1, "owner_token", &f.token)}}
+}
+
+// writeTheirs puts another configuration's store (its marker, its token) at flink/theirs.
+func (f *ownershipFixture) writeTheirs(t *testing.T) {
+	if err := s3state.WriteMarker(context.Background(), testAWS(t).S3, f.their, "their-token", "test", true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// unchanged is the last step: nothing was adopted or changed by a refused
+// create: an empty plan, app1's marker names this configuration, the other
+// configuration's marker (when written) is intact.
+func (f *ownershipFixture) unchanged(t *testing.T, theirs bool, more ...statecheck.StateCheck) resource.TestStep {
+	checks := []statecheck.StateCheck{expectAPI(func() error {
+		if owner, err := f.markerOwner(t, f.app1); err != nil || owner != f.token {
+			return fmt.Errorf("app1's marker changed owner: %q (%v)", owner, err)
 		}
-		return m.Owner
+		if theirs {
+			if owner, err := f.markerOwner(t, f.their); err != nil || owner != "their-token" {
+				return fmt.Errorf("the other configuration's marker changed: %q %v", owner, err)
+			}
+		}
+		return nil
+	})}
+	return resource.TestStep{
+		Config:            f.base(),
+		ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		ConfigStateChecks: append(checks, more...),
 	}
-	resource.Test(t, resource.TestCase{
+}
+
+// Another configuration's store at the same prefix: a create refuses it
+// and says how to import it instead.
+func TestAccStateStore_createRefusesExistingStore(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newOwnershipFixture()
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkBucketGone(t, bucket),
+		CheckDestroy:             checkBucketGone(t, f.bucket),
 		Steps: []resource.TestStep{
+			f.create(),
 			{
-				Config: base,
-				Check: func(s *terraform.State) error {
-					token = s.RootModule().Resources["flinkstate_state_store.app1"].Primary.Attributes["owner_token"]
-					if token == "" || markerOwner() != token {
-						return fmt.Errorf("owner_token %q does not match the marker", token)
-					}
-					return nil
-				},
+				PreConfig:   func() { f.writeTheirs(t) },
+				Config:      f.withOther("flink/theirs"),
+				ExpectError: errorRE("State store already exists", "terraform import <resource address> "+f.bucket+"/flink/theirs"),
 			},
+			f.unchanged(t, true),
+		},
+	})
+}
+
+// A store inside another configuration's store is refused.
+func TestAccStateStore_createRefusesPrefixInsideStore(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newOwnershipFixture()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, f.bucket),
+		Steps: []resource.TestStep{
+			f.create(),
 			{
-				// Another configuration's store (its marker, its token) at flink/theirs.
-				PreConfig: func() {
-					if err := s3state.WriteMarker(ctx, testAWS(t).S3, theirs, "their-token", "test", true); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:      extra("flink/theirs"),
-				ExpectError: errorRE("State store already exists", "terraform import <resource address> "+bucket+"/flink/theirs"),
+				PreConfig:   func() { f.writeTheirs(t) },
+				Config:      f.withOther("flink/theirs/inner"),
+				ExpectError: errorRE("Prefix not free", "inside the state store "+f.bucket+"/flink/theirs"),
 			},
+			f.unchanged(t, true),
+		},
+	})
+}
+
+// A store on a prefix that already holds objects is refused; the objects stay.
+func TestAccStateStore_createRefusesPrefixWithObjects(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newOwnershipFixture()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, f.bucket),
+		Steps: []resource.TestStep{
+			f.create(),
 			{
-				Config:      extra("flink/theirs/inner"),
-				ExpectError: errorRE("Prefix not free", "inside the state store "+bucket+"/flink/theirs"),
-			},
-			{
-				PreConfig:   func() { putObjects(t, bucket, []string{"flink/legacy/checkpoints/x"}) },
-				Config:      extra("flink/legacy"),
+				PreConfig:   func() { putObjects(t, f.bucket, []string{"flink/legacy/checkpoints/x"}) },
+				Config:      f.withOther("flink/legacy"),
 				ExpectError: errorRE("Prefix not free", "already holds objects", "flink/legacy/checkpoints/x"),
 			},
+			f.unchanged(t, false, expectAPI(func() error {
+				if n := countUnder(t, f.bucket, "flink/legacy/"); n != 1 {
+					return fmt.Errorf("the objects under flink/legacy/ are gone")
+				}
+				return nil
+			})),
+		},
+	})
+}
+
+// Another owner's marker at app1's prefix (e.g. the prefix was handed to
+// another configuration): force_destroy must not reach it. Once the marker
+// names this configuration again, force_destroy goes through, and objects
+// beside the store (flink/legacy/) stay.
+func TestAccStateStore_forceDestroyRefusedForOtherOwner(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newOwnershipFixture()
+	ctx := context.Background()
+	state := []string{"flink/app1/checkpoints/" + testJobID + "/chk-1/_metadata", "flink/app1/ha/x"}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, f.bucket),
+		Steps: []resource.TestStep{
+			f.create(),
 			{
-				// Nothing was adopted or changed by the refused creates.
-				Config:           base,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				Check: func(*terraform.State) error {
-					if markerOwner() != token {
-						return fmt.Errorf("app1's marker changed owner")
-					}
-					if m, err := s3state.ReadMarker(ctx, testAWS(t).S3, theirs); err != nil || m == nil || m.Owner != "their-token" {
-						return fmt.Errorf("the other configuration's marker changed: %+v %v", m, err)
-					}
-					if n := countUnder(t, bucket, "flink/legacy/"); n != 1 {
-						return fmt.Errorf("the objects under flink/legacy/ are gone")
-					}
-					return nil
-				},
-			},
-			{
-				// Another owner's marker at app1's prefix (e.g. the prefix was
-				// handed to another configuration): force_destroy must not reach it.
 				PreConfig: func() {
-					if err := s3state.WriteMarker(ctx, testAWS(t).S3, app1, "someone-else", "test", false); err != nil {
+					if err := s3state.WriteMarker(ctx, testAWS(t).S3, f.app1, "someone-else", "test", false); err != nil {
 						t.Fatal(err)
 					}
-					putObjects(t, bucket, state)
+					putObjects(t, f.bucket, append([]string{"flink/legacy/checkpoints/x"}, state...))
 				},
-				Config: storesConfig(bucket, true, true, false),
+				Config: storesConfig(f.bucket, true, true, false),
 			},
 			{
-				Config:      storesConfig(bucket, false, false, false),
+				Config:      storesConfig(f.bucket, false, false, false),
 				ExpectError: errorRE("State store not owned by this configuration", "names another owner", "Nothing was deleted"),
 			},
 			{
-				Config:           storesConfig(bucket, true, true, false),
+				Config:           storesConfig(f.bucket, true, true, false),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				Check: func(*terraform.State) error {
-					if n := countUnder(t, bucket, "flink/app1/"); n != len(state)+1 {
+				ConfigStateChecks: []statecheck.StateCheck{expectAPI(func() error {
+					if n := countUnder(t, f.bucket, "flink/app1/"); n != len(state)+1 {
 						return fmt.Errorf("app1 holds %d objects after the refused force_destroy, want %d and the marker", n, len(state))
 					}
 					return nil
-				},
+				})},
 			},
 			{
 				// The marker names this configuration again: now force_destroy goes through.
 				PreConfig: func() {
-					if err := s3state.WriteMarker(ctx, testAWS(t).S3, app1, token, "test", false); err != nil {
+					if err := s3state.WriteMarker(ctx, testAWS(t).S3, f.app1, f.token, "test", false); err != nil {
 						t.Fatal(err)
 					}
 				},
-				Config: storesConfig(bucket, false, false, true),
-				Check: func(*terraform.State) error {
-					if n := countUnder(t, bucket, "flink/app1/"); n != 0 {
+				Config: storesConfig(f.bucket, false, false, true),
+				ConfigStateChecks: []statecheck.StateCheck{expectAPI(func() error {
+					if n := countUnder(t, f.bucket, "flink/app1/"); n != 0 {
 						return fmt.Errorf("app1 still holds %d objects", n)
 					}
-					if n := countUnder(t, bucket, "flink/legacy/"); n != 1 {
+					if n := countUnder(t, f.bucket, "flink/legacy/"); n != 1 {
 						return fmt.Errorf("the objects under flink/legacy/ are gone")
 					}
 					return nil
-				},
+				})},
 			},
 		},
 	})
@@ -355,7 +483,7 @@ func TestAccStateStore_forceDestroySkipsNestedStore(t *testing.T) {
 	bucket := randName("fs-nest-")
 	ctx := context.Background()
 	inner := store.Store{Bucket: bucket, Prefix: "flink/app10/inner"}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBucketGone(t, bucket),
 		Steps: []resource.TestStep{
@@ -374,7 +502,7 @@ resource "flinkstate_bucket" "state" {
   force_destroy = true
 }
 `, bucket),
-				Check: func(*terraform.State) error {
+				ConfigStateChecks: []statecheck.StateCheck{expectAPI(func() error {
 					if n := countUnder(t, bucket, "flink/app10/inner/"); n != 2 {
 						return fmt.Errorf("the nested store holds %d objects, want its marker and checkpoint", n)
 					}
@@ -382,7 +510,7 @@ resource "flinkstate_bucket" "state" {
 						return fmt.Errorf("the outer store's own objects are still there")
 					}
 					return nil
-				},
+				})},
 			},
 		},
 	})

@@ -13,6 +13,7 @@ import (
 
 // The data source gives what the deployment resource writes, from the same code.
 func TestFlinkConfiguration_dataSource(t *testing.T) {
+	t.Parallel()
 	ds := "data.flinkstate_flink_configuration.c"
 	conf := func(key string) tfjsonpath.Path { return tfjsonPath("configuration").AtMapKey(key) }
 	resource.UnitTest(t, resource.TestCase{

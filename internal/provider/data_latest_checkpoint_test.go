@@ -145,6 +145,7 @@ data "flinkstate_latest_checkpoint" "x" {
 }
 
 func TestLatestCheckpoint_invalidInput(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct{ body, want string }{
 		"job id not hex": {`  checkpoint_dir = "s3://b/flink/checkpoints"
   job_id = "not-a-job"`, "job_id"},
@@ -156,6 +157,7 @@ func TestLatestCheckpoint_invalidInput(t *testing.T) {
 	}
 	for label, tc := range cases {
 		t.Run(label, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{

@@ -14,6 +14,7 @@ import (
 )
 
 func TestPolicyDocument_matchesPolicyCode(t *testing.T) {
+	t.Parallel()
 	want, err := iampolicy.Permissions("aws", []store.Store{{Bucket: "acme-flink-state", Prefix: "flink/orders"}},
 		[]string{"arn:aws:kms:eu-west-1:123456789012:key/k1"})
 	if err != nil {

@@ -258,6 +258,7 @@ provider "flinkstate" {
 // Contradictory or malformed provider settings are refused at plan time,
 // naming the attribute.
 func TestProvider_invalidSettings(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, block string
 		want        string
@@ -356,6 +357,7 @@ func TestProvider_invalidSettings(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
@@ -376,6 +378,7 @@ resource "flinkstate_service_account" "sa" {
 // element that is unknown until apply (the cluster is created in the same
 // run). The plan succeeds and makes no API request.
 func TestProvider_planUnknownExecElements(t *testing.T) {
+	t.Parallel()
 	kubeSrv, kubeCalls := countingServer(t)
 	awsSrv, awsCalls := countingServer(t)
 	resource.UnitTest(t, resource.TestCase{
@@ -427,6 +430,7 @@ resource "flinkstate_service_account" "sa" {
 // known list, set or map with one element unknown until apply plans
 // without error and without API requests.
 func TestProvider_planUnknownCollectionElements(t *testing.T) {
+	t.Parallel()
 	kubeSrv, kubeCalls := countingServer(t)
 	awsSrv, awsCalls := countingServer(t)
 	resource.UnitTest(t, resource.TestCase{

@@ -293,6 +293,7 @@ func TestAccBucket_destroyRefusedWhenNotEmpty(t *testing.T) {
 }
 
 func TestBucket_invalidInput(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct{ extra, name, want string }{
 		"uppercase":       {name: "Flink-State", want: `(?s)Invalid bucket name.*bucket`},
 		"too short":       {name: "ab", want: `(?s)bucket.*3 to 63 characters`},
@@ -304,6 +305,7 @@ func TestBucket_invalidInput(t *testing.T) {
 	}
 	for label, tc := range cases {
 		t.Run(label, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{

@@ -291,6 +291,7 @@ func TestAccDeployment_crdValidationError(t *testing.T) {
 }
 
 func TestDeployment_planTimeChecks(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		replace     [2]string
 		extra, want string
@@ -314,6 +315,7 @@ func TestDeployment_planTimeChecks(t *testing.T) {
 	}
 	for label, tc := range cases {
 		t.Run(label, func(t *testing.T) {
+			t.Parallel()
 			cfg := deploymentConfig("data", "flink:2.2.1-java17", tc.extra)
 			if tc.replace[0] != "" {
 				cfg = strings.Replace(cfg, tc.replace[0], tc.replace[1], 1)

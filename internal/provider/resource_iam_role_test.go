@@ -269,6 +269,7 @@ func TestAccIAMRole_disappears(t *testing.T) {
 }
 
 func TestIAMRole_invalidInput(t *testing.T) {
+	t.Parallel()
 	irsa := `  irsa {
     oidc_provider_arn = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC"
     namespace         = "ns"
@@ -300,6 +301,7 @@ func TestIAMRole_invalidInput(t *testing.T) {
 	}
 	for label, tc := range cases {
 		t.Run(label, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{

@@ -237,6 +237,7 @@ func TestAccServiceAccount_disappears(t *testing.T) {
 }
 
 func TestServiceAccount_invalidInput(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct{ ns, body, want string }{
 		"namespace uppercase":  {ns: "Data", want: `(?s)namespace.*DNS-1123 label`},
 		"role arn malformed":   {ns: "data", body: `  irsa_role_arn = "flink-orders"`, want: `(?s)irsa_role_arn.*IAM role ARN`},
@@ -245,6 +246,7 @@ func TestServiceAccount_invalidInput(t *testing.T) {
 	}
 	for label, tc := range cases {
 		t.Run(label, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{

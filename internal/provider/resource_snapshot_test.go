@@ -274,6 +274,7 @@ func TestAccSnapshot_operatorFailures(t *testing.T) {
 }
 
 func TestSnapshot_invalidInput(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct{ body, want string }{
 		"path without already_exists": {`  path = "s3://b/sp/savepoint-1"`, "path needs already_exists"},
 		"already_exists without path": {`  already_exists = true`, "already_exists needs path"},
@@ -285,6 +286,7 @@ func TestSnapshot_invalidInput(t *testing.T) {
 	}
 	for label, tc := range cases {
 		t.Run(label, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{

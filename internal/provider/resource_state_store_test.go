@@ -260,6 +260,7 @@ func TestAccStateStore_bucketDeletedOutOfBand(t *testing.T) {
 }
 
 func TestStateStore_invalidInput(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct{ bucket, prefix, want string }{
 		"leading slash":  {"acme", "/flink/orders", `(?s)prefix.*must not start with a slash`},
 		"trailing slash": {"acme", "flink/orders/", `(?s)prefix.*must not end with a slash`},
@@ -270,6 +271,7 @@ func TestStateStore_invalidInput(t *testing.T) {
 	}
 	for label, tc := range cases {
 		t.Run(label, func(t *testing.T) {
+			t.Parallel()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{

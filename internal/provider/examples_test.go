@@ -317,3 +317,35 @@ func TestAccExample_complete(t *testing.T) {
 		}},
 	})
 }
+
+// exampleImportID is the import ID that examples/resources/<typ>/import.sh
+// shows, with the replacements (old, new pairs) applied: the _import tests
+// import by it, so the documented ID format is the one that works. The
+// address it imports must be a resource of the same example's resource.tf.
+func exampleImportID(t *testing.T, typ string, replacements ...string) string {
+	t.Helper()
+	script := example(t, "resources/"+typ+"/import.sh")
+	for _, line := range strings.Split(script, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[0] != "terraform" || f[1] != "import" {
+			continue
+		}
+		res, name, ok := strings.Cut(f[2], ".")
+		if !ok || res != typ {
+			t.Fatalf("examples/resources/%s/import.sh imports %s, not a %s", typ, f[2], typ)
+		}
+		if decl := fmt.Sprintf("resource %q %q", res, name); !strings.Contains(example(t, "resources/"+typ+"/resource.tf"), decl) {
+			t.Fatalf("examples/resources/%s/import.sh imports %s, which its resource.tf does not declare (%s)", typ, f[2], decl)
+		}
+		id := f[3]
+		for i := 0; i+1 < len(replacements); i += 2 {
+			if !strings.Contains(id, replacements[i]) {
+				t.Fatalf("the import ID %q of examples/resources/%s/import.sh no longer contains %q: update this test", id, typ, replacements[i])
+			}
+			id = strings.ReplaceAll(id, replacements[i], replacements[i+1])
+		}
+		return id
+	}
+	t.Fatalf("examples/resources/%s/import.sh has no terraform import line", typ)
+	return ""
+}

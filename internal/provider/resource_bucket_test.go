@@ -152,7 +152,7 @@ func TestAccBucket_import(t *testing.T) {
 			{
 				ResourceName:            bucketAddr,
 				ImportState:             true,
-				ImportStateId:           name,
+				ImportStateId:           exampleImportID(t, "flinkstate_bucket", "acme-flink-state", name),
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"force_destroy"},
 			},

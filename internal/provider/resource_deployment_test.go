@@ -173,7 +173,7 @@ func TestAccDeployment_import(t *testing.T) {
 			{
 				ResourceName:            depAddr,
 				ImportState:             true,
-				ImportStateId:           ns + "/orders",
+				ImportStateId:           exampleImportID(t, "flinkstate_deployment", "data-processing", ns),
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"wait_for", "timeouts"},
 			},

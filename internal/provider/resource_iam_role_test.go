@@ -154,7 +154,7 @@ func TestAccIAMRole_import(t *testing.T) {
 			{
 				ResourceName:            roleAddr,
 				ImportState:             true,
-				ImportStateId:           f.name,
+				ImportStateId:           exampleImportID(t, "flinkstate_iam_role", "flink-orders", f.name),
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
@@ -174,7 +174,7 @@ func TestAccIAMRole_importPodIdentity(t *testing.T) {
 			{
 				ResourceName:            roleAddr,
 				ImportState:             true,
-				ImportStateId:           f.name,
+				ImportStateId:           exampleImportID(t, "flinkstate_iam_role", "flink-orders", f.name),
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},

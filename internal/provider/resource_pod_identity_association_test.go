@@ -145,19 +145,20 @@ func TestAccPodIdentityAssociation_basic(t *testing.T) {
 func TestAccPodIdentityAssociation_import(t *testing.T) {
 	skipUnlessAcc(t)
 	p := newPodIdentityTarget(t)
-	var id string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             p.checkDestroy(t),
 		Steps: []resource.TestStep{
 			{
 				Config:            p.config("a", "flink-orders"),
-				ConfigStateChecks: append(p.expectAssociation(t, "flinkstate_iam_role.a", "flink-orders"), recordAttr(piaAddr, "id", &id)),
+				ConfigStateChecks: p.expectAssociation(t, "flinkstate_iam_role.a", "flink-orders"),
 			},
 			{
-				ResourceName:            piaAddr,
-				ImportState:             true,
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return id, nil },
+				ResourceName: piaAddr,
+				ImportState:  true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) {
+					return exampleImportID(t, "flinkstate_pod_identity_association", "prod", p.cluster, "a-0123456789abcdef0", p.currentID), nil
+				},
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},

@@ -124,7 +124,7 @@ func TestAccServiceAccount_import(t *testing.T) {
 			{
 				ResourceName:      saAddr,
 				ImportState:       true,
-				ImportStateId:     ns + "/flink-orders",
+				ImportStateId:     exampleImportID(t, "flinkstate_service_account", "data-processing", ns),
 				ImportStateVerify: true,
 			},
 		},

@@ -118,9 +118,11 @@ func TestAccSnapshot_import(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{recordAttr(snapAddr, "name", &name)},
 			},
 			{
-				ResourceName:            snapAddr,
-				ImportState:             true,
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return ns + "/" + name, nil },
+				ResourceName: snapAddr,
+				ImportState:  true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) {
+					return exampleImportID(t, "flinkstate_snapshot", "data-processing", ns, "orders-before-upgrade-x7k2p", name), nil
+				},
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"}, // triggers come back from the object
 			},

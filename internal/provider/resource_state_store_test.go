@@ -139,7 +139,7 @@ func TestAccStateStore_import(t *testing.T) {
 			{
 				ResourceName:            storeApp1,
 				ImportState:             true,
-				ImportStateId:           bucket + "/flink/app1",
+				ImportStateId:           exampleImportID(t, "flinkstate_state_store", "acme-flink-state", bucket, "flink/orders", "flink/app1"),
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"force_destroy"},
 			},

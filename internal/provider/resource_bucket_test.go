@@ -31,7 +31,18 @@ resource "flinkstate_bucket" "test" {
 
 // expectBucketHardened reads the bucket's settings from S3 itself.
 func expectBucketHardened(t *testing.T, name string, wantVersioning bool, wantTags map[string]string) statecheck.StateCheck {
-	return expectAPI(func() error {
+	return expectAPI(bucketHardened(t, name, wantVersioning, wantTags))
+}
+
+// checkBucketHardened is the same check for a step's legacy Check field
+// (resource_bucket_timeouts_test.go still uses one).
+func checkBucketHardened(t *testing.T, name string, wantVersioning bool, wantTags map[string]string) resource.TestCheckFunc {
+	check := bucketHardened(t, name, wantVersioning, wantTags)
+	return func(*terraform.State) error { return check() }
+}
+
+func bucketHardened(t *testing.T, name string, wantVersioning bool, wantTags map[string]string) func() error {
+	return func() error {
 		ctx, c := context.Background(), testAWS(t).S3
 		b := aws.String(name)
 		pab, err := c.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: b})
@@ -97,7 +108,7 @@ func expectBucketHardened(t *testing.T, name string, wantVersioning bool, wantTa
 			return fmt.Errorf("tags %v, want %v", got, wantTags)
 		}
 		return nil
-	})
+	}
 }
 
 func checkBucketGone(t *testing.T, name string) resource.TestCheckFunc {

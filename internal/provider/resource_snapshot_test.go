@@ -121,7 +121,7 @@ func TestAccSnapshot_import(t *testing.T) {
 				ResourceName: snapAddr,
 				ImportState:  true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) {
-					return exampleImportID(t, "flinkstate_snapshot", "data-processing", ns, "orders-before-upgrade-x7k2p", name), nil
+					return exampleImportID(t, "flinkstate_snapshot", "data-processing", ns, "orders-adhoc-x7k2p", name), nil
 				},
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"}, // triggers come back from the object

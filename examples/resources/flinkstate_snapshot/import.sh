@@ -1,2 +1,2 @@
 # A snapshot is imported as namespace/name.
-terraform import flinkstate_snapshot.before_upgrade data-processing/orders-before-upgrade-x7k2p
+terraform import flinkstate_snapshot.adhoc data-processing/orders-adhoc-x7k2p

@@ -113,6 +113,11 @@ type planned struct {
 type plannedStore struct {
 	dir      store.Dir
 	creating bool
+	// replacing: registered by the first plan of a replace (prior state
+	// with another bucket or prefix); terraform plans the replacement's
+	// create again with no prior state, and that second plan is this
+	// same store, not another one on its prefix.
+	replacing bool
 }
 
 type plannedDeployment struct {
@@ -351,7 +356,14 @@ func rolePlanChecks(plan iamRoleModel, diags *diag.Diagnostics) {
 // another store planned in this run: one store's force_destroy and
 // ownership marker would reach the other's checkpoints (rule 4). Stores
 // made elsewhere are checked against S3 at apply.
-func (r *stateStoreResource) planStore(bucket, prefix types.String, creating bool, diags *diag.Diagnostics) {
+//
+// replacing is a plan whose prior state has another bucket or prefix: a new
+// store on the new prefix (checked as a create). Terraform then plans the
+// replacement's create once more with no prior state (the Terraform
+// plugin protocol: a planned replace is a delete plus a create, planned as
+// such); that plan matches the replacing entry and is not taken for another
+// store on the same prefix.
+func (r *stateStoreResource) planStore(bucket, prefix types.String, creating, replacing bool, diags *diag.Diagnostics) {
 	if !known(bucket, prefix) {
 		return
 	}
@@ -362,6 +374,15 @@ func (r *stateStoreResource) planStore(bucket, prefix types.String, creating boo
 	p := r.meta.planned()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if creating {
+		for i, o := range p.stores {
+			if o.replacing && o.dir == d {
+				p.stores[i].replacing = false
+				return
+			}
+		}
+	}
+	creating = creating || replacing
 	for _, o := range p.stores {
 		// Stores both already in the state are left alone: the rule
 		// stops new nesting, it does not block plans of existing stores.
@@ -374,5 +395,5 @@ func (r *stateStoreResource) planStore(bucket, prefix types.String, creating boo
 			return
 		}
 	}
-	p.stores = append(p.stores, plannedStore{dir: d, creating: creating})
+	p.stores = append(p.stores, plannedStore{dir: d, creating: creating, replacing: replacing})
 }

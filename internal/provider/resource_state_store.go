@@ -114,7 +114,8 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() || plan.Bucket.IsUnknown() || plan.Prefix.IsUnknown() {
 		return
 	}
-	r.planStore(plan.Bucket, plan.Prefix, req.State.Raw.IsNull(), &resp.Diagnostics)
+	replacing := state != nil && (!state.Bucket.Equal(plan.Bucket) || !state.Prefix.Equal(plan.Prefix))
+	r.planStore(plan.Bucket, plan.Prefix, req.State.Raw.IsNull(), replacing, &resp.Diagnostics)
 	plan.fill()
 	plan.UnsafeRules = emptyList()
 	if state != nil {

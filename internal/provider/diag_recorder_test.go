@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
@@ -144,4 +145,27 @@ func (s recordingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadRe
 		s.rec.add("ReadResource", req.TypeName, resp.Diagnostics)
 	}
 	return resp, err
+}
+
+// planWarning is a plan check that a resource plan (PlanResourceChange)
+// answered with a warning matching parts: what terraform showed under the
+// plan, before anything was applied.
+func (r *diagRecorder) planWarning(parts ...string) plancheck.PlanCheck {
+	return recordedPlanWarning{rec: r, parts: parts}
+}
+
+type recordedPlanWarning struct {
+	rec   *diagRecorder
+	parts []string
+}
+
+func (c recordedPlanWarning) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	if err := c.rec.expectWarning("PlanResourceChange", c.parts...)(nil); err != nil {
+		resp.Error = err
+	}
+	for _, d := range c.rec.recorded() {
+		if d.rpc == "ApplyResourceChange" {
+			resp.Error = fmt.Errorf("an apply answered before this plan check (%s): reset the recorder in the step's PreConfig", d)
+		}
+	}
 }

@@ -376,9 +376,15 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	state.Versioning = types.BoolValue(h.Versioning)
 	state.AbortIncompleteMultipartDays = types.Int64Value(int64(h.AbortIncompleteMultipartDays))
-	if h.HasNoncurrentRule {
+	switch {
+	case h.HasNoncurrentRule:
 		state.NoncurrentVersionExpirationDays = types.Int64Value(int64(h.NoncurrentVersionExpirationDays))
-	} else if state.NoncurrentVersionExpirationDays.IsNull() {
+	case h.Versioning:
+		// Versioning on without the provider's rule (removed outside
+		// Terraform): noncurrent versions never expire. 0 is no valid
+		// configuration, so the plan shows the drift and apply writes the rule back.
+		state.NoncurrentVersionExpirationDays = types.Int64Value(0)
+	case state.NoncurrentVersionExpirationDays.IsNull():
 		// No versioning rule (versioning off, e.g. after import): the default stands.
 		state.NoncurrentVersionExpirationDays = types.Int64Value(30)
 	}

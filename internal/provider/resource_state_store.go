@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -29,23 +31,24 @@ type stateStoreResource struct{ resourceBase }
 func newStateStoreResource() resource.Resource { return &stateStoreResource{} }
 
 type stateStoreModel struct {
-	ID            types.String `tfsdk:"id"`
-	Bucket        types.String `tfsdk:"bucket"`
-	Prefix        types.String `tfsdk:"prefix"`
-	ForceDestroy  types.Bool   `tfsdk:"force_destroy"`
-	URI           types.String `tfsdk:"uri"`
-	CheckpointDir types.String `tfsdk:"checkpoint_dir"`
-	SavepointDir  types.String `tfsdk:"savepoint_dir"`
-	HADir         types.String `tfsdk:"ha_dir"`
-	OwnerToken    types.String `tfsdk:"owner_token"`
-	UnsafeRules   types.List   `tfsdk:"unsafe_lifecycle_rules"`
+	ID            types.String   `tfsdk:"id"`
+	Bucket        types.String   `tfsdk:"bucket"`
+	Prefix        types.String   `tfsdk:"prefix"`
+	ForceDestroy  types.Bool     `tfsdk:"force_destroy"`
+	URI           types.String   `tfsdk:"uri"`
+	CheckpointDir types.String   `tfsdk:"checkpoint_dir"`
+	SavepointDir  types.String   `tfsdk:"savepoint_dir"`
+	HADir         types.String   `tfsdk:"ha_dir"`
+	OwnerToken    types.String   `tfsdk:"owner_token"`
+	UnsafeRules   types.List     `tfsdk:"unsafe_lifecycle_rules"`
+	Timeouts      timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *stateStoreResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_state_store"
 }
 
-func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	computed := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, Description: desc,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
@@ -89,6 +92,10 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"owner_token": schema.StringAttribute{Computed: true, Sensitive: true,
 				Description: "Random token recorded in the store's ownership marker (`<prefix>/" + store.MarkerName + "`) and in this state: " +
 					"force_destroy deletes only when the marker names this token. Known after the first apply; on import it is read from the marker."},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true},
+				"every S3 call of the operation must be answered within it (create, update, delete: default 5m; read, also at plan: default 30s)"),
 		},
 	}
 }
@@ -138,7 +145,9 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 // warnStateDeleted reads, for an existing store about to be destroyed or
 // replaced with force_destroy, what that will delete, and warns at plan.
 func (r *stateStoreResource) warnStateDeleted(ctx context.Context, state stateStoreModel, doing string, resp *resource.ModifyPlanResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
+	timeout, d := state.Timeouts.Read(ctx, awsReadBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
 	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if cl == nil {
@@ -147,8 +156,8 @@ func (r *stateStoreResource) warnStateDeleted(ctx context.Context, state stateSt
 	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
 	summary, err := describeState(ctx, cl, st)
 	if err != nil {
-		resp.Diagnostics.AddWarning("Could not count the state force_destroy would delete",
-			fmt.Sprintf("%s s3://%s/%s with force_destroy = true deletes everything under it; counting it failed: %s", doing, st.Bucket, st.Prefix, awsErr(ctx, err)))
+		addProblemWarning(&resp.Diagnostics, "Counting what force_destroy would delete in", "state store "+st.ID(), awsErr(ctx, err),
+			fmt.Sprintf("%s s3://%s/%s with force_destroy = true deletes everything under it.", doing, st.Bucket, st.Prefix))
 		return
 	}
 	if summary == "" {
@@ -192,11 +201,11 @@ func (m *stateStoreModel) fill() {
 func (r *stateStoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	s, err := store.Parse(req.ID)
 	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID", err.Error()+" (expected bucket/prefix)")
+		addProblem(&resp.Diagnostics, "Importing", "state store "+req.ID, err.Error(), "The import ID is bucket/prefix, e.g. acme-flink-state/flink/orders.")
 		return
 	}
 	m := stateStoreModel{Bucket: types.StringValue(s.Bucket), Prefix: types.StringValue(s.Prefix), ForceDestroy: types.BoolValue(false),
-		OwnerToken: types.StringNull(), UnsafeRules: types.ListNull(types.StringType)}
+		OwnerToken: types.StringNull(), UnsafeRules: types.ListNull(types.StringType), Timeouts: nullTimeouts(storeTimeoutTypes)}
 	m.fill()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
@@ -209,10 +218,12 @@ func (r *stateStoreResource) s3(ctx context.Context, diags *diag.Diagnostics) *s
 }
 
 func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
-	defer cancel()
 	var plan stateStoreModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	timeout, d := plan.Timeouts.Create(ctx, awsWriteBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -232,7 +243,7 @@ func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequ
 		case errors.As(err, &c):
 			resp.Diagnostics.AddAttributeError(path.Root("prefix"), "Prefix not free for a new state store", c.Detail+". Nothing was written.")
 		default:
-			resp.Diagnostics.AddError("Creating state store failed", fmt.Sprintf("Checking s3://%s/%s/ before creating the store: %s", st.Bucket, st.Prefix, awsErr(ctx, err)))
+			addProblem(&resp.Diagnostics, "Creating", "state store "+st.ID(), fmt.Sprintf("checking s3://%s/%s/ before creating the store: %s", st.Bucket, st.Prefix, awsErr(ctx, err)), "Nothing was written.")
 		}
 		return
 	}
@@ -248,10 +259,12 @@ func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
-	defer cancel()
 	var state stateStoreModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := state.Timeouts.Read(ctx, awsReadBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -262,12 +275,12 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 			resp.State.RemoveResource(ctx)
 			return
 		}
-		resp.Diagnostics.AddError("Reading state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Reading", "state store "+st.ID(), awsErr(ctx, err), "")
 		return
 	}
 	m, err := s3state.ReadMarker(ctx, cl, st)
 	if err != nil {
-		resp.Diagnostics.AddError("Reading state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Reading", "state store "+st.ID(), awsErr(ctx, err), "")
 		return
 	}
 	switch token := state.OwnerToken.ValueString(); {
@@ -285,10 +298,11 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	rules, err := r.unsafeRules(ctx, cl, st)
 	if err != nil {
-		resp.Diagnostics.AddError("Reading state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Reading", "state store "+st.ID(), awsErr(ctx, err), "")
 		return
 	}
 	state.UnsafeRules = listOfStrings(rules)
+	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	state.fill()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -341,11 +355,13 @@ func (r *stateStoreResource) removeUnsafeRules(ctx context.Context, cl *s3.Clien
 // Update changes force_destroy, which lives in state alone, and records the
 // ownership marker when the plan says it is missing.
 func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
-	defer cancel()
 	var plan, state stateStoreModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := plan.Timeouts.Update(ctx, awsWriteBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -357,7 +373,7 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 			return
 		}
 		if err := r.removeUnsafeRules(ctx, cl, st); err != nil {
-			resp.Diagnostics.AddError("Removing lifecycle expiry failed", awsErr(ctx, err))
+			addProblem(&resp.Diagnostics, "Removing lifecycle expiry for", "state store "+st.ID(), awsErr(ctx, err), "Apply again once S3 answers.")
 			return
 		}
 	}
@@ -369,7 +385,7 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 		}
 		m, err := s3state.ReadMarker(ctx, cl, st)
 		if err != nil {
-			resp.Diagnostics.AddError("Recording state store ownership failed", awsErr(ctx, err))
+			addProblem(&resp.Diagnostics, "Recording ownership of", "state store "+st.ID(), awsErr(ctx, err), "Apply again once S3 answers.")
 			return
 		}
 		if m != nil && m.Owner != state.OwnerToken.ValueString() {
@@ -383,7 +399,7 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 		}
 		if m == nil {
 			if err := s3state.WriteMarker(ctx, cl, st, token, r.meta.userAgent(), true); err != nil {
-				resp.Diagnostics.AddError("Recording state store ownership failed", awsErr(ctx, err))
+				addProblem(&resp.Diagnostics, "Recording ownership of", "state store "+st.ID(), awsErr(ctx, err), "Apply again once S3 answers.")
 				return
 			}
 		}
@@ -393,10 +409,12 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsWriteBound)
-	defer cancel()
 	var state stateStoreModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := state.Timeouts.Delete(ctx, awsWriteBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.s3(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -405,12 +423,12 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if err := s3state.FindBucket(ctx, cl, st.Bucket); s3state.IsNotFound(err) {
 		return // the bucket, and so the store, is already gone
 	} else if err != nil {
-		resp.Diagnostics.AddError("Deleting state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), awsErr(ctx, err), "Nothing was deleted.")
 		return
 	}
 	m, err := s3state.ReadMarker(ctx, cl, st)
 	if err != nil {
-		resp.Diagnostics.AddError("Deleting state store failed", fmt.Sprintf("State store %s: %s", st.ID(), awsErr(ctx, err)))
+		addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), awsErr(ctx, err), "Nothing was deleted.")
 		return
 	}
 	owned := m != nil && state.OwnerToken.ValueString() != "" && m.Owner == state.OwnerToken.ValueString()
@@ -426,7 +444,7 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 		// are theirs, not this one's.
 		nested, err := s3state.NestedStores(ctx, cl, st)
 		if err != nil {
-			resp.Diagnostics.AddError("Deleting state failed", awsErr(ctx, err))
+			addProblem(&resp.Diagnostics, "Deleting the state of", "state store "+st.ID(), awsErr(ctx, err), "Nothing was deleted.")
 			return
 		}
 		skip := func(key string) bool {
@@ -439,7 +457,8 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 		}
 		n, err := s3state.DeleteAll(ctx, cl, st.Bucket, st.KeyPrefix(), skip)
 		if err != nil {
-			resp.Diagnostics.AddError("Deleting state failed", fmt.Sprintf("%s (deleted %d object versions before the error)", awsErr(ctx, err), n))
+			addProblem(&resp.Diagnostics, "Deleting the state of", "state store "+st.ID(), fmt.Sprintf("%s (deleted %d object versions before the error)", awsErr(ctx, err), n),
+				"The store stays in state: destroy again to delete the rest.")
 			return
 		}
 		if n > 0 {
@@ -453,7 +472,7 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	summary, err := describeState(ctx, cl, st)
 	if err != nil {
-		resp.Diagnostics.AddError("Checking stored state failed", awsErr(ctx, err))
+		addProblem(&resp.Diagnostics, "Checking the stored state of", "state store "+st.ID(), awsErr(ctx, err), "Nothing was deleted.")
 		return
 	}
 	if summary != "" {
@@ -465,7 +484,7 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if owned {
 		// The store goes: its prefix is free again.
 		if _, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(st.Bucket), Key: aws.String(st.MarkerKey())}); err != nil {
-			resp.Diagnostics.AddError("Deleting state store failed", fmt.Sprintf("s3:DeleteObject s3://%s/%s: %s", st.Bucket, st.MarkerKey(), awsErr(ctx, err)))
+			addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), fmt.Sprintf("s3:DeleteObject s3://%s/%s: %s", st.Bucket, st.MarkerKey(), awsErr(ctx, err)), "")
 		}
 	}
 }
@@ -475,4 +494,12 @@ func markerProblem(m *store.Marker) string {
 		return "is missing"
 	}
 	return "names another owner (store " + m.StoreID + ")"
+}
+
+// storeTimeoutTypes are the attributes of the store's timeouts block.
+var storeTimeoutTypes = map[string]attr.Type{"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType}
+
+// nullTimeouts is an absent timeouts block (after import).
+func nullTimeouts(t map[string]attr.Type) timeouts.Value {
+	return timeouts.Value{Object: types.ObjectNull(t)}
 }

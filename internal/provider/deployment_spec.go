@@ -37,7 +37,7 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 	}
 	if pod := m.EffectivePod.ValueString(); pod != "" {
 		if err := json.Unmarshal([]byte(pod), &s.PodTemplate); err != nil {
-			diags.AddError("Invalid effective pod template", err.Error())
+			addProblem(diags, "Rendering", "the effective pod template", err.Error(), "Check pod_template.")
 			return s, false
 		}
 	}

@@ -61,13 +61,13 @@ func waitPending(ctx context.Context, p privateGetter, diags *diag.Diagnostics) 
 // same name: it is never adopted, and the message says how to import it.
 func addAlreadyExists(diags *diag.Diagnostics, resourceType, kind, namespace, name string) {
 	id := namespace + "/" + name
-	diags.AddError(kind+" already exists",
-		fmt.Sprintf("A %s named %s already exists. Creating this resource never takes over an object it did not create: "+
-			"another configuration, or someone else, may own it, and a destroy here would delete it.\n\n"+
-			"If it is yours to manage, import it and apply again:\n\n"+
+	addProblem(diags, "Creating", kind+" "+id,
+		fmt.Sprintf("%s already exists: an object named %s is there. Creating this resource never takes over an object it did not create: "+
+			"another configuration, or someone else, may own it, and a destroy here would delete it", kind, id),
+		fmt.Sprintf("If it is yours to manage, import it and apply again:\n\n"+
 			"  terraform import ADDRESS %s\n\n"+
 			"where ADDRESS is this resource's address (%s.<name>, shown below), or add an import block with to = ADDRESS and id = %q. "+
-			"Otherwise choose another name or namespace.", kind, id, id, resourceType, id))
+			"Otherwise choose another name or namespace.", id, resourceType, id))
 }
 
 // privateUID is the private-state key holding the UID of the object a

@@ -290,7 +290,8 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) bool {
 	in, ok := m.input(ctx, diags)
 	if !ok {
-		diags.AddError("Configuration not known", "the deployment's configuration still holds unknown values at apply time")
+		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
+			"Apply again once the values it depends on are known.")
 		return false
 	}
 	cfg, fs := flinkconf.Derive(in)
@@ -398,7 +399,8 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	}
 	spec, ok := plan.spec(ctx, diags)
 	if !ok || diags.HasError() {
-		diags.AddError("Configuration not known", "the deployment's configuration still holds unknown values at apply time")
+		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
+			"Apply again once the values it depends on are known.")
 		return
 	}
 	// Every call of this create/update, the wait included, ends within the resource's timeout.
@@ -427,7 +429,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 	}
 	if err != nil {
-		diags.AddError("Applying FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)))
+		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), "")
 		return
 	}
 	plan.ID = types.StringValue(ns + "/" + name)
@@ -453,7 +455,8 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 				err, ns, name, plan.WaitFor.ValueString()))
 	default:
 		setWaitPending(ctx, private, err.Error(), diags)
-		diags.AddError("FlinkDeployment not ready", err.Error()+"\n\nThe next plan shows this deployment as a pending update, whose apply waits again.")
+		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
+			"The next plan shows this deployment as a pending update, whose apply waits again.")
 	}
 }
 
@@ -576,7 +579,7 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading FlinkDeployment failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		addProblem(&resp.Diagnostics, "Reading", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "")
 		return
 	}
 	if replacedOutsideTerraform(ctx, req, resp, "FlinkDeployment", live) {

@@ -264,7 +264,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	kube.SetTriggers(obj, triggers)
 	created, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{FieldManager: kube.FieldManager})
 	if err != nil {
-		resp.Diagnostics.AddError("Creating FlinkStateSnapshot failed", fmt.Sprintf("in namespace %s for deployment %s: %s", ns, spec.DeploymentName, err))
+		addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns, fmt.Sprintf("for deployment %s: %s", spec.DeploymentName, readableAPIError(err)), "")
 		return
 	}
 	setObjectUID(ctx, resp.Private, string(created.GetUID()), &resp.Diagnostics)
@@ -289,7 +289,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		// The operator gave up: an error, so Terraform taints the object
 		// and it is never taken for a completed snapshot.
 		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
-		resp.Diagnostics.AddError("Snapshot did not complete", err.Error())
+		addProblem(&resp.Diagnostics, "Waiting for", "FlinkStateSnapshot "+ns+"/"+name, "Snapshot did not complete: "+err.Error(), "")
 	default:
 		// Not finished in time, or the API server was unreachable: the
 		// snapshot may still complete. An error would taint it and the next
@@ -315,7 +315,7 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Reading FlinkStateSnapshot failed", fmt.Sprintf("%s/%s: %s", ns, name, err))
+		addProblem(&resp.Diagnostics, "Reading", "FlinkStateSnapshot "+ns+"/"+name, readableAPIError(err), "")
 		return
 	}
 	if replacedOutsideTerraform(ctx, req, resp, "FlinkStateSnapshot", obj) {
@@ -409,7 +409,7 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 		setWaitPending(ctx, resp.Private, err.Error(), &resp.Diagnostics)
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Snapshot did not complete", err.Error())
+		addProblem(&resp.Diagnostics, "Waiting for", "FlinkStateSnapshot "+ns+"/"+name, "Snapshot did not complete: "+err.Error(), "")
 	}
 }
 
@@ -426,7 +426,8 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 		// Disposing deletes the savepoint's files: not while a deployment restores from them.
 		users, err := kube.DeploymentsRestoringFrom(ctx, c.Dynamic, state.Namespace.ValueString(), state.Path.ValueString())
 		if err != nil {
-			resp.Diagnostics.AddError("Deleting FlinkStateSnapshot failed", err.Error())
+			addProblem(&resp.Diagnostics, "Deleting", "FlinkStateSnapshot "+state.Namespace.ValueString()+"/"+state.Name.ValueString(),
+				"checking which deployments restore from its savepoint: "+err.Error(), "Nothing was deleted.")
 			return
 		}
 		if len(users) > 0 {

@@ -84,7 +84,7 @@ resource "flinkstate_snapshot" "sp" {
 }
 `, ns)
 	var savepoint string
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -167,7 +167,7 @@ data "flinkstate_latest_checkpoint" "cp" {
 }
 `, prefix, oldJob)
 	var chk string
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -226,7 +226,7 @@ func TestAccDeployment_restoreTargetWithoutMetadata(t *testing.T) {
 	wait := `  wait_for = "running"`
 	var generation int64
 	target := "s3://acme-flink-state/" + prefix + "/checkpoints"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -330,7 +330,7 @@ func TestAccDeployment_savepointBeforeUpgrade(t *testing.T) {
 	extra := `  wait_for = "running"
   savepoint_before_upgrade {}`
 	var order *watchOrder
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -389,7 +389,7 @@ func TestAccDeployment_savepointBeforeUpgradeFails(t *testing.T) {
 	prefix := randName("upgrade-")
 	extra := `  wait_for = "running"
   savepoint_before_upgrade {}`
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -453,7 +453,7 @@ func TestAccExample_restoreFromLatestCheckpoint(t *testing.T) {
 	// The lost job: it ran and checkpointed into the store, then its deployment was deleted.
 	oldJob := lostJob(t, ns, prefix)
 	var restored string
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: exampleConfig(t, "restore-from-latest-checkpoint/main.tf", `"data-processing"`, fmt.Sprintf("%q", ns), "flink/orders", prefix),
@@ -491,7 +491,7 @@ resource "flinkstate_snapshot" "before" {
 }
 `, ns)
 	var savepoint string
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -538,7 +538,7 @@ resource "flinkstate_snapshot" "sp" {
 	wait := `  wait_for = "running"`
 	restoring := restoreConfig(ns, prefix, "flink:2.2.1-java17", "initial_savepoint_path = flinkstate_snapshot.sp.path", wait)
 	var savepoint string
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -60,7 +60,7 @@ func (m *memS3) ListObjectsV2(_ context.Context, in *s3.ListObjectsV2Input, _ ..
 			}
 			continue
 		}
-		out.Contents = append(out.Contents, s3types.Object{Key: aws.String(m.keys[i])})
+		out.Contents = append(out.Contents, s3types.Object{Key: aws.String(m.keys[i]), LastModified: aws.Time(m.modified[m.keys[i]])})
 		n++
 	}
 	out.IsTruncated = aws.Bool(false)

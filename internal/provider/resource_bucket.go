@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 )
 
@@ -260,9 +261,13 @@ func (r *bucketResource) warnObjectsDeleted(ctx context.Context, state bucketMod
 	if n == 0 {
 		return
 	}
+	newest := ""
+	if cp, _, err := checkpoint.NewestInBucket(ctx, cl, name, 10000); err == nil && cp != nil {
+		newest = fmt.Sprintf(" Newest completed checkpoint: %s (job %s, written %s).", cp.Path, cp.JobID, cp.LastModified.UTC().Format("2006-01-02 15:04:05 MST"))
+	}
 	resp.Diagnostics.AddWarning("force_destroy will delete Flink state",
 		fmt.Sprintf("Destroying or replacing s3://%s (force_destroy = true) deletes %s, every version included: Flink checkpoints, "+
-			"savepoints and HA metadata may be among them. Stop here unless that is intended.", name, countObjects(n, more)))
+			"savepoints and HA metadata may be among them.%s Stop here unless that is intended.", name, countObjects(n, more), newest))
 }
 
 func emptyList() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }

@@ -101,7 +101,8 @@ resource "flinkstate_bucket" "state" {
 `, name)
 	}
 	objectsWarning := rec.planWarning("force_destroy will delete Flink state",
-		"Destroying or replacing s3://"+bucket+" (force_destroy = true) deletes 8 objects")
+		"Destroying or replacing s3://"+bucket+" (force_destroy = true) deletes 8 objects",
+		"Newest completed checkpoint: s3://"+bucket+"/flink/orders/checkpoints/"+testJobID+"/chk-10 (job "+testJobID+",")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{

@@ -83,13 +83,26 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 			return fmt.Errorf("%w: %s/%s after %s waiting for %s: could not read it%s", ErrDeploymentTimeout, namespace, name, timeout, waitFor, readFailure(readErr))
 		case !current:
 			observed, _, _ := unstructured.NestedInt64(lastObj.Object, "status", "observedGeneration")
-			return fmt.Errorf("%w: %s/%s after %s waiting for %s: the operator has not observed generation %d yet (observed %d; is the Flink operator running?)%s",
-				ErrDeploymentTimeout, namespace, name, timeout, waitFor, lastObj.GetGeneration(), observed, readFailure(readErr))
+			return fmt.Errorf("%w: %s/%s after %s waiting for %s: the operator has not observed generation %d yet (observed %d; is the Flink operator running?)%s%s",
+				ErrDeploymentTimeout, namespace, name, timeout, waitFor, lastObj.GetGeneration(), observed, operatorSays(last), readFailure(readErr))
 		}
 		return fmt.Errorf("%w: %s/%s after %s waiting for %s: lifecycle state %s, job state %s (is the Flink operator running?)%s",
 			ErrDeploymentTimeout, namespace, name, timeout, waitFor, orNone(last.LifecycleState), orNone(last.JobState), readFailure(readErr))
 	})
 	return last, err
+}
+
+// operatorSays is status.error for a wait that ended before the operator
+// observed the new generation. The operator records an exception thrown while
+// reconciling a spec change (e.g. UpgradeFailureException from
+// ApplicationReconciler.getJobUpgrade, "Manual restore required.") without
+// advancing observedGeneration, so the error may be this change's refusal
+// or still the previous generation's: it is reported, never acted on.
+func operatorSays(st DeploymentStatus) string {
+	if msg := OperatorMessage(st.Error); msg != "" {
+		return ". The operator's status.error (it may still describe the previous generation): " + msg
+	}
+	return ""
 }
 
 func orNone(s string) string {

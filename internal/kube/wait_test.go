@@ -115,3 +115,18 @@ func TestWaitDeployment_failedEndsTheWaitAtOnce(t *testing.T) {
 		t.Fatalf("got %v, want the FAILED error, not a timeout", err)
 	}
 }
+
+// A spec change the operator refused (its exception in status.error, the
+// generation not observed) times out naming the operator's message; it never
+// ends the wait early, since the error may be the previous generation's.
+func TestWaitDeployment_timeoutBeforeObservedNamesOperatorError(t *testing.T) {
+	obj := deploymentWithStatus(2, 1, "FAILED", "RECONCILING")
+	_ = unstructured.SetNestedField(obj.Object, `{"type":"org.apache.flink.kubernetes.operator.exception.UpgradeFailureException",`+
+		`"message":"JobManager deployment is missing and HA metadata is not available to make stateful upgrades. Manual restore required."}`, "status", "error")
+	dyn := fakeDynamic(obj, 0, nil)
+	_, err := WaitDeployment(context.Background(), dyn, "ns", "orders", "running", 50*time.Millisecond, time.Millisecond)
+	if !errors.Is(err, ErrDeploymentTimeout) || !strings.Contains(err.Error(), "has not observed generation 2") ||
+		!strings.Contains(err.Error(), "Manual restore required.") {
+		t.Fatalf("got %v, want a timeout naming the operator's error", err)
+	}
+}

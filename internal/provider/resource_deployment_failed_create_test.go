@@ -89,3 +89,56 @@ func TestAccDeployment_failedCreateKeptAndFixedInPlace(t *testing.T) {
 		},
 	})
 }
+
+// The same failed create with upgrade_mode = "last-state": fixing the image
+// alone is refused by the operator (the JobManager never started, so there
+// is no HA metadata to restore from: UpgradeFailureException, "Manual restore
+// required." — ApplicationReconciler.getJobUpgrade). The apply fails at its
+// timeout naming the operator's message, the object is kept (same UID), and
+// the way out the message points to — a stateless upgrade of a job that never
+// held state — updates it in place until it runs.
+func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	op.SetFaults(func(f *testbed.Faults) {
+		f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
+	})
+	config := func(image, mode string) string {
+		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"
+  timeouts {
+    create = "2m"
+    update = "15s"
+  }`), `upgrade_mode = "last-state"`, `upgrade_mode = "`+mode+`"`, 1)
+	}
+	var uid ktypes.UID
+	const addr = "flinkstate_deployment.orders"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             config("flink:no-such-tag", "last-state"),
+				ExpectNonEmptyPlan: true, // the wait is pending
+				Check: resource.ComposeAggregateTestCheckFunc(
+					notTainted(addr),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+			{
+				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil }) },
+				Config:      config("flink:2.2.1-java17", "last-state"),
+				ExpectError: errorRE("has not observed generation 2", "HA metadata is not available", "Manual restore required"),
+			},
+			{
+				Config: config("flink:2.2.1-java17", "stateless"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+		},
+	})
+}

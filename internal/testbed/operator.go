@@ -48,6 +48,13 @@
 //     / setUpgradeSavepointPath, ApplicationReconciler.deploy / cancelJob /
 //     setJobIdIfNecessary, FlinkStateSnapshotUtils.createUpgradeSnapshotResource)
 //     — upgrade, restore.
+//   - A stateful upgrade of a job whose JobManager is MISSING or in ERROR
+//     (e.g. never started) without HA metadata is refused with
+//     UpgradeFailureException in status.error ("… Manual restore required."),
+//     observedGeneration unchanged (ApplicationReconciler.getJobUpgrade,
+//     CommonStatus.MSG_*) — upgradeFailure; relied on by
+//     TestOperator_lastStateUpgradeWithoutHAMetadataFails and
+//     TestAccDeployment_failedCreateLastStateNeedsManualRestore.
 //   - FlinkStateSnapshot lifecycle: a new snapshot is TRIGGER_PENDING; an
 //     alreadyExists savepoint is COMPLETED at its path; a snapshot whose
 //     FlinkDeployment is missing or whose job is not RUNNING is ABANDONED

@@ -579,6 +579,30 @@ func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restor
 	return "", "", false
 }
 
+// upgradeFailure is ApplicationReconciler.getJobUpgrade when no stateful
+// upgrade is available: a JobManager that is MISSING or in ERROR (e.g. never
+// started) with no HA metadata to restore from throws UpgradeFailureException
+// ("JobManager deployment is missing and " + MSG_HA_METADATA_NOT_AVAILABLE +
+// " to make stateful upgrades. " + MSG_JOB_FINISHED_OR_CONFIGMAPS_DELETED +
+// MSG_MANUAL_RESTORE_REQUIRED, CommonStatus), which the operator records in
+// status.error instead of waiting. (For a savepoint-mode JobManager that never
+// started the real operator first deletes it and fails on "last checkpoint is
+// unknown" — the same exception, also ending in "Manual restore required.")
+// HA metadata exists in the model once the job completed a checkpoint, as in
+// deploy's requireHA.
+func (o *Operator) upgradeFailure(c depCtx) {
+	st := c.st
+	if st.JMStatus != jmMissing && st.JMStatus != jmError {
+		return // a running or deploying JobManager: the operator waits
+	}
+	if st.JobID != "" && o.hadCheckpoint(st.JobID) {
+		return
+	}
+	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.UpgradeFailureException",
+		"JobManager deployment is missing and HA metadata is not available to make stateful upgrades. "+
+			"It is possible that the job has finished or terminally failed, or the configmaps have been deleted. Manual restore required.")
+}
+
 // reconcileSpecChange is AbstractJobReconciler.reconcileSpecChange.
 func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interface, c depCtx, diff string, last map[string]any) error {
 	st := c.st
@@ -603,6 +627,7 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 	if lastJobState == jobRunning {
 		suspend, restore, ok := jobUpgrade(st, last, c.spec)
 		if !ok {
+			o.upgradeFailure(c)
 			return nil
 		}
 		if err := o.cancelJob(ctx, dyn, c, suspend); err != nil {

@@ -16,28 +16,25 @@ import (
 // JobID and each checkpoint chk-<N>; _metadata is written last).
 var metadataKeyRE = regexp.MustCompile(`^(?:(.*)/)?([0-9a-f]{32})/chk-(\d+)/_metadata$`)
 
-// NewestInBucket is the newest completed checkpoint among the first maxKeys
-// keys of a whole bucket, whatever store holds it: what a bucket's
-// force_destroy would delete. It lists without a delimiter (the bucket's
-// stores are not known), so its cost is bounded by maxKeys, not by the
-// bucket; truncated says keys were left unread. nil means none was seen.
-func NewestInBucket(ctx context.Context, c S3API, bucket string, maxKeys int) (best *Checkpoint, truncated bool, err error) {
+// NewestInBucket reads the keys of a whole bucket, a page at a time until
+// at least maxKeys were seen (as s3state.Contents counts them), and returns
+// how many it saw, whether keys were left unread, and the newest completed
+// checkpoint among them, whatever store holds it: what a bucket's
+// force_destroy would delete, from one listing. It lists without a delimiter
+// (the bucket's stores are not known), so its cost is bounded by maxKeys,
+// not by the bucket. A nil checkpoint means none was seen.
+func NewestInBucket(ctx context.Context, c S3API, bucket string, maxKeys int) (best *Checkpoint, seen int, truncated bool, err error) {
 	// As Latest: within a job the highest chk-N wins (numeric order, as
 	// Flink numbers checkpoints); across jobs, the newest _metadata.
 	perJob := map[string]*Checkpoint{}
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(bucket)}
-	seen := 0
-list:
 	for {
 		out, err := c.ListObjectsV2(ctx, in)
 		if err != nil {
-			return nil, false, fmt.Errorf("listing s3://%s: %w", bucket, err)
+			return nil, seen, false, fmt.Errorf("listing s3://%s: %w", bucket, err)
 		}
+		seen += len(out.Contents)
 		for _, o := range out.Contents {
-			if seen++; seen > maxKeys {
-				truncated = true
-				break list
-			}
 			m := metadataKeyRE.FindStringSubmatch(aws.ToString(o.Key))
 			if m == nil {
 				continue
@@ -53,7 +50,8 @@ list:
 			path := fmt.Sprintf("s3://%s/%s/chk-%d", bucket, job, id)
 			perJob[job] = &Checkpoint{Bucket: bucket, JobID: m[2], ID: id, Path: path, MetadataPath: path + "/_metadata", LastModified: aws.ToTime(o.LastModified)}
 		}
-		if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
+		truncated = aws.ToBool(out.IsTruncated) && out.NextContinuationToken != nil
+		if seen >= maxKeys || !truncated {
 			break
 		}
 		in.ContinuationToken = out.NextContinuationToken
@@ -63,7 +61,7 @@ list:
 			best = cp
 		}
 	}
-	return best, truncated, nil
+	return best, seen, truncated, nil
 }
 
 func trimJoin(dir, job string) string {

@@ -19,9 +19,9 @@ func TestNewestInBucket(t *testing.T) {
 	keys[jobA+"/chk-1/_metadata"] = t0 // a checkpoint directory at the bucket root
 	s := newMemS3(keys)
 
-	cp, truncated, err := NewestInBucket(context.Background(), s, "b", 10000)
-	if err != nil || cp == nil || truncated {
-		t.Fatalf("NewestInBucket = %v, %v, %v", cp, truncated, err)
+	cp, seen, truncated, err := NewestInBucket(context.Background(), s, "b", 10000)
+	if err != nil || cp == nil || truncated || seen != len(keys) {
+		t.Fatalf("NewestInBucket = %v, %d keys of %d, %v, %v", cp, seen, len(keys), truncated, err)
 	}
 	if want := "s3://b/flink/payments/checkpoints/" + jobB + "/chk-3"; cp.Path != want || cp.JobID != jobB || cp.ID != 3 {
 		t.Errorf("newest = %+v, want %s", cp, want)
@@ -34,9 +34,9 @@ func TestNewestInBucket_bounded(t *testing.T) {
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	layout(keys, "cp", jobA, []int{1}, nil, 2500, t0)
 	s := newMemS3(keys)
-	cp, truncated, err := NewestInBucket(context.Background(), s, "b", 1500)
-	if err != nil || !truncated {
-		t.Fatalf("want truncated, got %v %v %v", cp, truncated, err)
+	cp, seen, truncated, err := NewestInBucket(context.Background(), s, "b", 1500)
+	if err != nil || !truncated || seen != 2000 {
+		t.Fatalf("want truncated after 2 pages (2000 keys), got %v %d %v %v", cp, seen, truncated, err)
 	}
 	if cp == nil || cp.ID != 1 {
 		t.Errorf("chk-1 sorts before shared/ and was read: got %+v", cp)
@@ -47,8 +47,8 @@ func TestNewestInBucket_bounded(t *testing.T) {
 }
 
 func TestNewestInBucket_empty(t *testing.T) {
-	cp, truncated, err := NewestInBucket(context.Background(), newMemS3(map[string]time.Time{}), "b", 10)
-	if err != nil || cp != nil || truncated {
+	cp, seen, truncated, err := NewestInBucket(context.Background(), newMemS3(map[string]time.Time{}), "b", 10)
+	if err != nil || cp != nil || truncated || seen != 0 {
 		t.Fatalf("empty bucket: %v %v %v", cp, truncated, err)
 	}
 }
@@ -61,7 +61,7 @@ func TestNewestInBucket_numericWithinJob(t *testing.T) {
 		"cp/" + jobA + "/chk-9/_metadata":  t0.Add(time.Second),
 		"cp/" + jobA + "/chk-10/_metadata": t0,
 	}
-	cp, _, err := NewestInBucket(context.Background(), newMemS3(keys), "b", 100)
+	cp, _, _, err := NewestInBucket(context.Background(), newMemS3(keys), "b", 100)
 	if err != nil || cp == nil || cp.ID != 10 {
 		t.Fatalf("want chk-10, got %+v %v", cp, err)
 	}

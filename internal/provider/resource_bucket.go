@@ -252,7 +252,8 @@ func (r *bucketResource) warnObjectsDeleted(ctx context.Context, state bucketMod
 	if cl == nil {
 		return
 	}
-	n, more, err := s3state.Contents(ctx, cl, name, "", 10000)
+	// One listing counts the objects and finds the newest checkpoint.
+	cp, n, more, err := checkpoint.NewestInBucket(ctx, cl, name, 10000)
 	if err != nil {
 		addProblemWarning(&resp.Diagnostics, "Counting what force_destroy would delete in", "bucket "+name, awsErr(ctx, err),
 			fmt.Sprintf("Destroying s3://%s with force_destroy = true deletes every object in it, Flink state included.", name))
@@ -261,13 +262,9 @@ func (r *bucketResource) warnObjectsDeleted(ctx context.Context, state bucketMod
 	if n == 0 {
 		return
 	}
-	newest := ""
-	if cp, _, err := checkpoint.NewestInBucket(ctx, cl, name, 10000); err == nil && cp != nil {
-		newest = fmt.Sprintf(" Newest completed checkpoint: %s (job %s, written %s).", cp.Path, cp.JobID, cp.LastModified.UTC().Format("2006-01-02 15:04:05 MST"))
-	}
 	resp.Diagnostics.AddWarning("force_destroy will delete Flink state",
 		fmt.Sprintf("Destroying or replacing s3://%s (force_destroy = true) deletes %s, every version included: Flink checkpoints, "+
-			"savepoints and HA metadata may be among them.%s Stop here unless that is intended.", name, countObjects(n, more), newest))
+			"savepoints and HA metadata may be among them.%s Stop here unless that is intended.", name, countObjects(n, more), newestCheckpointNote(cp)))
 }
 
 func emptyList() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }

@@ -184,10 +184,19 @@ func describeState(ctx context.Context, cl *s3.Client, st store.Store) (string, 
 		return "", nil
 	}
 	msg := fmt.Sprintf("s3://%s/%s holds Flink state: %s.", st.Bucket, st.Prefix, strings.Join(found, ", "))
-	if cp, err := checkpoint.InStore(ctx, cl, st, ""); err == nil && cp != nil {
-		msg += fmt.Sprintf(" Newest completed checkpoint: %s (job %s, written %s).", cp.Path, cp.JobID, cp.LastModified.UTC().Format("2006-01-02 15:04:05 MST"))
+	if cp, err := checkpoint.InStore(ctx, cl, st, ""); err == nil {
+		msg += newestCheckpointNote(cp)
 	}
 	return msg, nil
+}
+
+// newestCheckpointNote is the sentence a force_destroy warning adds about
+// the newest completed checkpoint it would delete ("" for none).
+func newestCheckpointNote(cp *checkpoint.Checkpoint) string {
+	if cp == nil {
+		return ""
+	}
+	return fmt.Sprintf(" Newest completed checkpoint: %s (job %s, written %s).", cp.Path, cp.JobID, cp.LastModified.UTC().Format("2006-01-02 15:04:05 MST"))
 }
 
 func (m *stateStoreModel) fill() {

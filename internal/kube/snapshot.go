@@ -329,3 +329,42 @@ func Triggers(obj *unstructured.Unstructured) map[string]string {
 	}
 	return t
 }
+
+// DisposalBlocked tells why the operator could not release the
+// FlinkStateSnapshot namespace/name if it were deleted now, or "" when
+// nothing blocks it (or it is gone). The operator's cleanup
+// (StateSnapshotReconciler.cleanup, flink-kubernetes-operator) disposes of a
+// COMPLETED savepoint with disposeOnDelete and a jobReference through the
+// referenced deployment's running job; when that FlinkDeployment is missing
+// or its job is not RUNNING (ReconciliationUtils.isJobRunning), getFlinkDeployment
+// throws, FlinkStateSnapshotController.cleanup records CleanupFailed and the
+// finalizer stays until the job runs again. Checkpoints, savepoints kept on
+// delete or without a job reference or path, and snapshots in any other
+// state are released as they are.
+func DisposalBlocked(ctx context.Context, dyn dynamic.Interface, namespace, name string) (string, error) {
+	snap, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading FlinkStateSnapshot %s/%s: %w", namespace, name, err)
+	}
+	dispose, _, _ := unstructured.NestedBool(snap.Object, "spec", "savepoint", "disposeOnDelete")
+	job, _, _ := unstructured.NestedString(snap.Object, "spec", "jobReference", "name")
+	_, savepoint, _ := unstructured.NestedMap(snap.Object, "spec", "savepoint")
+	st := ReadSnapshotStatus(snap)
+	if !savepoint || !dispose || job == "" || st.State != SnapshotCompleted || st.Path == "" {
+		return "", nil
+	}
+	dep, err := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace).Get(ctx, job, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Sprintf("FlinkDeployment %s/%s, whose job would dispose of it, does not exist", namespace, job), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading FlinkDeployment %s/%s: %w", namespace, job, err)
+	}
+	if js := ReadDeploymentStatus(dep).JobState; js != "RUNNING" {
+		return fmt.Sprintf("the job of FlinkDeployment %s/%s, which would dispose of it, is %s, not RUNNING", namespace, job, orNone(js)), nil
+	}
+	return "", nil
+}

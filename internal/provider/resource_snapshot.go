@@ -76,7 +76,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"Deleting the resource deletes the object; the savepoint's files are deleted with it only when " +
 			"`dispose_on_delete = true` (the default here is false, unlike the operator's), so a savepoint outlives its resource " +
 			"unless you say otherwise: decide who deletes retained savepoints. With `dispose_on_delete = true`, delete refuses " +
-			"while a FlinkDeployment in the namespace names the savepoint's path as initialSavepointPath.",
+			"while a FlinkDeployment in the namespace names the savepoint's path as initialSavepointPath, and while the job that " +
+			"took the savepoint is missing or not RUNNING (the operator disposes of it only through that job and would otherwise " +
+			"hold the object until it runs again).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, Description: "`namespace/name`.", PlanModifiers: keepS},
 			"namespace": schema.StringAttribute{Required: true, Description: "Namespace of the FlinkDeployment.",
@@ -435,6 +437,23 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 				fmt.Sprintf("FlinkStateSnapshot %s/%s was not deleted: FlinkDeployment %v names its path %s as job.initialSavepointPath, "+
 					"and dispose_on_delete = true would delete those files. Point the deployment elsewhere first, or set dispose_on_delete = false.",
 					state.Namespace.ValueString(), state.Name.ValueString(), users, state.Path.ValueString()))
+			return
+		}
+		// The operator disposes only through the running job; otherwise the
+		// delete would wait on the finalizer until the timeout.
+		why, err := kube.DisposalBlocked(ctx, c.Dynamic, state.Namespace.ValueString(), state.Name.ValueString())
+		if err != nil {
+			addProblem(&resp.Diagnostics, "Deleting", "FlinkStateSnapshot "+state.Namespace.ValueString()+"/"+state.Name.ValueString(),
+				"checking that the operator can dispose of its savepoint: "+err.Error(), "Nothing was deleted.")
+			return
+		}
+		if why != "" {
+			resp.Diagnostics.AddAttributeError(path.Root("dispose_on_delete"), "Savepoint cannot be disposed of now",
+				fmt.Sprintf("FlinkStateSnapshot %s/%s was not deleted: with dispose_on_delete = true the Flink operator deletes the savepoint's "+
+					"files through the job that took it before it lets the object go, and %s, so the delete would wait on the operator's finalizer "+
+					"until it timed out. Either run the job again and destroy, or set dispose_on_delete = false and apply (the savepoint's files at %s "+
+					"are kept; delete them deliberately), then destroy.",
+					state.Namespace.ValueString(), state.Name.ValueString(), why, state.Path.ValueString()))
 			return
 		}
 	}

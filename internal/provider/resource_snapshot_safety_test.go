@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -153,4 +155,74 @@ func TestAccSnapshot_importKeepsTriggers(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A dispose_on_delete savepoint whose job is gone: the operator would keep
+// its finalizer (StateSnapshotReconciler.cleanup disposes only through the
+// running job), so destroy refuses at once instead of waiting out the
+// delete timeout, deletes nothing, and the way out it names (keep the
+// files) destroys cleanly with the savepoint's files still there.
+func TestAccSnapshot_disposeRefusedWithoutRunningJob(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	var name, savepoint string
+	// A short delete timeout: without the check, destroy would wait on the
+	// finalizer for that long and then fail differently.
+	config := func(dispose bool) string {
+		return snapshotConfig(ns, fmt.Sprintf("  dispose_on_delete = %t\n  timeouts {\n    delete = \"20s\"\n  }", dispose))
+	}
+	untouched := func() {
+		obj, err := getSnapshot(t, ns, name)
+		if err != nil {
+			t.Fatalf("snapshot %s after a refused destroy: %v", name, err)
+		}
+		if obj.GetDeletionTimestamp() != nil {
+			t.Fatalf("snapshot %s was deleted (deletionTimestamp %v) by a refused destroy", name, obj.GetDeletionTimestamp())
+		}
+		checkSavepointFiles(t, savepoint)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(checkNoSnapshots(t, ns), func(*terraform.State) error {
+			checkSavepointFiles(t, savepoint)
+			return nil
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config: config(true),
+				Check: func(s *terraform.State) error {
+					name, savepoint = attrOf(s, snapAddr, "name"), attrOf(s, snapAddr, "path")
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					if err := kube.DeleteAndWait(context.Background(), testKube(t).Dynamic, kube.FlinkDeploymentGVR, ns, "orders", time.Minute); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      config(true),
+				Destroy:     true,
+				ExpectError: errorRE("Savepoint cannot be disposed of now", "was not deleted", "FlinkDeployment "+ns+"/orders", "does not exist", "dispose_on_delete = false"),
+			},
+			{
+				PreConfig: untouched,
+				Config:    config(false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(snapAddr, plancheck.ResourceActionUpdate),
+				}},
+			},
+		},
+	})
+}
+
+// checkSavepointFiles fails the test unless the savepoint at path (an
+// s3:// directory) still has its _metadata.
+func checkSavepointFiles(t *testing.T, path string) {
+	t.Helper()
+	bucket, key, _ := strings.Cut(strings.TrimPrefix(path, "s3://"), "/")
+	if _, err := testAWS(t).S3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket),
+		Key: aws.String(key + "/_metadata")}); err != nil {
+		t.Fatalf("savepoint %s lost its _metadata: %v", path, err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
@@ -213,6 +214,47 @@ resource "flinkstate_iam_role" "r" {
 				return fmt.Errorf("the provider wrote its policy into the existing role %s", aws.ToString(got.Role.Arn))
 			}
 			return nil
+		},
+	})
+}
+
+// The role's timeouts.read bounds refresh at plan: with the endpoint
+// frozen, plan fails at its value (not the 30s default) naming the role
+// and the endpoint; once it answers again, nothing has changed.
+func TestAccIAMRole_readTimeoutBoundsPlan(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newFaultProxy(t)
+	f := newRoleFixture(t)
+	cfg := fmt.Sprintf(`
+provider "flinkstate" {
+  aws {
+    region                      = %q
+    endpoint                    = %q
+    skip_credentials_validation = true
+  }
+}
+`, os.Getenv("AWS_REGION"), p.URL) + iamRoleConfig(f.name, f.irsa, f.oneHCL, `  timeouts {
+    read = "5s"
+  }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             f.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:   func() { p.set(frozen) },
+				Config:      cfg,
+				PlanOnly:    true,
+				ExpectError: errorRE("Reading IAM role "+f.name+" failed", "no answer from "+p.URL, "within 5s"),
+			},
+			{
+				PreConfig:        func() { p.set(passThrough) },
+				Config:           cfg,
+				ConfigPlanChecks: rolePlanAction(plancheck.ResourceActionNoop),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectRoleDocuments(t, f.name, f.irsaTrust, f.one),
+				},
+			},
 		},
 	})
 }

@@ -130,7 +130,8 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				},
 				Validators: []validator.Object{blockRequires("namespace", "service_account")},
 			},
-			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, "IAM eventual consistency is retried within these limits (default 2m)"),
+			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true},
+				"create, update and delete retry IAM's eventual consistency within these limits (default 2m); read bounds refresh and import (default 30s)"),
 		},
 	}
 }
@@ -264,10 +265,12 @@ func (r *iamRoleResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	ctx, cancel := r.meta.boundAWS(ctx, awsReadBound)
-	defer cancel()
 	var state iamRoleModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	timeout, d := state.Timeouts.Read(ctx, awsReadBound)
+	resp.Diagnostics.Append(d...)
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
 	cl := r.iam(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return

@@ -105,6 +105,13 @@ func Up(ctx context.Context, root string, logf func(string, ...any)) (env Env, s
 	defer unlock()
 
 	if env, err := Load(root); err == nil && env.healthy(ctx) {
+		if k := builtTool(root, "kubectl"); env.Kubectl == "" && k != "" {
+			// kubectl was built after this bed started (make testbed-up).
+			env.Kubectl = k
+			if err := writeEnvFiles(state, env); err != nil {
+				return env, false, err
+			}
+		}
 		return env, false, nil
 	}
 	// Anything left from a dead or half-started bed goes first.
@@ -477,7 +484,9 @@ func writeEnvFiles(state string, env Env) error {
 	for _, kv := range env.Vars() {
 		fmt.Fprintf(&b, "export %s=%q\n", kv[0], kv[1])
 	}
-	fmt.Fprintf(&b, "export PATH=%q:\"$PATH\"\n", filepath.Dir(env.Kubectl))
+	if env.Kubectl != "" { // built by make testbed-up, not by make test
+		fmt.Fprintf(&b, "export PATH=%q:\"$PATH\"\n", filepath.Dir(env.Kubectl))
+	}
 	if err := os.WriteFile(filepath.Join(state, "env"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}

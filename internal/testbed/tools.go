@@ -9,14 +9,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 )
 
 // toolModule is one pinned module under tools/ and the commands built from it.
 type toolModule struct {
 	dir      string            // folder under tools/
+	cache    string            // folder name in the cache (default: dir)
 	packages map[string]string // binary name -> package path (relative to the module or absolute)
-	ldflags  string            // go build -ldflags, if any (part of the cache key)
+	ldflags  string            // go build -ldflags beside -s -w, if any (part of the cache key)
+	onDemand bool              // built by Tool when something asks for it, not by BuildTools
 }
 
 var toolModules = []toolModule{
@@ -24,9 +27,17 @@ var toolModules = []toolModule{
 		dir: "kube",
 		packages: map[string]string{
 			"kube-apiserver": "k8s.io/kubernetes/cmd/kube-apiserver",
-			"kubectl":        "k8s.io/kubernetes/cmd/kubectl",
 			"etcd":           "./etcd",
 		},
+	},
+	{
+		// kubectl, for a developer's shell (. .testbed/env); no test uses
+		// it, so make test does not pay for its build (make testbed-up and
+		// make demo do, once).
+		dir:      "kube",
+		cache:    "kubectl",
+		packages: map[string]string{"kubectl": "k8s.io/kubernetes/cmd/kubectl"},
+		onDemand: true,
 	},
 	{
 		dir:      "kumo",
@@ -37,11 +48,13 @@ var toolModules = []toolModule{
 		// by the least-privilege tests (see tools/policycheck/go.mod).
 		dir:      "policycheck",
 		packages: map[string]string{"policycheck": "."},
+		onDemand: true,
 	},
 	{
 		// Release tooling: goreleaser check and the snapshot build in CI.
 		dir:      "goreleaser",
 		packages: map[string]string{"goreleaser": "github.com/goreleaser/goreleaser/v2"},
+		onDemand: true,
 	},
 	{
 		// OpenTofu's CLI, for make testacc-tofu (see tools/tofu/go.mod).
@@ -50,7 +63,8 @@ var toolModules = []toolModule{
 		// What OpenTofu's release build sets, so `tofu version` reports
 		// the release (v1.10.10) rather than v1.10.10-dev
 		// (opentofu version/version.go: dev).
-		ldflags: "-X github.com/opentofu/opentofu/version.dev=no",
+		ldflags:  "-X github.com/opentofu/opentofu/version.dev=no",
+		onDemand: true,
 	},
 }
 
@@ -72,8 +86,8 @@ func CacheDir(root string) string {
 func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Binaries, error) {
 	paths := map[string]string{}
 	for _, m := range toolModules {
-		if m.dir == "policycheck" || m.dir == "goreleaser" || m.dir == "tofu" {
-			continue // built on demand (Tool) by what uses it
+		if m.onDemand {
+			continue // built by Tool for what uses it
 		}
 		p, err := buildModule(ctx, root, m, logf)
 		if err != nil {
@@ -86,7 +100,7 @@ func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Bi
 	return Binaries{
 		Etcd:          paths["etcd"],
 		KubeAPIServer: paths["kube-apiserver"],
-		Kubectl:       paths["kubectl"],
+		Kubectl:       builtTool(root, "kubectl"),
 		Kumo:          paths["kumo"],
 	}, nil
 }
@@ -105,28 +119,15 @@ func Tool(ctx context.Context, root, name string) (string, error) {
 	return "", fmt.Errorf("no pinned tool named %q", name)
 }
 
-// buildModule builds a tool module's commands into the cache unless they are
-// there. The folder is keyed by a hash of the module's go.mod, go.sum, main
-// sources and the Go version, so changing a pin rebuilds it and nothing
-// else does.
+// buildModule builds a tool module's commands into the cache unless they
+// are there (see paths).
 func buildModule(ctx context.Context, root string, m toolModule, logf func(string, ...any)) (map[string]string, error) {
+	paths, missing, err := m.paths(root)
+	if err != nil || !missing {
+		return paths, err
+	}
 	modDir := filepath.Join(root, "tools", m.dir)
-	key, err := moduleKey(modDir, m.ldflags)
-	if err != nil {
-		return nil, err
-	}
-	outDir := filepath.Join(CacheDir(root), "tools", m.dir+"-"+key)
-	paths := map[string]string{}
-	missing := false
-	for name := range m.packages {
-		paths[name] = filepath.Join(outDir, name)
-		if !fileExists(paths[name]) {
-			missing = true
-		}
-	}
-	if !missing {
-		return paths, nil
-	}
+	outDir := filepath.Dir(paths[m.names()[0]])
 	if logf != nil {
 		logf("building test bed tools from tools/%s into %s (a few minutes on a fresh machine, once)", m.dir, outDir)
 	}
@@ -136,23 +137,81 @@ func buildModule(ctx context.Context, root string, m toolModule, logf func(strin
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	for name, pkg := range m.packages {
-		args := []string{"build", "-trimpath", "-o", filepath.Join(tmp, name)}
-		if m.ldflags != "" {
-			args = append(args, "-ldflags", m.ldflags)
+	// One go build for all of a module's commands: the go command then
+	// links one while it still compiles another's packages. -s -w leaves
+	// out the symbol table and DWARF, which nobody debugs here and which
+	// are much of the link time of kube-apiserver and tofu.
+	args := []string{"build", "-trimpath", "-ldflags", strings.TrimSpace("-s -w " + m.ldflags), "-o"}
+	names := m.names()
+	if len(names) == 1 {
+		args = append(args, filepath.Join(tmp, names[0]), m.packages[names[0]])
+	} else {
+		// -o DIR/ names each binary after its package's last element.
+		args = append(args, tmp+string(filepath.Separator))
+		for _, n := range names {
+			if p := m.packages[n]; filepath.Base(p) != n {
+				return nil, fmt.Errorf("tools/%s: %s would be built as %s", m.dir, p, filepath.Base(p))
+			}
+			args = append(args, m.packages[n])
 		}
-		cmd := exec.CommandContext(ctx, goCommand(), append(args, pkg)...)
-		cmd.Dir = modDir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("building %s from tools/%s: %w\n%s", name, m.dir, err, out)
-		}
+	}
+	cmd := exec.CommandContext(ctx, goCommand(), args...)
+	cmd.Dir = modDir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building %s from tools/%s: %w\n%s", strings.Join(names, ", "), m.dir, err, out)
 	}
 	_ = os.RemoveAll(outDir)
 	if err := os.Rename(tmp, outDir); err != nil {
 		return nil, err
 	}
 	return paths, nil
+}
+
+// names lists the module's commands in a stable order.
+func (m toolModule) names() []string {
+	names := make([]string, 0, len(m.packages))
+	for n := range m.packages {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// paths gives where the module's commands are (or would be) cached, and
+// whether any is missing. The folder is keyed by a hash of the module's
+// go.mod, go.sum, main sources, build flags and the Go version, so
+// changing a pin rebuilds it and nothing else does.
+func (m toolModule) paths(root string) (map[string]string, bool, error) {
+	key, err := moduleKey(filepath.Join(root, "tools", m.dir), m.ldflags)
+	if err != nil {
+		return nil, false, err
+	}
+	cache := m.cache
+	if cache == "" {
+		cache = m.dir
+	}
+	outDir := filepath.Join(CacheDir(root), "tools", cache+"-"+key)
+	paths, missing := map[string]string{}, false
+	for name := range m.packages {
+		paths[name] = filepath.Join(outDir, name)
+		if !fileExists(paths[name]) {
+			missing = true
+		}
+	}
+	return paths, missing, nil
+}
+
+// builtTool is the cached path of a command when it has been built, else "".
+func builtTool(root, name string) string {
+	for _, m := range toolModules {
+		if _, ok := m.packages[name]; ok {
+			if paths, _, err := m.paths(root); err == nil && fileExists(paths[name]) {
+				return paths[name]
+			}
+		}
+	}
+	return ""
 }
 
 func goCommand() string {
@@ -164,9 +223,7 @@ func goCommand() string {
 
 func moduleKey(modDir, ldflags string) (string, error) {
 	h := sha256.New()
-	if ldflags != "" {
-		fmt.Fprintf(h, "ldflags\x00%s\x00", ldflags)
-	}
+	fmt.Fprintf(h, "ldflags\x00-s -w %s\x00", ldflags)
 	for _, f := range []string{"go.mod", "go.sum", "tools.go", "main.go", filepath.Join("etcd", "main.go")} {
 		b, err := os.ReadFile(filepath.Join(modDir, f))
 		if err != nil {

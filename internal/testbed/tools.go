@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // toolModule is one pinned module under tools/ and the commands built from it.
@@ -84,18 +86,35 @@ func CacheDir(root string) string {
 
 // BuildTools builds every pinned tool of the test bed once into the cache.
 func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Binaries, error) {
-	paths := map[string]string{}
+	// The modules build side by side: while one downloads its modules or
+	// links (mostly one core), the other compiles.
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		paths = map[string]string{}
+		errs  []error
+	)
 	for _, m := range toolModules {
 		if m.onDemand {
 			continue // built by Tool for what uses it
 		}
-		p, err := buildModule(ctx, root, m, logf)
-		if err != nil {
-			return Binaries{}, err
-		}
-		for k, v := range p {
-			paths[k] = v
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := buildModule(ctx, root, m, logf)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			for k, v := range p {
+				paths[k] = v
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return Binaries{}, err
 	}
 	return Binaries{
 		Etcd:          paths["etcd"],

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,16 +21,7 @@ import (
 // reaching AWS through the fault proxy (and skipping the STS check, so that
 // the reads themselves meet the fault).
 func awsThroughProxy(t *testing.T, proxyURL, bucket, role string) string {
-	return fmt.Sprintf(`
-provider "flinkstate" {
-  aws {
-    region                      = %q
-    endpoint                    = %q
-    s3_use_path_style           = true
-    skip_credentials_validation = true
-  }
-}
-
+	return awsProxyProvider(proxyURL) + fmt.Sprintf(`
 resource "flinkstate_bucket" "state" {
   bucket        = %q
   force_destroy = true
@@ -51,7 +41,7 @@ resource "flinkstate_iam_role" "r" {
     service_account   = "flink"
   }
 }
-`, os.Getenv("AWS_REGION"), proxyURL, bucket, role, testOIDCProvider(t))
+`, bucket, role, testOIDCProvider(t))
 }
 
 // checkAWSKept asserts, through a client that does not pass the proxy, that
@@ -225,15 +215,7 @@ func TestAccIAMRole_readTimeoutBoundsPlan(t *testing.T) {
 	skipUnlessAcc(t)
 	p := newFaultProxy(t)
 	f := newRoleFixture(t)
-	cfg := fmt.Sprintf(`
-provider "flinkstate" {
-  aws {
-    region                      = %q
-    endpoint                    = %q
-    skip_credentials_validation = true
-  }
-}
-`, os.Getenv("AWS_REGION"), p.URL) + iamRoleConfig(f.name, f.irsa, f.oneHCL, `  timeouts {
+	cfg := awsProxyProvider(p.URL) + iamRoleConfig(f.name, f.irsa, f.oneHCL, `  timeouts {
     read = "5s"
   }`)
 	resource.Test(t, resource.TestCase{

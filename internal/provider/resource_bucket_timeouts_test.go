@@ -121,16 +121,7 @@ func bucketThroughProxy(proxyURL, bucket, tag, timeouts string) string {
 	if tag == "" {
 		tag = "timeouts"
 	}
-	return fmt.Sprintf(`
-provider "flinkstate" {
-  aws {
-    region                      = %q
-    endpoint                    = %q
-    s3_use_path_style           = true
-    skip_credentials_validation = true
-  }
-}
-
+	return awsProxyProvider(proxyURL) + fmt.Sprintf(`
 resource "flinkstate_bucket" "test" {
   bucket = %q
   tags   = { app = %q }
@@ -138,7 +129,7 @@ resource "flinkstate_bucket" "test" {
 %s
   }
 }
-`, os.Getenv("AWS_REGION"), proxyURL, bucket, tag, timeouts)
+`, bucket, tag, timeouts)
 }
 
 // An endpoint that freezes right after CreateBucket fails the create at

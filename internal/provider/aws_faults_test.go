@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
@@ -221,22 +220,7 @@ func TestAccIAMRole_readTimeoutBoundsPlan(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             f.checkDestroy(t),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig:   func() { p.set(frozen) },
-				Config:      cfg,
-				PlanOnly:    true,
-				ExpectError: errorRE("Reading IAM role "+f.name+" failed", "no answer from "+p.URL, "within 5s"),
-			},
-			{
-				PreConfig:        func() { p.set(passThrough) },
-				Config:           cfg,
-				ConfigPlanChecks: rolePlanAction(plancheck.ResourceActionNoop),
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectRoleDocuments(t, f.name, f.irsaTrust, f.one),
-				},
-			},
-		},
+		Steps: readTimeoutSteps(p, cfg, errorRE("Reading IAM role "+f.name+" failed", "no answer from "+p.URL, "within 5s"),
+			expectRoleDocuments(t, f.name, f.irsaTrust, f.one)),
 	})
 }

@@ -6,9 +6,14 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
 
 // faultMode is what the fault proxy does with a request.
@@ -64,3 +69,27 @@ func newFaultProxy(t *testing.T) *faultProxy {
 }
 
 func (p *faultProxy) set(m faultMode) { p.mode.Store(int32(m)) }
+
+// readTimeoutSteps are the steps of a timeouts.read test through p: create
+// with cfg; with the endpoint frozen, a plan fails with an error matching
+// want (the read timeout, not the default bound); once the endpoint answers
+// again the plan is empty and checks hold (nothing was lost or changed).
+func readTimeoutSteps(p *faultProxy, cfg string, want *regexp.Regexp, checks ...statecheck.StateCheck) []resource.TestStep {
+	return []resource.TestStep{
+		{Config: cfg},
+		{
+			PreConfig:   func() { p.set(frozen) },
+			Config:      cfg,
+			PlanOnly:    true,
+			ExpectError: want,
+		},
+		{
+			PreConfig: func() { p.set(passThrough) },
+			Config:    cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+			ConfigStateChecks: checks,
+		},
+	}
+}

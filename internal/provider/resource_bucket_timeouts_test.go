@@ -185,25 +185,8 @@ func TestAccBucket_readTimeoutBoundsPlan(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBucketGone(t, bucket),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig:   func() { p.set(frozen) },
-				Config:      cfg,
-				PlanOnly:    true,
-				ExpectError: errorRE("Reading bucket "+bucket+" failed", "no answer from "+p.URL, "within 5s"),
-			},
-			{
-				PreConfig: func() { p.set(passThrough) },
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-				Check: func(*terraform.State) error {
-					return s3state.FindBucket(context.Background(), testAWS(t).S3, bucket)
-				},
-			},
-		},
+		Steps: readTimeoutSteps(p, cfg, errorRE("Reading bucket "+bucket+" failed", "no answer from "+p.URL, "within 5s"),
+			expectAPI(func() error { return s3state.FindBucket(context.Background(), testAWS(t).S3, bucket) })),
 	})
 }
 

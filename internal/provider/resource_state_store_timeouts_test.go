@@ -106,21 +106,6 @@ func TestAccStateStore_readTimeoutBoundsPlan(t *testing.T) {
 	cfg := awsProxyProvider(p.URL) + storeConfig(fmt.Sprintf("%q", bucket), true, `    read = "5s"`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig:   func() { p.set(frozen) },
-				Config:      cfg,
-				PlanOnly:    true,
-				ExpectError: errorRE("Reading state store "+bucket+"/flink/orders failed", "no answer from "+p.URL, "within 5s"),
-			},
-			{
-				PreConfig: func() { p.set(passThrough) },
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-			},
-		},
+		Steps:                    readTimeoutSteps(p, cfg, errorRE("Reading state store "+bucket+"/flink/orders failed", "no answer from "+p.URL, "within 5s")),
 	})
 }

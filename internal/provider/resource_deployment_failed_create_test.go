@@ -29,6 +29,18 @@ func notTainted(addr string) resource.TestCheckFunc {
 	}
 }
 
+// imagePullFailing is a namespace with the operator stand-in whose
+// JobManager pods cannot pull their image (ImagePullBackOff), as for
+// flink:no-such-tag, until the test clears the fault.
+func imagePullFailing(t *testing.T) (string, *testbed.Operator) {
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	op.SetFaults(func(f *testbed.Faults) {
+		f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
+	})
+	return ns, op
+}
+
 // A create whose job fails (the kubelet cannot pull the image, so the
 // operator reports the JobManager deployment failed): the apply completes
 // with a warning, the FlinkDeployment stays in state untainted, the next
@@ -36,11 +48,7 @@ func notTainted(addr string) resource.TestCheckFunc {
 // same object in place until the job runs.
 func TestAccDeployment_failedCreateKeptAndFixedInPlace(t *testing.T) {
 	skipUnlessAcc(t)
-	ns := testNamespace(t)
-	op := startOperator(t, ns)
-	op.SetFaults(func(f *testbed.Faults) {
-		f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
-	})
+	ns, op := imagePullFailing(t)
 	// A stateless job: the first deployment never ran, so there is no state
 	// to carry over, and the operator upgrades a stateless job whatever its
 	// JobManager's state (AbstractJobReconciler.getJobUpgrade: "Stateless
@@ -99,11 +107,7 @@ func TestAccDeployment_failedCreateKeptAndFixedInPlace(t *testing.T) {
 // held state — updates it in place until it runs.
 func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 	skipUnlessAcc(t)
-	ns := testNamespace(t)
-	op := startOperator(t, ns)
-	op.SetFaults(func(f *testbed.Faults) {
-		f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
-	})
+	ns, op := imagePullFailing(t)
 	config := func(image, mode string) string {
 		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"
   timeouts {

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -214,7 +213,9 @@ func (r *stateStoreResource) ImportState(ctx context.Context, req resource.Impor
 		return
 	}
 	m := stateStoreModel{Bucket: types.StringValue(s.Bucket), Prefix: types.StringValue(s.Prefix), ForceDestroy: types.BoolValue(false),
-		OwnerToken: types.StringNull(), UnsafeRules: types.ListNull(types.StringType), Timeouts: nullTimeouts(storeTimeoutTypes)}
+		OwnerToken: types.StringNull(), UnsafeRules: types.ListNull(types.StringType)}
+	// No timeouts block yet: the null value the schema types it as.
+	resp.Diagnostics.Append(resp.State.GetAttribute(ctx, path.Root("timeouts"), &m.Timeouts)...)
 	m.fill()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
@@ -503,12 +504,4 @@ func markerProblem(m *store.Marker) string {
 		return "is missing"
 	}
 	return "names another owner (store " + m.StoreID + ")"
-}
-
-// storeTimeoutTypes are the attributes of the store's timeouts block.
-var storeTimeoutTypes = map[string]attr.Type{"create": types.StringType, "read": types.StringType, "update": types.StringType, "delete": types.StringType}
-
-// nullTimeouts is an absent timeouts block (after import).
-func nullTimeouts(t map[string]attr.Type) timeouts.Value {
-	return timeouts.Value{Object: types.ObjectNull(t)}
 }

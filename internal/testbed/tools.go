@@ -77,6 +77,18 @@ var toolModules = []toolModule{
 		// provider, the test bed and the waits are the rest).
 		unoptimized: true,
 	},
+	{
+		// The terraform CLI, which .ci/run builds when a machine has none
+		// on its PATH (see tools/terraform/go.mod).
+		dir:      "terraform",
+		packages: map[string]string{"terraform": "github.com/hashicorp/terraform"},
+		// What terraform's release build sets, so `terraform version`
+		// reports v1.11.4 rather than v1.11.4-dev (terraform
+		// version/version.go: dev; .github/scripts/get_product_version.sh).
+		ldflags:     "-X github.com/hashicorp/terraform/version.dev=no",
+		onDemand:    true,
+		unoptimized: true,
+	},
 }
 
 // Binaries holds the absolute paths of the test bed's commands.

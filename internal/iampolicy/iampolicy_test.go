@@ -1,12 +1,9 @@
 package iampolicy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -197,39 +194,17 @@ func evaluateWithMinIO(t *testing.T, policy string, table []policyRequest) []boo
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	bin, err := testbed.Tool(ctx, root, "policycheck")
-	if err != nil {
-		t.Fatalf("building the policy engine: %v", err)
-	}
-	type req struct {
-		Action     string              `json:"action"`
-		Bucket     string              `json:"bucket"`
-		Object     string              `json:"object"`
-		Conditions map[string][]string `json:"conditions"`
-	}
-	in := struct {
-		Policy   json.RawMessage `json:"policy"`
-		Requests []req           `json:"requests"`
-	}{Policy: json.RawMessage(policy)}
+	reqs := make([]testbed.PolicyRequest, 0, len(table))
 	for _, r := range table {
-		q := req{Action: r.action, Bucket: r.bucket, Object: r.object}
+		q := testbed.PolicyRequest{Action: r.action, Bucket: r.bucket, Object: r.object}
 		if r.prefix != nil {
 			q.Conditions = map[string][]string{"prefix": {*r.prefix}}
 		}
-		in.Requests = append(in.Requests, q)
+		reqs = append(reqs, q)
 	}
-	body, _ := json.Marshal(in)
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Stdin = bytes.NewReader(body)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	res, err := testbed.EvaluatePolicy(ctx, root, policy, reqs)
 	if err != nil {
-		t.Fatalf("policycheck: %v: %s", err, stderr.String())
-	}
-	var res []bool
-	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(table) {
-		t.Fatalf("policycheck output %q: %v", out, err)
+		t.Fatal(err)
 	}
 	return res
 }

@@ -42,9 +42,16 @@ type Env struct {
 	AWSEndpoint        string `json:"aws_endpoint"`
 	AWSRegion          string `json:"aws_region"`
 	AccessKey          string `json:"access_key"`
-	SecretKey          string `json:"secret_key"`
-	Kubectl            string `json:"kubectl"`
-	PIDs               []int  `json:"pids"`
+	// S3RequestLog is the AWS front's log of S3 requests (awsproxy.go).
+	S3RequestLog string `json:"s3_request_log"`
+	// STSAddress is the loopback address whose port 443 answers for the
+	// STS host names over TLS, trusted through AWSCAFile ("" when the
+	// test bed could not listen there: then real Flink cannot use IRSA).
+	STSAddress string `json:"sts_address,omitempty"`
+	AWSCAFile  string `json:"aws_ca_file,omitempty"`
+	SecretKey  string `json:"secret_key"`
+	Kubectl    string `json:"kubectl"`
+	PIDs       []int  `json:"pids"`
 }
 
 // Vars returns the environment variables a shell or a test process sets to
@@ -57,6 +64,7 @@ func (e Env) Vars() [][2]string {
 		{"AWS_ACCESS_KEY_ID", e.AccessKey},
 		{"AWS_SECRET_ACCESS_KEY", e.SecretKey},
 		{"FLINKSTATE_TESTBED_KUBECTL", e.Kubectl},
+		{"FLINKSTATE_S3_REQUEST_LOG", e.S3RequestLog},
 		// Never ask the EC2 metadata endpoint for credentials: nothing here runs on EC2.
 		{"AWS_EC2_METADATA_DISABLED", "true"},
 	}
@@ -122,6 +130,9 @@ func Up(ctx context.Context, root string, logf func(string, ...any)) (env Env, s
 	if err != nil {
 		return Env{}, false, err
 	}
+	if bins.AWSProxy, err = buildAWSProxy(ctx, root, state); err != nil {
+		return Env{}, false, err
+	}
 	env, err = start(ctx, state, bins, logf)
 	if err != nil {
 		stopPIDs(env.PIDs)
@@ -164,11 +175,11 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 			return env, err
 		}
 	}
-	ports, err := freePorts(4)
+	ports, err := freePorts(5)
 	if err != nil {
 		return env, err
 	}
-	etcdClient, etcdPeer, apiPort, kumoPort := ports[0], ports[1], ports[2], ports[3]
+	etcdClient, etcdPeer, apiPort, kumoPort, proxyPort := ports[0], ports[1], ports[2], ports[3], ports[4]
 
 	// etcd
 	clientURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
@@ -192,7 +203,7 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 		return env, err
 	}
 
-	// kumo
+	// kumo, behind the AWS front (awsproxy.go) on the advertised port.
 	pid, err = spawn(bins.Kumo, []string{"--host", "127.0.0.1", "--port", strconv.Itoa(kumoPort)},
 		[]string{"KUMO_LOG_LEVEL=warn"}, filepath.Join(logs, "kumo.log"))
 	if err != nil {
@@ -202,7 +213,9 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 	if err := writePIDs(state, env.PIDs); err != nil {
 		return env, err
 	}
-	env.AWSEndpoint = fmt.Sprintf("http://127.0.0.1:%d", kumoPort)
+	if err := startAWSProxy(ctx, state, bins, &env, fmt.Sprintf("http://127.0.0.1:%d", kumoPort), proxyPort); err != nil {
+		return env, err
+	}
 
 	if err := waitHTTP(ctx, clientURL+"/health", "", 60*time.Second); err != nil {
 		return env, fmt.Errorf("etcd did not become healthy (log: %s): %w", filepath.Join(logs, "etcd.log"), err)
@@ -279,7 +292,7 @@ func (e Env) healthy(ctx context.Context) bool {
 			return false
 		}
 	}
-	return len(e.PIDs) == 3 &&
+	return len(e.PIDs) == 4 &&
 		waitHTTP(ctx, e.KubeHost+"/readyz", e.KubeToken, 2*time.Second) == nil &&
 		waitHTTP(ctx, e.AWSEndpoint+"/health", "", 2*time.Second) == nil
 }
@@ -366,7 +379,7 @@ func readPIDs(state string) []int {
 }
 
 func cleanData(state string) {
-	for _, d := range []string{"etcd", "pki", "logs", "env", "env.json", "kubeconfig", "pids"} {
+	for _, d := range []string{"etcd", "pki", "logs", "env", "env.json", "kubeconfig", "pids", "bin", "s3-requests.jsonl"} {
 		_ = os.RemoveAll(filepath.Join(state, d))
 	}
 }

@@ -94,6 +94,7 @@ var toolModules = []toolModule{
 // Binaries holds the absolute paths of the test bed's commands.
 type Binaries struct {
 	Etcd, KubeAPIServer, Kubectl, Kumo string
+	AWSProxy                           string // built from this repository (cmd/awsproxy), not a pinned tool
 }
 
 // CacheDir is where built tools are kept: $FLINKSTATE_CACHE_DIR, else

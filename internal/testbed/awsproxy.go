@@ -1,0 +1,381 @@
+package testbed
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The test bed's AWS front: every client (terraform, the tests, real Flink)
+// reaches the emulator through it. It forwards each request unchanged and
+// records every S3 request in a log of one JSON object per line
+// (FLINKSTATE_S3_REQUEST_LOG), so tests can judge what real Flink asked of
+// S3 against the role's policy. It also answers, over TLS, for the STS host
+// names AWS SDK for Java v1 cannot be pointed away from: the S3 plugin's
+// WebIdentityTokenCredentialsProvider builds its STS client with
+// AWSSecurityTokenServiceClientBuilder.standard() and no endpoint
+// (STSAssumeRoleWithWebIdentitySessionCredentialsProvider.buildStsClient),
+// so the Flink JVMs resolve sts.amazonaws.com and the regional names to this
+// listener through a JVM hosts file and trust the test bed's CA. The
+// credentials the emulator's STS issues are remembered with their role, so
+// the log names the role behind each S3 request.
+
+// S3Request is one line of the S3 request log.
+type S3Request struct {
+	Time   string `json:"time"`
+	Method string `json:"method"`
+	Bucket string `json:"bucket,omitempty"`
+	Key    string `json:"key,omitempty"`
+	Prefix string `json:"prefix,omitempty"` // a listing's prefix= query
+	Query  string `json:"query,omitempty"`
+	// Keys are the keys a DeleteObjects request (POST ?delete) names.
+	Keys      []string `json:"keys,omitempty"`
+	AccessKey string   `json:"access_key"`
+	// RoleARN is the role whose STS credentials signed the request, when
+	// the test bed's STS issued them ("" for the test bed's static keys).
+	RoleARN string `json:"role_arn,omitempty"`
+	Status  int    `json:"status"`
+	// Bytes is the body's length: the request's for a PUT or POST, the
+	// response's otherwise.
+	Bytes int64 `json:"bytes"`
+}
+
+// AWSProxyConfig configures ServeAWSProxy.
+type AWSProxyConfig struct {
+	Listen   string // host:port of the plain-HTTP front (the test bed's AWS endpoint)
+	Target   string // the emulator's URL
+	Log      string // the S3 request log
+	STS      string // host:port of the TLS listener for the STS host names ("" for none)
+	CertFile string // its certificate (for the STS names) and key
+	KeyFile  string
+}
+
+// credentialScope reads the access key and service of a SigV4 request
+// (Authorization: AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request,
+// or the X-Amz-Credential query parameter of a presigned URL).
+var credentialScope = regexp.MustCompile(`Credential=([^/,\s]+)/[^/]+/[^/]+/([^/]+)/aws4_request`)
+
+func sigV4(r *http.Request) (accessKey, service string) {
+	if m := credentialScope.FindStringSubmatch(r.Header.Get("Authorization")); m != nil {
+		return m[1], m[2]
+	}
+	if c := r.URL.Query().Get("X-Amz-Credential"); c != "" {
+		parts := strings.Split(c, "/")
+		if len(parts) == 5 {
+			return parts[0], parts[3]
+		}
+	}
+	return "", ""
+}
+
+type awsProxy struct {
+	target *url.URL
+	rp     *httputil.ReverseProxy
+	mu     sync.Mutex
+	log    *os.File
+	roles  map[string]string // access key -> role ARN, from STS responses
+}
+
+// ServeAWSProxy runs the AWS front until ctx ends.
+func ServeAWSProxy(ctx context.Context, cfg AWSProxyConfig) error {
+	target, err := url.Parse(cfg.Target)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(cfg.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	p := &awsProxy{target: target, log: f, roles: map[string]string{}}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = target.Host
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			if isS3, _ := resp.Request.Context().Value(s3Key{}).(bool); isS3 {
+				return rewriteMarkerResponse(resp)
+			}
+			return p.learnSTS(resp)
+		},
+	}
+	servers := []*http.Server{}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	plain := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	servers = append(servers, plain)
+	errc := make(chan error, 2)
+	go func() { errc <- plain.Serve(ln) }()
+	if cfg.STS != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+		if err != nil {
+			return err
+		}
+		tln, err := tls.Listen("tcp", cfg.STS, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		if err != nil {
+			return err
+		}
+		secure := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+		servers = append(servers, secure)
+		go func() { errc <- secure.Serve(tln) }()
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	for _, s := range servers {
+		_ = s.Close()
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.n += int64(n)
+	return n, err
+}
+
+func (p *awsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ak, service := sigV4(r)
+	if service != "s3" && r.Method == http.MethodPost &&
+		strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		// STS's query protocol: the action and role are form fields.
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if form, err := url.ParseQuery(string(body)); err == nil &&
+			strings.HasPrefix(form.Get("Action"), "AssumeRole") && form.Get("RoleArn") != "" {
+			r = r.WithContext(context.WithValue(r.Context(), roleKey{}, form.Get("RoleArn")))
+		}
+	}
+	var deleted []string
+	if service == "s3" && r.Method == http.MethodPost && r.URL.Query().Has("delete") {
+		// DeleteObjects names its keys in the body; each is authorized
+		// as s3:DeleteObject on that key.
+		body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var del struct {
+			Objects []struct {
+				Key string `xml:"Key"`
+			} `xml:"Object"`
+		}
+		if xml.Unmarshal(body, &del) == nil {
+			for _, o := range del.Objects {
+				deleted = append(deleted, o.Key)
+			}
+		}
+	}
+	var logged url.URL
+	if service == "s3" {
+		// The log keeps the key as the client sent it.
+		logged = *r.URL
+		if err := rewriteMarkerRequest(r); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), s3Key{}, true))
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	p.rp.ServeHTTP(sw, r)
+	if service != "s3" {
+		return
+	}
+	r.URL = &logged
+	// Path-style requests only (the test bed's clients all use it):
+	// /bucket/key.
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	bucket, key, _ := strings.Cut(path, "/")
+	q := r.URL.Query()
+	entry := S3Request{
+		Time:      time.Now().UTC().Format(time.RFC3339Nano),
+		Method:    r.Method,
+		Bucket:    bucket,
+		Key:       key,
+		Prefix:    q.Get("prefix"),
+		Query:     r.URL.RawQuery,
+		Keys:      deleted,
+		AccessKey: ak,
+		Status:    sw.status,
+		Bytes:     sw.n,
+	}
+	if r.Method == http.MethodPut || r.Method == http.MethodPost {
+		entry.Bytes = r.ContentLength
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	entry.RoleARN = p.roles[ak]
+	b, _ := json.Marshal(entry)
+	_, _ = p.log.Write(append(b, '\n'))
+}
+
+// assumeRoleWithWebIdentity is the part of STS's
+// AssumeRoleWithWebIdentityResponse (and AssumeRoleResponse) the proxy reads.
+type assumeRoleResponse struct {
+	Result struct {
+		Credentials struct {
+			AccessKeyID string `xml:"AccessKeyId"`
+		} `xml:"Credentials"`
+	} `xml:",any"`
+}
+
+type roleKey struct{}
+
+// s3Key marks a request the front took for S3 (SigV4 scope s3).
+type s3Key struct{}
+
+// learnSTS remembers which role the credentials of an STS AssumeRole* answer
+// belong to (the role ARN is the request's RoleArn parameter).
+func (p *awsProxy) learnSTS(resp *http.Response) error {
+	if resp.Request == nil || resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	role, _ := resp.Request.Context().Value(roleKey{}).(string)
+	if role == "" {
+		return nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	var out assumeRoleResponse
+	if xml.Unmarshal(body, &out) == nil && out.Result.Credentials.AccessKeyID != "" {
+		p.mu.Lock()
+		p.roles[out.Result.Credentials.AccessKeyID] = role
+		p.mu.Unlock()
+	}
+	return nil
+}
+
+// ReadS3Requests reads an S3 request log.
+func ReadS3Requests(path string) ([]S3Request, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []S3Request
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if line == "" {
+			continue
+		}
+		var r S3Request
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// awsHostNames are the AWS host names the TLS listener answers for. STS:
+// the names AWS SDK for Java v1 resolves STS to in the test bed's region,
+// the global endpoint (its default for us-east-1) and the regional one
+// (with AWS_STS_REGIONAL_ENDPOINTS=regional, which EKS's pod identity
+// webhook sets). S3: its regional endpoint, which real Flink is pointed at
+// (S3 over TLS, as on AWS: over plain HTTP SDK v1 signs uploads in
+// aws-chunked encoding (AWSS3V4Signer, payload signing is forced off
+// https), which the emulator stores undecoded; over https it sends
+// UNSIGNED-PAYLOAD).
+func awsHostNames(region string) []string {
+	return []string{"sts.amazonaws.com", "sts." + region + ".amazonaws.com", "s3." + region + ".amazonaws.com"}
+}
+
+// buildAWSProxy builds cmd/awsproxy into the test bed's folder (go's build
+// cache makes a rebuild of unchanged sources quick).
+func buildAWSProxy(ctx context.Context, root, state string) (string, error) {
+	bin := filepath.Join(state, "bin", "awsproxy")
+	cmd := exec.CommandContext(ctx, goCommand(), "build", "-o", bin, "./internal/testbed/cmd/awsproxy")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the test bed's AWS front: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// stsListenAddress finds a loopback address whose port 443 is free (binding
+// it needs root or CAP_NET_BIND_SERVICE), or "" when there is none.
+func stsListenAddress() string {
+	for i := 2; i < 255; i++ {
+		addr := fmt.Sprintf("127.0.0.%d", i)
+		l, err := net.Listen("tcp", net.JoinHostPort(addr, "443"))
+		if err != nil {
+			if errors.Is(err, syscall.EACCES) {
+				return ""
+			}
+			continue
+		}
+		l.Close()
+		return addr
+	}
+	return ""
+}
+
+// startAWSProxy starts the AWS front on port in front of the emulator at
+// target, and sets the env's endpoint, request log and STS address.
+func startAWSProxy(ctx context.Context, state string, bins Binaries, env *Env, target string, port int) error {
+	env.AWSEndpoint = fmt.Sprintf("http://127.0.0.1:%d", port)
+	env.S3RequestLog = filepath.Join(state, "s3-requests.jsonl")
+	args := []string{"-listen", fmt.Sprintf("127.0.0.1:%d", port), "-target", target, "-log", env.S3RequestLog}
+	if addr := stsListenAddress(); addr != "" {
+		caFile, certFile, keyFile, err := writeServingCA(filepath.Join(state, "pki"), awsHostNames(env.AWSRegion))
+		if err != nil {
+			return err
+		}
+		env.STSAddress, env.AWSCAFile = addr, caFile
+		args = append(args, "-sts", net.JoinHostPort(addr, "443"), "-cert", certFile, "-key", keyFile)
+	}
+	pid, err := spawn(bins.AWSProxy, args, nil, filepath.Join(state, "logs", "awsproxy.log"))
+	if err != nil {
+		return err
+	}
+	env.PIDs = append(env.PIDs, pid)
+	if err := writePIDs(state, env.PIDs); err != nil {
+		return err
+	}
+	return waitHTTP(ctx, env.AWSEndpoint+"/health", "", 60*time.Second)
+}

@@ -1,0 +1,32 @@
+// Command awsproxy is the test bed's AWS front (testbed.ServeAWSProxy): it
+// forwards every request to the emulator, logs S3 requests, and answers for
+// the STS host names over TLS. The test bed builds and starts it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+func main() {
+	var cfg testbed.AWSProxyConfig
+	flag.StringVar(&cfg.Listen, "listen", "", "host:port of the plain-HTTP front")
+	flag.StringVar(&cfg.Target, "target", "", "the emulator's URL")
+	flag.StringVar(&cfg.Log, "log", "", "the S3 request log (JSON lines)")
+	flag.StringVar(&cfg.STS, "sts", "", "host:port of the TLS listener for the STS host names")
+	flag.StringVar(&cfg.CertFile, "cert", "", "the TLS listener's certificate")
+	flag.StringVar(&cfg.KeyFile, "key", "", "the TLS listener's key")
+	flag.Parse()
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	if err := testbed.ServeAWSProxy(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "awsproxy:", err)
+		os.Exit(1)
+	}
+}

@@ -34,7 +34,13 @@ func main() {
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "testbed: "+f+"\n", a...) }
 	switch os.Args[1] {
 	case "build":
+		// The services' tools and real Flink (Maven) build side by side.
+		flinkErr := make(chan error, 1)
+		go func() { _, err := testbed.BuildFlink(ctx, root, logf); flinkErr <- err }()
 		if _, err := testbed.BuildTools(ctx, root, logf); err != nil {
+			fail(err)
+		}
+		if err := <-flinkErr; err != nil {
 			fail(err)
 		}
 	case "up":

@@ -1,0 +1,795 @@
+package testbed
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Real Flink for the test bed: a Flink 2.2.1 distribution assembled by Maven
+// from the release's artifacts (tools/flink/pom.xml), the repository's own
+// stateful job (tools/flink/src), and a runner that starts a local
+// application cluster (one JobManager JVM, one TaskManager JVM) with the
+// flinkConfiguration a FlinkDeployment carries plus only the rewrites a local
+// run needs (localRewrites: the one place they are made).
+
+// FlinkDist is a built Flink distribution and the test job.
+type FlinkDist struct {
+	Home   string // lib/ and opt/ as in the official image's /opt/flink
+	JobJar string // the test job (org.flinkstate.testjob.CountingJob)
+	Java   string // the java command
+}
+
+// TestJobClass is the entry class of the repository's test job.
+const TestJobClass = "org.flinkstate.testjob.CountingJob"
+
+// BuildFlink builds (once, cached by a hash of tools/flink) the Flink
+// distribution and the test job with Maven. The Maven repository is kept in
+// the cache too (<cache>/m2), so a warm run downloads nothing.
+func BuildFlink(ctx context.Context, root string, logf func(string, ...any)) (FlinkDist, error) {
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return FlinkDist{}, errors.New("testbed: real Flink needs java (17) on PATH")
+	}
+	src := filepath.Join(root, "tools", "flink")
+	key, err := treeKey(src)
+	if err != nil {
+		return FlinkDist{}, err
+	}
+	out := filepath.Join(CacheDir(root), "flink", "flink-"+key)
+	dist := FlinkDist{Home: filepath.Join(out, "dist"), JobJar: filepath.Join(out, "flinkstate-testjob.jar"), Java: java}
+	if fileExists(dist.JobJar) {
+		return dist, nil
+	}
+	// Test packages run in parallel and may all ask for it: one builds.
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return FlinkDist{}, err
+	}
+	unlock, err := lockFile(out + ".lock")
+	if err != nil {
+		return FlinkDist{}, err
+	}
+	defer unlock()
+	if fileExists(dist.JobJar) {
+		return dist, nil
+	}
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		return FlinkDist{}, errors.New("testbed: building real Flink needs Maven (mvn) on PATH")
+	}
+	if logf != nil {
+		logf("building Flink 2.2.1 and the test job from tools/flink into %s (Maven; once)", out)
+	}
+	tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
+	_ = os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp)
+	cmd := exec.CommandContext(ctx, mvn, "-B", "-q", "package",
+		"-Dmaven.repo.local="+filepath.Join(CacheDir(root), "m2"),
+		"-Dflinkstate.build="+filepath.Join(tmp, "build"),
+		"-Dflinkstate.dist="+filepath.Join(tmp, "dist"))
+	cmd.Dir = src
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return FlinkDist{}, fmt.Errorf("building tools/flink with Maven: %w\n%s", err, b)
+	}
+	if err := os.Rename(filepath.Join(tmp, "build", "flinkstate-testjob.jar"), filepath.Join(tmp, "flinkstate-testjob.jar")); err != nil {
+		return FlinkDist{}, err
+	}
+	_ = os.RemoveAll(filepath.Join(tmp, "build"))
+	_ = os.RemoveAll(out)
+	if err := os.Rename(tmp, out); err != nil {
+		return FlinkDist{}, err
+	}
+	return dist, nil
+}
+
+// treeKey hashes every file under dir (names and contents), for the cache key.
+func treeKey(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "target" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:12], err
+}
+
+// FlinkJob is what a FlinkDeployment asks of Flink, as the runner takes it.
+type FlinkJob struct {
+	// Configuration is the deployment's flinkConfiguration, as written.
+	Configuration map[string]string
+	// PluginJar is the S3 plugin the deployment enables, as the official
+	// image's ENABLE_BUILT_IN_PLUGINS names it (flink-s3-fs-hadoop-2.2.1.jar).
+	PluginJar string
+	// Parallelism is spec.job.parallelism.
+	Parallelism int
+	// RestorePath is the snapshot the job starts from (the operator sets
+	// execution.state-recovery.path from initialSavepointPath); "" for none.
+	RestorePath string
+	// Args are the job's arguments (spec.job.args).
+	Args []string
+	// Env is the containers' environment: the credentials EKS injects.
+	Env []string
+}
+
+// servedPlugins maps a plugin jar the official image has to the served
+// artifact the test bed installs in its place, where the release's own is
+// not served here: flink-s3-fs-hadoop 2.2.1 -> 2.2.0, whose content is the
+// same (see tools/flink/pom.xml, flink.s3.version). The plugin directory
+// keeps the name the deployment asked for.
+var servedPlugins = map[string]string{"flink-s3-fs-hadoop-2.2.1.jar": "flink-s3-fs-hadoop-2.2.0.jar"}
+
+// FlinkCluster is a running local application cluster.
+type FlinkCluster struct {
+	Dir     string
+	RESTURL string
+	// Configuration is what Flink was started with: the job's
+	// configuration after localRewrites.
+	Configuration map[string]string
+	pids          []int
+}
+
+// operatorDefaults is what the operator adds beneath a deployment's
+// flinkConfiguration in the configuration it renders for Flink (the
+// flink-config-<name> ConfigMap replaces the image's conf/): its Helm
+// chart's defaultConfiguration (values.yaml, release-1.15.0) sets
+// kubernetes.operator.default-configuration.flink-version.v1_19+.env.java.default-opts.all
+// to the JVM options Java 17 needs, the same list flink-dist's own
+// config.yaml has under env.java.opts.all. (issue: real operator, which
+// renders the rest itself.)
+var operatorDefaults = map[string]string{
+	"env.java.default-opts.all": "--add-exports=java.base/sun.net.util=ALL-UNNAMED --add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED " +
+		"--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED --add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED " +
+		"--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED --add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED " +
+		"--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED --add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED " +
+		"--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED " +
+		"--add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED " +
+		"--add-opens=java.base/java.text=ALL-UNNAMED --add-opens=java.base/java.time=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED " +
+		"--add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED " +
+		"--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
+}
+
+// localRewrites are the only changes the runner makes to a deployment's
+// configuration, each because the process runs on this machine instead of
+// in a pod: where S3 is (the emulator's endpoint, path-style as it serves
+// it), local addresses and ports instead of the pod's, memory sized for a
+// 2-core test machine instead of the pod's resources (which the operator
+// derives from spec.*.resource, not from flinkConfiguration), the pod's
+// emptyDir and tmp mounts as local folders, and the job's parallelism and
+// restore path (which the operator writes from spec.job). Nothing about
+// state, checkpoints or credentials is rewritten.
+func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job FlinkJob) map[string]string {
+	out := map[string]string{}
+	for k, v := range operatorDefaults {
+		out[k] = v
+	}
+	for k, v := range conf {
+		out[k] = v
+	}
+	set := map[string]string{
+		// Flink's S3 file systems mirror s3.* to fs.s3a.* (flink-s3-fs-base
+		// S3FileSystemFactory / HadoopConfigLoader: FLINK_CONFIG_PREFIXES "s3.", "s3a.", "fs.s3a.").
+		"s3.endpoint": s3Endpoint(tb),
+		// (the http:// scheme is kept: DefaultS3ClientFactory.createEndpointConfiguration).
+		"s3.path.style.access": "true",
+
+		"jobmanager.rpc.address":          "127.0.0.1",
+		"jobmanager.rpc.port":             strconv.Itoa(ports[0]),
+		"jobmanager.bind-host":            "127.0.0.1",
+		"rest.address":                    "127.0.0.1",
+		"rest.bind-address":               "127.0.0.1",
+		"rest.port":                       strconv.Itoa(ports[1]),
+		"blob.server.port":                strconv.Itoa(ports[2]),
+		"taskmanager.host":                "127.0.0.1",
+		"taskmanager.bind-host":           "127.0.0.1",
+		"jobmanager.memory.process.size":  "1024m",
+		"taskmanager.memory.process.size": "1280m",
+		"io.tmp.dirs":                     filepath.Join(dir, "tmp"),
+		"parallelism.default":             strconv.Itoa(max(job.Parallelism, 1)),
+	}
+	for k, v := range set {
+		out[k] = v
+	}
+	// The pod's emptyDir for RocksDB/ForSt's working files.
+	for _, k := range []string{"state.backend.rocksdb.localdir", "state.backend.forst.local-dir"} {
+		if _, ok := out[k]; ok {
+			out[k] = filepath.Join(dir, "localstate")
+		}
+	}
+	if job.RestorePath != "" {
+		// StateRecoveryOptions.SAVEPOINT_PATH, which the operator sets from
+		// spec.job.initialSavepointPath (FlinkConfigBuilder).
+		out["execution.state-recovery.path"] = job.RestorePath
+	}
+	return out
+}
+
+// s3Endpoint is where Flink's S3 file system reaches S3: the test bed's
+// TLS listener under S3's regional name when there is one (awsHostNames),
+// else the emulator's plain-HTTP front.
+func s3Endpoint(tb Env) string {
+	if tb.STSAddress != "" {
+		return "https://s3." + tb.AWSRegion + ".amazonaws.com"
+	}
+	return tb.AWSEndpoint
+}
+
+// StartFlink starts a local application cluster running the test job with
+// the job's configuration, and waits until its REST API answers.
+func StartFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob) (*FlinkCluster, error) {
+	if ha := job.Configuration["high-availability.type"]; ha != "" && !strings.EqualFold(ha, "none") {
+		// flink-kubernetes 2.2.1 (KubernetesHaServicesFactory) is not among
+		// the artifacts served here; the runner does not pretend HA is on.
+		return nil, fmt.Errorf("testbed: the local Flink runner has no Kubernetes HA services (high-availability.type = %s)", ha)
+	}
+	dir, err := os.MkdirTemp("", "flinkstate-flink-")
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{"conf", "tmp", "localstate", "log", "plugins"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// ENABLE_BUILT_IN_PLUGINS (the official image's docker-entrypoint.sh):
+	// /opt/flink/opt/<jar> is copied to /opt/flink/plugins/<jar without .jar>/.
+	if job.PluginJar != "" {
+		jar := job.PluginJar
+		if served, ok := servedPlugins[jar]; ok {
+			jar = served
+		}
+		src := filepath.Join(dist.Home, "opt", jar)
+		if !fileExists(src) {
+			have, _ := filepath.Glob(filepath.Join(dist.Home, "opt", "*.jar"))
+			return nil, fmt.Errorf("testbed: the S3 plugin %s the deployment enables is not in the Flink distribution (it has %v)", job.PluginJar, have)
+		}
+		pdir := filepath.Join(dir, "plugins", strings.TrimSuffix(job.PluginJar, ".jar"))
+		if err := os.MkdirAll(pdir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Symlink(src, filepath.Join(pdir, job.PluginJar)); err != nil {
+			return nil, err
+		}
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	c := &FlinkCluster{Dir: dir, RESTURL: fmt.Sprintf("http://127.0.0.1:%d", ports[1])}
+	c.Configuration = localRewrites(job.Configuration, tb, dir, ports, job)
+	y, err := yaml.Marshal(c.Configuration)
+	if err != nil {
+		return nil, err
+	}
+	// Flink 2.x reads conf/config.yaml (GlobalConfiguration.FLINK_CONF_FILENAME).
+	if err := os.WriteFile(filepath.Join(dir, "conf", "config.yaml"), y, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "conf", "log4j.properties"), []byte(log4jConsole), 0o644); err != nil {
+		return nil, err
+	}
+	env := append([]string{
+		"FLINK_CONF_DIR=" + filepath.Join(dir, "conf"),
+		"FLINK_PLUGINS_DIR=" + filepath.Join(dir, "plugins"),
+		"FLINK_HOME=" + dist.Home,
+	}, job.Env...)
+	jvmOpts, err := awsNameOverrides(ctx, dist, tb, dir)
+	if err != nil {
+		return nil, err
+	}
+	confDir := filepath.Join(dir, "conf")
+	cp := filepath.Join(dist.Home, "lib") + string(filepath.Separator) + "*"
+	// As bin/jobmanager.sh and bin/taskmanager.sh start them (config.sh,
+	// flink-daemon.sh): memory JVM arguments and dynamic properties from
+	// BashJavaUtils, the JVM options of env.java.default-opts.all +
+	// env.java.opts.all + the process's own, then the entry class.
+	launch := func(role, main string, args ...string) ([]string, error) {
+		cmd, opts := "GET_JM_RESOURCE_PARAMS", "jobmanager"
+		if role == "taskmanager" {
+			cmd, opts = "GET_TM_RESOURCE_PARAMS", "taskmanager"
+		}
+		jvmArgs, dynamic, err := bashJavaUtils(ctx, dist, cp, confDir, cmd)
+		if err != nil {
+			return nil, err
+		}
+		out := append(jvmArgs, strings.Fields(c.Configuration["env.java.default-opts.all"])...)
+		out = append(out, strings.Fields(c.Configuration["env.java.opts.all"])...)
+		out = append(out, strings.Fields(c.Configuration["env.java.opts."+opts])...)
+		out = append(out, jvmOpts...)
+		out = append(out, "-Dlog4j.configurationFile="+filepath.Join(confDir, "log4j.properties"), "-cp", cp, main, "--configDir", confDir)
+		out = append(out, dynamic...)
+		return append(out, args...), nil
+	}
+	jmArgs, err := launch("jobmanager", "org.apache.flink.container.entrypoint.StandaloneApplicationClusterEntryPoint",
+		append([]string{"--job-classname", TestJobClass, "--jars", "file://" + dist.JobJar}, job.Args...)...)
+	if err != nil {
+		return nil, err
+	}
+	tmArgs, err := launch("taskmanager", "org.apache.flink.runtime.taskexecutor.TaskManagerRunner")
+	if err != nil {
+		return nil, err
+	}
+	pid, err := spawnEnv(dist.Java, jmArgs, env, filepath.Join(dir, "log", "jobmanager.log"))
+	if err != nil {
+		return nil, err
+	}
+	c.pids = append(c.pids, pid)
+	pid, err = spawnEnv(dist.Java, tmArgs, env, filepath.Join(dir, "log", "taskmanager.log"))
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
+	c.pids = append(c.pids, pid)
+	if err := waitHTTP(ctx, c.RESTURL+"/config", "", 120*time.Second); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
+	}
+	return c, nil
+}
+
+// bashJavaUtils runs Flink's BashJavaUtils (flink-runtime
+// org.apache.flink.runtime.util.bash.BashJavaUtils) as bin/config.sh does
+// (runBashJavaUtilsCmd): of its output, the lines after the
+// BASH_JAVA_UTILS_EXEC_RESULT: prefix are the JVM memory arguments and the
+// dynamic properties that fix the derived memory configuration.
+func bashJavaUtils(ctx context.Context, dist FlinkDist, cp, confDir, command string) (jvmArgs, dynamic []string, err error) {
+	out, err := exec.CommandContext(ctx, dist.Java, "-Xmx256m", "-cp", cp, "org.apache.flink.runtime.util.bash.BashJavaUtils",
+		command, "--configDir", confDir).CombinedOutput()
+	if err != nil {
+		return nil, nil, fmt.Errorf("BashJavaUtils %s: %w\n%s", command, err, out)
+	}
+	var results []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if r, ok := strings.CutPrefix(l, "BASH_JAVA_UTILS_EXEC_RESULT:"); ok {
+			results = append(results, r)
+		}
+	}
+	if len(results) < 2 {
+		return nil, nil, fmt.Errorf("BashJavaUtils %s printed no result:\n%s", command, out)
+	}
+	return strings.Fields(results[len(results)-2]), strings.Fields(results[len(results)-1]), nil
+}
+
+const log4jConsole = `rootLogger.level = INFO
+rootLogger.appenderRef.console.ref = ConsoleAppender
+appender.console.name = ConsoleAppender
+appender.console.type = CONSOLE
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss,SSS} %-5p %-60c %x - %m%n
+logger.akka.name = org.apache.pekko
+logger.akka.level = WARN
+logger.kafka.name = org.apache.hadoop
+logger.kafka.level = WARN
+`
+
+// spawnEnv starts a process with exactly the test bed's environment plus env
+// (not the calling process's AWS variables: credentials reach Flink only as
+// EKS delivers them).
+func spawnEnv(bin string, args, env []string, logPath string) (int, error) {
+	base := []string{}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "AWS_") || strings.HasPrefix(kv, "KUBE") {
+			continue
+		}
+		base = append(base, kv)
+	}
+	cmd := exec.Command(bin, args...)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(base, env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("starting %s: %w", filepath.Base(bin), err)
+	}
+	go func() { _ = cmd.Wait() }()
+	return cmd.Process.Pid, nil
+}
+
+// Stop kills the cluster's processes (as a pod's deletion would) and keeps
+// its folder for the logs.
+func (c *FlinkCluster) Stop() {
+	stopPIDs(c.pids)
+	c.pids = nil
+}
+
+// Remove stops the cluster and deletes its local folder.
+func (c *FlinkCluster) Remove() {
+	c.Stop()
+	_ = os.RemoveAll(c.Dir)
+}
+
+// LogTail is the last n lines of both processes' logs, for failure messages.
+func (c *FlinkCluster) LogTail(n int) string {
+	var b strings.Builder
+	for _, f := range []string{"jobmanager.log", "taskmanager.log"} {
+		lines := readLines(filepath.Join(c.Dir, "log", f))
+		if len(lines) > n {
+			lines = lines[len(lines)-n:]
+		}
+		fmt.Fprintf(&b, "--- %s\n%s\n", f, strings.Join(lines, "\n"))
+	}
+	return b.String()
+}
+
+func readLines(p string) []string {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	s := bufio.NewScanner(f)
+	s.Buffer(make([]byte, 1<<20), 1<<20)
+	for s.Scan() {
+		out = append(out, s.Text())
+	}
+	return out
+}
+
+// restJSON calls Flink's REST API (flink-runtime rest handlers; paths as in
+// the REST API reference of Flink 2.2).
+func (c *FlinkCluster) restJSON(ctx context.Context, method, path string, body any, out any) error {
+	var rd *strings.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = strings.NewReader(string(b))
+	} else {
+		rd = strings.NewReader("")
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.RESTURL+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		var e struct{ Errors []string }
+		_ = json.NewDecoder(resp.Body).Decode(&e)
+		return fmt.Errorf("%s %s: %s %v", method, path, resp.Status, e.Errors)
+	}
+	if out == nil {
+		return nil
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// RunningJob waits until the cluster's job is RUNNING and returns its id.
+// A job that fails or a cluster that dies ends the wait with the logs.
+func (c *FlinkCluster) RunningJob(ctx context.Context, timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for time.Now().Before(deadline) {
+		var ov struct {
+			Jobs []struct {
+				JID   string `json:"jid"`
+				State string `json:"state"`
+			} `json:"jobs"`
+		}
+		if err := c.restJSON(ctx, http.MethodGet, "/jobs/overview", nil, &ov); err == nil && len(ov.Jobs) > 0 {
+			j := ov.Jobs[0]
+			last = j.State
+			switch j.State {
+			case "RUNNING":
+				return j.JID, nil
+			case "FAILED", "CANCELED", "FINISHED":
+				return "", fmt.Errorf("testbed: the Flink job is %s\n%s", j.State, c.LogTail(60))
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return "", fmt.Errorf("testbed: the Flink job was not RUNNING within %s (last state %q)\n%s", timeout, last, c.LogTail(60))
+}
+
+// CompletedCheckpoints is how many checkpoints the job completed (REST
+// /jobs/:jobid/checkpoints, counts.completed) and the latest's external path.
+func (c *FlinkCluster) CompletedCheckpoints(ctx context.Context, jobID string) (int, string, error) {
+	var cp struct {
+		Counts struct {
+			Completed int `json:"completed"`
+		} `json:"counts"`
+		Latest struct {
+			Completed *struct {
+				ExternalPath string `json:"external_path"`
+			} `json:"completed"`
+		} `json:"latest"`
+	}
+	if err := c.restJSON(ctx, http.MethodGet, "/jobs/"+jobID+"/checkpoints", nil, &cp); err != nil {
+		return 0, "", err
+	}
+	path := ""
+	if cp.Latest.Completed != nil {
+		path = cp.Latest.Completed.ExternalPath
+	}
+	return cp.Counts.Completed, path, nil
+}
+
+// WaitCheckpoints waits until the job has completed at least n checkpoints
+// and returns the latest's path.
+func (c *FlinkCluster) WaitCheckpoints(ctx context.Context, jobID string, n int, timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		got, path, err := c.CompletedCheckpoints(ctx, jobID)
+		if err == nil && got >= n && path != "" {
+			return path, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return "", fmt.Errorf("testbed: the Flink job did not complete %d checkpoints within %s\n%s", n, timeout, c.LogTail(60))
+}
+
+// StopWithSavepoint stops the job with a savepoint in targetDir (REST
+// POST /jobs/:jobid/stop) and returns the savepoint's path. formatType is
+// CANONICAL or NATIVE; an empty targetDir uses the configured savepoint dir.
+func (c *FlinkCluster) StopWithSavepoint(ctx context.Context, jobID, targetDir, formatType string, timeout time.Duration) (string, error) {
+	body := map[string]any{"drain": false, "formatType": formatType}
+	if targetDir != "" {
+		body["targetDirectory"] = targetDir
+	}
+	return c.savepoint(ctx, jobID, "/stop", body, timeout)
+}
+
+// TriggerSavepoint takes a savepoint of the running job (REST POST
+// /jobs/:jobid/savepoints, cancel-job false) and returns its path.
+func (c *FlinkCluster) TriggerSavepoint(ctx context.Context, jobID, targetDir, formatType string, timeout time.Duration) (string, error) {
+	body := map[string]any{"cancel-job": false, "formatType": formatType}
+	if targetDir != "" {
+		body["target-directory"] = targetDir
+	}
+	return c.savepoint(ctx, jobID, "/savepoints", body, timeout)
+}
+
+// savepoint triggers a savepoint operation and waits for its result
+// (GET /jobs/:jobid/savepoints/:triggerid).
+func (c *FlinkCluster) savepoint(ctx context.Context, jobID, op string, body map[string]any, timeout time.Duration) (string, error) {
+	var trig struct {
+		RequestID string `json:"request-id"`
+	}
+	if err := c.restJSON(ctx, http.MethodPost, "/jobs/"+jobID+op, body, &trig); err != nil {
+		return "", err
+	}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		var st struct {
+			Status struct {
+				ID string `json:"id"`
+			} `json:"status"`
+			Operation struct {
+				Location     string `json:"location"`
+				FailureCause *struct {
+					StackTrace string `json:"stack-trace"`
+				} `json:"failure-cause"`
+			} `json:"operation"`
+		}
+		if err := c.restJSON(ctx, http.MethodGet, "/jobs/"+jobID+"/savepoints/"+trig.RequestID, nil, &st); err != nil {
+			return "", err
+		}
+		if st.Status.ID == "COMPLETED" {
+			if st.Operation.FailureCause != nil {
+				return "", fmt.Errorf("testbed: savepoint (%s) failed: %s", op, firstLines(st.Operation.FailureCause.StackTrace, 8))
+			}
+			return st.Operation.Location, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return "", fmt.Errorf("testbed: savepoint (%s) did not finish within %s\n%s", op, timeout, c.LogTail(60))
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+var countLine = regexp.MustCompile(`flinkstate-testjob key=(\d+) count=(\d+) seq=(\d+)`)
+
+// Counts reads the test job's output (the TaskManager's stdout): for each
+// key, the first and the last count printed.
+func (c *FlinkCluster) Counts() (first, last map[int]int64) {
+	first, last = map[int]int64{}, map[int]int64{}
+	for _, l := range readLines(filepath.Join(c.Dir, "log", "taskmanager.log")) {
+		m := countLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		k, _ := strconv.Atoi(m[1])
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		if _, ok := first[k]; !ok {
+			first[k] = n
+		}
+		last[k] = n
+	}
+	return first, last
+}
+
+// WaitCounts waits until the job printed a count for every key of the test
+// job (4) at least min times over, and returns the first and last counts.
+func (c *FlinkCluster) WaitCounts(ctx context.Context, min int64, timeout time.Duration) (first, last map[int]int64, err error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		first, last = c.Counts()
+		if len(last) == 4 {
+			ok := true
+			for k, n := range last {
+				if n-first[k] < min {
+					ok = false
+				}
+			}
+			if ok {
+				return first, last, nil
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	keys := make([]int, 0, len(last))
+	for k := range last {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return first, last, fmt.Errorf("testbed: the job printed counts for keys %v, not %d more for each of 4, within %s\n%s", keys, min, timeout, c.LogTail(40))
+}
+
+// awsNameOverrides are the JVM options that send the AWS SDK's fixed STS
+// host names to the test bed's TLS listener: a JVM hosts file
+// (jdk.net.hosts.file, read by java.net.InetAddress instead of the system
+// resolver; so it also names this host and localhost) and a trust store
+// with the test bed's CA beside the JDK's own (javax.net.ssl.trustStore).
+// Nothing in Flink's configuration or the credentials class changes.
+func awsNameOverrides(ctx context.Context, dist FlinkDist, tb Env, dir string) ([]string, error) {
+	if tb.STSAddress == "" {
+		return nil, nil
+	}
+	host, _ := os.Hostname()
+	hosts := "127.0.0.1 localhost " + host + "\n" + tb.STSAddress + " " + strings.Join(awsHostNames(tb.AWSRegion), " ") + "\n"
+	hostsFile := filepath.Join(dir, "conf", "hosts")
+	if err := os.WriteFile(hostsFile, []byte(hosts), 0o644); err != nil {
+		return nil, err
+	}
+	javaHome := filepath.Dir(filepath.Dir(resolved(dist.Java)))
+	cacerts := filepath.Join(javaHome, "lib", "security", "cacerts")
+	store := filepath.Join(dir, "conf", "truststore.p12")
+	keytool := filepath.Join(javaHome, "bin", "keytool")
+	for _, args := range [][]string{
+		{"-importkeystore", "-noprompt", "-srckeystore", cacerts, "-srcstorepass", "changeit",
+			"-destkeystore", store, "-deststoretype", "PKCS12", "-deststorepass", "changeit"},
+		{"-importcert", "-noprompt", "-alias", "flinkstate-testbed", "-file", tb.AWSCAFile,
+			"-keystore", store, "-storetype", "PKCS12", "-storepass", "changeit"},
+	} {
+		if fileExists(cacerts) || args[0] == "-importcert" {
+			if out, err := exec.CommandContext(ctx, keytool, args...).CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("keytool %s: %w\n%s", args[0], err, out)
+			}
+		}
+	}
+	return []string{"-Djdk.net.hosts.file=" + hostsFile,
+		"-Djavax.net.ssl.trustStore=" + store, "-Djavax.net.ssl.trustStorePassword=changeit", "-Djavax.net.ssl.trustStoreType=PKCS12"}, nil
+}
+
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// IRSAEnv is what EKS's pod identity webhook injects into a pod whose
+// ServiceAccount carries eks.amazonaws.com/role-arn
+// (aws/amazon-eks-pod-identity-webhook, pkg/handler/handler.go:
+// AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE, AWS_STS_REGIONAL_ENDPOINTS,
+// AWS_REGION, AWS_DEFAULT_REGION), with the token file written in dir.
+// The emulator's STS does not verify the token's signature, so the token
+// is a well-formed JWT of no authority.
+func IRSAEnv(dir string, tb Env, roleARN string) ([]string, error) {
+	token := filepath.Join(dir, "token")
+	jwt := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6dGVzdDp0ZXN0In0.c2ln"
+	if err := os.WriteFile(token, []byte(jwt), 0o600); err != nil {
+		return nil, err
+	}
+	return []string{"AWS_ROLE_ARN=" + roleARN, "AWS_WEB_IDENTITY_TOKEN_FILE=" + token,
+		"AWS_STS_REGIONAL_ENDPOINTS=regional", "AWS_REGION=" + tb.AWSRegion, "AWS_DEFAULT_REGION=" + tb.AWSRegion}, nil
+}
+
+// LogLines reads one of the cluster's logs (jobmanager.log, taskmanager.log).
+func (c *FlinkCluster) LogLines(name string) []string {
+	return readLines(filepath.Join(c.Dir, "log", name))
+}
+
+// FlinkKnows is what the distribution declares (org.flinkstate.testjob.ConfigKeys):
+// its ConfigOption keys (with fallback and deprecated keys), the fs.s3a.*
+// keys of the S3 plugin's Hadoop, and which classes load from the plugin.
+type FlinkKnows struct {
+	Options, Hadoop map[string]bool
+	Loads           map[string]bool
+}
+
+// Knows runs ConfigKeys over the distribution's lib/ and the given plugin.
+func (d FlinkDist) Knows(ctx context.Context, pluginJar string, classes []string) (FlinkKnows, error) {
+	if served, ok := servedPlugins[pluginJar]; ok {
+		pluginJar = served
+	}
+	jars, err := filepath.Glob(filepath.Join(d.Home, "lib", "*.jar"))
+	if err != nil {
+		return FlinkKnows{}, err
+	}
+	cp := filepath.Join(d.Home, "lib") + string(filepath.Separator) + "*" + string(filepath.ListSeparator) + d.JobJar
+	args := append([]string{"-cp", cp, "org.flinkstate.testjob.ConfigKeys",
+		"--plugin", filepath.Join(d.Home, "opt", pluginJar), "--classes", strings.Join(classes, ",")}, jars...)
+	out, err := exec.CommandContext(ctx, d.Java, args...).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return FlinkKnows{}, fmt.Errorf("ConfigKeys: %w\n%s", err, ee.Stderr)
+		}
+		return FlinkKnows{}, err
+	}
+	k := FlinkKnows{Options: map[string]bool{}, Hadoop: map[string]bool{}, Loads: map[string]bool{}}
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && f[0] == "option":
+			k.Options[f[1]] = true
+		case len(f) == 2 && f[0] == "hadoop":
+			k.Hadoop[f[1]] = true
+		case len(f) == 3 && f[0] == "class":
+			k.Loads[f[1]] = f[2] == "true"
+		}
+	}
+	if len(k.Options) == 0 {
+		return k, fmt.Errorf("ConfigKeys found no ConfigOption in %s", d.Home)
+	}
+	return k, nil
+}

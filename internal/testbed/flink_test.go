@@ -1,0 +1,276 @@
+package testbed
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+)
+
+// realFlink is testbedEnv and the built Flink distribution.
+func realFlink(t *testing.T) (Env, FlinkDist) {
+	t.Helper()
+	env, root := testbedEnv(t)
+	dist, err := BuildFlink(context.Background(), root, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, dist
+}
+
+// realFlinkConf is the configuration the provider derives for a store in
+// bucket with the given identity (flinkconf.Derive, as flinkstate_deployment does).
+func realFlinkConf(t *testing.T, bucket, identity string, edit ...func(*flinkconf.Input)) (map[string]string, string) {
+	t.Helper()
+	prefix := "s3://" + bucket + "/flink/counts"
+	inc, slots := true, int64(1)
+	in := flinkconf.Input{
+		FlinkVersion: "2.2.1", Identity: identity, UpgradeMode: "savepoint", TaskSlots: &slots,
+		Image: "flink:2.2.1-java17", JarURI: "local:///opt/flink/usrlib/flinkstate-testjob.jar",
+		State: flinkconf.State{CheckpointDir: prefix + "/checkpoints", SavepointDir: prefix + "/savepoints", HADir: prefix + "/ha",
+			Backend: "rocksdb", Incremental: &inc, CheckpointInterval: "2s"},
+	}
+	for _, e := range edit {
+		e(&in)
+	}
+	conf, findings := flinkconf.Derive(in)
+	for _, f := range findings {
+		if f.Severity == flinkconf.Error {
+			t.Fatalf("derive: %s: %s", f.Summary, f.Detail)
+		}
+	}
+	return conf, prefix + "/checkpoints"
+}
+
+// TestRealFlink_credentialsAsEKSDeliversThem: with the credentials class the
+// provider derives for each identity mode and the environment EKS injects
+// (IRSA: web identity token, STS at the emulator; Pod Identity: the agent
+// stand-in's container credentials), real Flink completes checkpoints, and
+// every S3 request it makes is signed with the role's temporary credentials,
+// never with static keys.
+func TestRealFlink_credentialsAsEKSDeliversThem(t *testing.T) {
+	env, dist := realFlink(t)
+	for _, identity := range []string{"irsa", "pod_identity"} {
+		t.Run(identity, func(t *testing.T) {
+			if identity == "irsa" && env.STSAddress == "" {
+				t.Fatal("the test bed has no STS listener on port 443 (needs root or CAP_NET_BIND_SERVICE): IRSA cannot reach STS")
+			}
+			ctx := context.Background()
+			ac, err := newEnvAWS(ctx, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bucket := "realflink-" + randomHex(4)
+			if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+				t.Fatal(err)
+			}
+			conf, dir := realFlinkConf(t, bucket, identity)
+			role := "arn:aws:iam::000000000000:role/realflink-" + randomHex(3)
+			job := FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1}
+			if identity == "irsa" {
+				job.Env, err = IRSAEnv(t.TempDir(), env, role)
+			} else {
+				var agent *PodIdentityAgent
+				if agent, err = StartPodIdentityAgent(ctx, env, role); err == nil {
+					t.Cleanup(agent.Close)
+					job.Env, err = agent.PodEnv(t.TempDir(), env)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := StartFlink(ctx, dist, env, job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Remove)
+			jobID, err := c.RunningJob(ctx, 3*time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chk, err := c.WaitCheckpoints(ctx, jobID, 1, 2*time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := dir + "/" + jobID + "/chk-"; !strings.HasPrefix(chk, want) {
+				t.Fatalf("checkpoint path %s, want under %s", chk, want)
+			}
+			c.Stop()
+			reqs, err := ReadS3Requests(env.S3RequestLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, r := range reqs {
+				if r.Bucket != bucket || r.AccessKey == env.AccessKey {
+					continue // the test's own calls
+				}
+				if r.RoleARN != role {
+					t.Errorf("S3 request %s %s/%s signed by %s, not by credentials issued for %s", r.Method, r.Bucket, r.Key, r.AccessKey, role)
+				}
+				n++
+			}
+			if n == 0 {
+				t.Fatal("the request log has no S3 request of Flink's")
+			}
+		})
+	}
+}
+
+// TestRealFlink_recordMetadataFixtures records real checkpoint metadata
+// for the checkpoint package's tests: an incremental RocksDB checkpoint
+// (with the keys of the files its job wrote under shared/), a canonical and
+// a native savepoint. It runs only when asked to regenerate them:
+//
+//	FLINKSTATE_REGENERATE_FIXTURES=1 TF_ACC=1 go test -count=1 -run TestRealFlink_recordMetadataFixtures ./internal/testbed/
+func TestRealFlink_recordMetadataFixtures(t *testing.T) {
+	if os.Getenv("FLINKSTATE_REGENERATE_FIXTURES") == "" {
+		t.Skip("regenerates internal/checkpoint/testdata: set FLINKSTATE_REGENERATE_FIXTURES=1")
+	}
+	env, dist := realFlink(t)
+	root, _ := FindRoot()
+	ctx := context.Background()
+	ac, err := newEnvAWS(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket := "fixtures-" + randomHex(4)
+	if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	conf, _ := realFlinkConf(t, bucket, "irsa")
+	job := FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1}
+	if job.Env, err = IRSAEnv(t.TempDir(), env, "arn:aws:iam::000000000000:role/fixtures"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := StartFlink(ctx, dist, env, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Remove)
+	jobID, err := c.RunningJob(ctx, 3*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk, err := c.WaitCheckpoints(ctx, jobID, 3, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "internal", "checkpoint", "testdata")
+	record := func(name, dir string) {
+		t.Helper()
+		key := strings.TrimPrefix(dir, "s3://"+bucket+"/") + "/_metadata"
+		obj, err := ac.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		b, err := io.ReadAll(obj.Body)
+		obj.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(out, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, name, "_metadata"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The objects under the snapshot's job (checkpoint) or own
+		// directory (savepoint) when it was recorded, with their sizes.
+		base := strings.TrimPrefix(dir, "s3://"+bucket+"/")
+		if name == "incremental-rocksdb-checkpoint" {
+			base = base[:strings.LastIndex(base, "/")]
+		}
+		var lines []string
+		p := s3.NewListObjectsV2Paginator(ac.S3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(base + "/")})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range page.Contents {
+				lines = append(lines, fmt.Sprintf("%s %d", strings.TrimPrefix(aws.ToString(o.Key), base+"/"), aws.ToInt64(o.Size)))
+			}
+		}
+		sort.Strings(lines)
+		meta := fmt.Sprintf("# recorded from real Flink 2.2.1 by TestRealFlink_recordMetadataFixtures\n# snapshot: %s\n# objects under s3://BUCKET/%s/ then:\n%s\n",
+			strings.Replace(dir, bucket, "BUCKET", 1), base, strings.Join(lines, "\n"))
+		if err := os.WriteFile(filepath.Join(out, name, "objects.txt"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes of _metadata, %d objects", name, len(b), len(lines))
+	}
+	record("incremental-rocksdb-checkpoint", chk)
+	canonical, err := c.TriggerSavepoint(ctx, jobID, "", "CANONICAL", 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record("canonical-savepoint", canonical)
+	// Stopping with a savepoint FINISHES the job, and Flink then discards
+	// its retained checkpoints (CheckpointProperties: discard on FINISHED
+	// even with RETAIN_ON_CANCELLATION): the checkpoint was recorded first.
+	native, err := c.StopWithSavepoint(ctx, jobID, "", "NATIVE", 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	record("native-savepoint", native)
+}
+
+// TestRealFlink_derivedKeysAreFlinks: every key the provider derives, over
+// identity modes, backends, upgrade and claim modes with every state
+// setting given, is a ConfigOption key (or a fallback or deprecated key) of
+// Flink 2.2.1's jars, or an fs.s3a.* key the S3 plugin's Hadoop declares
+// (Flink's S3 file system passes fs.s3a.* to it: S3FileSystemFactory's
+// FLINK_CONFIG_PREFIXES); and both credentials classes load from the plugin
+// the provider enables.
+func TestRealFlink_derivedKeysAreFlinks(t *testing.T) {
+	_, dist := realFlink(t)
+	ctx := context.Background()
+	knows, err := dist.Knows(ctx, "flink-s3-fs-hadoop-2.2.1.jar",
+		[]string{flinkconf.IRSACredentialsProvider, flinkconf.PodIdentityCredentialsProvider})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{flinkconf.IRSACredentialsProvider, flinkconf.PodIdentityCredentialsProvider} {
+		if !knows.Loads[c] {
+			t.Errorf("%s does not load from flink-s3-fs-hadoop", c)
+		}
+	}
+	inc, slots, retained := true, int64(2), int64(3)
+	seen := map[string]bool{}
+	for _, identity := range []string{"irsa", "pod_identity"} {
+		for _, backend := range []string{"rocksdb", "hashmap"} {
+			for _, upgrade := range []string{"last-state", "savepoint", "stateless"} {
+				for _, claim := range []string{"", "CLAIM"} {
+					conf, _ := flinkconf.Derive(flinkconf.Input{
+						FlinkVersion: "2.2.1", Identity: identity, UpgradeMode: upgrade, TaskSlots: &slots, ClaimMode: claim,
+						Image: "flink:2.2.1-java17", JarURI: "local:///opt/flink/usrlib/job.jar",
+						State: flinkconf.State{CheckpointDir: "s3://b/p/checkpoints", SavepointDir: "s3://b/p/savepoints", HADir: "s3://b/p/ha",
+							Backend: backend, Incremental: &inc, CheckpointInterval: "60s", MinPause: "10s", Timeout: "10 min",
+							Mode: "EXACTLY_ONCE", NumRetained: &retained, ExternalizedRetention: "RETAIN_ON_CANCELLATION", LocalDir: "/flink-state"},
+					})
+					for k := range conf {
+						seen[k] = true
+					}
+				}
+			}
+		}
+	}
+	for k := range seen {
+		if knows.Options[k] || (strings.HasPrefix(k, "fs.s3a.") && knows.Hadoop[k]) {
+			continue
+		}
+		t.Errorf("the provider writes %q, which Flink 2.2.1 does not declare (no ConfigOption, fallback or deprecated key, nor an S3A key)", k)
+	}
+	t.Logf("%d derived keys checked against %d Flink keys and %d S3A keys", len(seen), len(knows.Options), len(knows.Hadoop))
+}

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // realFlink is testbedEnv and the built Flink distribution.
@@ -273,4 +275,95 @@ func TestRealFlink_derivedKeysAreFlinks(t *testing.T) {
 		t.Errorf("the provider writes %q, which Flink 2.2.1 does not declare (no ConfigOption, fallback or deprecated key, nor an S3A key)", k)
 	}
 	t.Logf("%d derived keys checked against %d Flink keys and %d S3A keys", len(seen), len(knows.Options), len(knows.Hadoop))
+}
+
+// TestRealFlink_checkpointsOutsideTheStoreAreDenied: a job whose checkpoint
+// directory lies outside the store its role was made for writes nothing
+// the role's policy allows there. The emulator enforces no policy, so Flink
+// runs; the independent engine judges each of its writes, and all of them
+// would be refused on AWS.
+func TestRealFlink_checkpointsOutsideTheStoreAreDenied(t *testing.T) {
+	env, dist := realFlink(t)
+	if env.STSAddress == "" {
+		t.Fatal("the test bed has no STS listener on port 443 (needs root or CAP_NET_BIND_SERVICE): IRSA cannot reach STS")
+	}
+	root, _ := FindRoot()
+	ctx := context.Background()
+	ac, err := newEnvAWS(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket := "outside-" + randomHex(4)
+	if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	// The role's policy covers flink/orders; the job checkpoints under flink/counts.
+	policy, err := iampolicy.Permissions("aws", []store.Store{{Bucket: bucket, Prefix: "flink/orders"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, _ := realFlinkConf(t, bucket, "irsa")
+	role := "arn:aws:iam::000000000000:role/outside-" + randomHex(3)
+	job := FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1}
+	if job.Env, err = IRSAEnv(t.TempDir(), env, role); err != nil {
+		t.Fatal(err)
+	}
+	c, err := StartFlink(ctx, dist, env, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Remove)
+	jobID, err := c.RunningJob(ctx, 3*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitCheckpoints(ctx, jobID, 1, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c.Stop()
+	reqs, err := ReadS3Requests(env.S3RequestLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writes []PolicyRequest
+	for _, r := range reqs {
+		if r.Bucket != bucket || r.RoleARN != role {
+			continue
+		}
+		prs, ok := r.PolicyRequests()
+		if !ok {
+			t.Fatalf("Flink made an S3 request the action table does not know: %+v", r)
+		}
+		for _, pr := range prs {
+			if pr.Action == "s3:PutObject" {
+				writes = append(writes, pr)
+			}
+		}
+	}
+	if len(writes) == 0 {
+		t.Fatal("the request log has no write of Flink's")
+	}
+	allowed, err := EvaluatePolicy(ctx, root, policy.JSON(), writes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ok := range allowed {
+		if ok {
+			t.Errorf("the policy for flink/orders allows Flink's write of %s", writes[i].Object)
+		}
+	}
+	// The control: the policy of the store the job does write to allows them.
+	own, err := iampolicy.Permissions("aws", []store.Store{{Bucket: bucket, Prefix: "flink/counts"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allowed, err = EvaluatePolicy(ctx, root, own.JSON(), writes); err != nil {
+		t.Fatal(err)
+	}
+	for i, ok := range allowed {
+		if !ok {
+			t.Errorf("the policy for flink/counts denies Flink's write of %s", writes[i].Object)
+		}
+	}
+	t.Logf("%d writes of the job's checkpoints under flink/counts, each denied by the policy of flink/orders", len(writes))
 }

@@ -63,6 +63,16 @@ func newRealFlink(t *testing.T) *realFlinkBed {
 // realFlinkConfig is a whole IRSA stack whose job is the test bed's own
 // (tools/flink); extra goes into the deployment, data adds data sources.
 func realFlinkConfig(bucket, oidc, role, ns, jobExtra, data string) string {
+	trust := fmt.Sprintf(`  irsa {
+    oidc_provider_arn = %q
+    namespace         = %q
+    service_account   = "flink-counts"
+  }`, oidc, ns)
+	return realFlinkStack(bucket, role, ns, "irsa", trust, jobExtra, data)
+}
+
+// realFlinkStack is the stack with the given identity mode and trust block.
+func realFlinkStack(bucket, role, ns, identity, trust, jobExtra, data string) string {
 	return fmt.Sprintf(`
 resource "flinkstate_bucket" "state" {
   bucket        = %[1]q
@@ -77,11 +87,7 @@ resource "flinkstate_state_store" "counts" {
 
 resource "flinkstate_iam_role" "counts" {
   name = %[3]q
-  irsa {
-    oidc_provider_arn = %[2]q
-    namespace         = %[4]q
-    service_account   = "flink-counts"
-  }
+%[2]s
   state_store_ids = [flinkstate_state_store.counts.id]
 }
 
@@ -91,7 +97,7 @@ resource "flinkstate_deployment" "counts" {
   image             = "flink:2.2.1-java17"
   flink_version     = "2.2.1"
   service_account   = "flink-counts"
-  identity          = "irsa"
+  identity          = %[8]q
   high_availability = false
   wait_for          = "none"
   job_manager {
@@ -118,7 +124,7 @@ resource "flinkstate_deployment" "counts" {
   }
 }
 %[7]s
-`, bucket, oidc, role, ns, testbed.TestJobClass, jobExtra, data)
+`, bucket, trust, role, ns, testbed.TestJobClass, jobExtra, data, identity)
 }
 
 const latestCheckpointData = `
@@ -409,4 +415,65 @@ func flinkRequestsAllowed(t *testing.T, rf *realFlinkBed, bucket, storePrefix, r
 		return fmt.Errorf("the role's policy denies %d of Flink's %d S3 requests:\n%s", len(denied), len(asked), strings.Join(denied, "\n"))
 	}
 	return nil
+}
+
+// TestAccRealFlink_podIdentityCheckpoints: with identity = "pod_identity"
+// the deployment's configuration names the SDK's default chain, and real
+// Flink, given only what EKS Pod Identity injects (the agent's URI and
+// token file; the agent is a stand-in that asks the emulator's STS for the
+// role), completes checkpoints under the store with the role's
+// credentials, every S3 request allowed by the role's policy.
+func TestAccRealFlink_podIdentityCheckpoints(t *testing.T) {
+	rf := newRealFlink(t)
+	ns := testNamespace(t)
+	bucket, role := randName("rf-"), randName("rf-")
+	ctx := context.Background()
+	var roleARN, policy string
+	trust := fmt.Sprintf(`  pod_identity {
+    namespace       = %q
+    service_account = "flink-counts"
+    cluster_name    = "prod"
+  }`, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: realFlinkStack(bucket, role, ns, "pod_identity", trust, "", ""),
+			ConfigStateChecks: []statecheck.StateCheck{
+				recordAttr("flinkstate_iam_role.counts", "arn", &roleARN),
+				recordAttr("flinkstate_iam_role.counts", "policy_json", &policy),
+				expectAPI(func() error {
+					job, err := flinkJobOf(t, ns, "counts")
+					if err != nil {
+						return err
+					}
+					if got := job.Configuration["fs.s3a.aws.credentials.provider"]; got != flinkconf.PodIdentityCredentialsProvider {
+						return fmt.Errorf("fs.s3a.aws.credentials.provider = %q", got)
+					}
+					agent, err := testbed.StartPodIdentityAgent(ctx, rf.env, roleARN)
+					if err != nil {
+						return err
+					}
+					defer agent.Close()
+					if job.Env, err = agent.PodEnv(t.TempDir(), rf.env); err != nil {
+						return err
+					}
+					c, err := testbed.StartFlink(ctx, rf.dist, rf.env, job)
+					if err != nil {
+						return err
+					}
+					defer c.Remove()
+					jobID, err := c.RunningJob(ctx, 3*time.Minute)
+					if err != nil {
+						return err
+					}
+					if _, err := c.WaitCheckpoints(ctx, jobID, 2, 2*time.Minute); err != nil {
+						return err
+					}
+					c.Stop()
+					return nil
+				}),
+				expectAPI(func() error { return flinkRequestsAllowed(t, rf, bucket, "flink/counts", roleARN, policy) }),
+			},
+		}},
+	})
 }

@@ -140,7 +140,14 @@ type FlinkJob struct {
 	Args []string
 	// Env is the containers' environment: the credentials EKS injects.
 	Env []string
+	// Namespace and Name are the FlinkDeployment's: the operator makes
+	// them kubernetes.namespace and kubernetes.cluster-id, which Kubernetes
+	// HA names its ConfigMaps after.
+	Namespace, Name string
 }
+
+// The distribution's flink-kubernetes (Kubernetes HA) is 2.2.0 for the
+// same reason (tools/flink/pom.xml, flink.kubernetes.version).
 
 // servedPlugins maps a plugin jar the official image has to the served
 // artifact the test bed installs in its place, where the release's own is
@@ -226,6 +233,17 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 			out[k] = filepath.Join(dir, "localstate")
 		}
 	}
+	if job.Name != "" {
+		// What the operator sets for every deployment (FlinkConfigBuilder:
+		// kubernetes.cluster-id = metadata.name, kubernetes.namespace =
+		// metadata.namespace); Kubernetes HA keeps its ConfigMaps and leader
+		// election in that namespace of the real API server. A pod reaches
+		// the API server with its service account; the local JVMs with the
+		// test bed's kubeconfig (kubernetes.config.file).
+		out["kubernetes.cluster-id"] = job.Name
+		out["kubernetes.namespace"] = job.Namespace
+		out["kubernetes.config.file"] = tb.Kubeconfig
+	}
 	if job.RestorePath != "" {
 		// StateRecoveryOptions.SAVEPOINT_PATH, which the operator sets from
 		// spec.job.initialSavepointPath (FlinkConfigBuilder).
@@ -247,10 +265,8 @@ func s3Endpoint(tb Env) string {
 // StartFlink starts a local application cluster running the test job with
 // the job's configuration, and waits until its REST API answers.
 func StartFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob) (*FlinkCluster, error) {
-	if ha := job.Configuration["high-availability.type"]; ha != "" && !strings.EqualFold(ha, "none") {
-		// flink-kubernetes 2.2.1 (KubernetesHaServicesFactory) is not among
-		// the artifacts served here; the runner does not pretend HA is on.
-		return nil, fmt.Errorf("testbed: the local Flink runner has no Kubernetes HA services (high-availability.type = %s)", ha)
+	if ha := job.Configuration["high-availability.type"]; ha != "" && !strings.EqualFold(ha, "none") && (job.Namespace == "" || job.Name == "") {
+		return nil, fmt.Errorf("testbed: Kubernetes HA (high-availability.type = %s) needs the deployment's namespace and name", ha)
 	}
 	dir, err := os.MkdirTemp("", "flinkstate-flink-")
 	if err != nil {

@@ -13,9 +13,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -366,4 +370,98 @@ func TestRealFlink_checkpointsOutsideTheStoreAreDenied(t *testing.T) {
 		}
 	}
 	t.Logf("%d writes of the job's checkpoints under flink/counts, each denied by the policy of flink/orders", len(writes))
+}
+
+// TestRealFlink_lastStateRecoversFromHAMetadata: with upgrade_mode =
+// "last-state" the provider turns Kubernetes HA on; real Flink keeps its
+// HA metadata in ConfigMaps of the real API server (<cluster-id>-cluster-config-map
+// and one per job, labelled app=<cluster-id> and type=flink-native-kubernetes,
+// as Flink 2.2.1 wrote them in this test; there is no configmap-type label) and under
+// high-availability.storageDir; when both JVMs are killed, as when the
+// pods are deleted, a new cluster of the same deployment given no restore
+// path resumes the job from that metadata: its counters continue.
+func TestRealFlink_lastStateRecoversFromHAMetadata(t *testing.T) {
+	env, dist := realFlink(t)
+	if env.STSAddress == "" {
+		t.Fatal("the test bed has no STS listener on port 443 (needs root or CAP_NET_BIND_SERVICE): IRSA cannot reach STS")
+	}
+	ctx := context.Background()
+	ac, err := newEnvAWS(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := "ha-" + randomHex(4)
+	nsRes := kc.Dynamic.Resource(corev1.SchemeGroupVersion.WithResource("namespaces"))
+	if _, err := nsRes.Create(ctx, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": ns}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bucket := "lastha-" + randomHex(4)
+	if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	conf, _ := realFlinkConf(t, bucket, "irsa", func(in *flinkconf.Input) { in.UpgradeMode = "last-state" })
+	if conf["high-availability.type"] != flinkconf.KubernetesHAFactory {
+		t.Fatalf("last-state derived high-availability.type = %q", conf["high-availability.type"])
+	}
+	job := FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1, Namespace: ns, Name: "counts"}
+	if job.Env, err = IRSAEnv(t.TempDir(), env, "arn:aws:iam::000000000000:role/lastha"); err != nil {
+		t.Fatal(err)
+	}
+	c1, err := StartFlink(ctx, dist, env, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c1.Remove)
+	jobID, err := c1.RunningJob(ctx, 3*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c1.WaitCheckpoints(ctx, jobID, 2, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	_, before, err := c1.WaitCounts(ctx, 1, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1.Stop()
+	cms, err := kc.Dynamic.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(ns).List(ctx,
+		metav1.ListOptions{LabelSelector: "app=counts,type=flink-native-kubernetes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, cm := range cms.Items {
+		names[cm.GetName()] = true
+	}
+	if !names["counts-cluster-config-map"] || len(names) < 2 {
+		t.Fatalf("HA ConfigMaps after the job checkpointed: %v; want counts-cluster-config-map and the job's", names)
+	}
+
+	c2, err := StartFlink(ctx, dist, env, job) // no restore path: HA decides
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c2.Remove)
+	recovered, err := c2.RunningJob(ctx, 3*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recovered != jobID {
+		t.Errorf("the new cluster runs job %s, not the recovered %s", recovered, jobID)
+	}
+	first, _, err := c2.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range first {
+		if n <= 1 || n > before[k]+1 {
+			t.Errorf("key %d: the recovered job counted from %d; want the checkpointed count's successor (2..%d)", k, n, before[k]+1)
+		}
+	}
+	c2.Stop()
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 // Test clients are built by the same code the provider uses, from the same
@@ -115,4 +116,18 @@ func recordAttr(addr, attr string, dst *string) statecheck.StateCheck {
 		}
 		return nil
 	}))
+}
+
+// loadTestbed reads the env of the running test bed (TestMain started or
+// found it).
+func loadTestbed(t *testing.T) (root string, env testbed.Env) {
+	t.Helper()
+	root, err := testbed.FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env, err = testbed.Load(root); err != nil {
+		t.Fatalf("loading the test bed's env: %v", err)
+	}
+	return root, env
 }

@@ -24,14 +24,7 @@ func kubeFaultProxy(t *testing.T) (*testbed.FaultProxy, string) {
 	if testTarget != "testbed" {
 		t.Skip("fault injection needs the local test bed")
 	}
-	root, err := testbed.FindRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := testbed.Load(root)
-	if err != nil {
-		t.Fatalf("loading the test bed's env: %v", err)
-	}
+	_, env := loadTestbed(t)
 	p, err := testbed.NewFaultProxy(env.KubeHost)
 	if err != nil {
 		t.Fatal(err)

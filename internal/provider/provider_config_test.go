@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 func needAWSEndpoint(t *testing.T) string {
@@ -332,14 +331,7 @@ func TestAccProviderKube_clientCertificate(t *testing.T) {
 	if testTarget != "testbed" {
 		t.Skip("needs the test bed's client certificate")
 	}
-	root, err := testbed.FindRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := testbed.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, env := loadTestbed(t)
 	if env.KubeClientCertFile == "" {
 		t.Skip("the running test bed predates client certificates: make testbed-down && make testbed-up")
 	}

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -58,6 +59,64 @@ func realFlinkConf(t *testing.T, bucket, identity string, edit ...func(*flinkcon
 	return conf, prefix + "/checkpoints"
 }
 
+// realBed is the test bed, the built Flink and an AWS client, with a bucket
+// of the test's own.
+type realBed struct {
+	env    Env
+	dist   FlinkDist
+	root   string
+	ac     *awsclient.Clients
+	bucket string
+}
+
+func newRealBed(t *testing.T, bucketPrefix string) *realBed {
+	t.Helper()
+	env, dist := realFlink(t)
+	root, err := FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac, err := newEnvAWS(context.Background(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &realBed{env: env, dist: dist, root: root, ac: ac, bucket: bucketPrefix + randomHex(4)}
+	if _, err := ac.S3.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(b.bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// irsaJob is the test job with conf, and the IRSA environment for role.
+func (b *realBed) irsaJob(t *testing.T, conf map[string]string, role string) FlinkJob {
+	t.Helper()
+	if b.env.STSAddress == "" {
+		t.Fatal("the test bed has no STS listener on port 443 (needs root or CAP_NET_BIND_SERVICE): IRSA cannot reach STS")
+	}
+	env, err := IRSAEnv(t.TempDir(), b.env, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1, Env: env}
+}
+
+// run starts a cluster for job and waits until its job runs; the cluster
+// is removed when the test ends.
+func (b *realBed) run(t *testing.T, job FlinkJob) (*FlinkCluster, string) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := StartFlink(ctx, b.dist, b.env, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Remove)
+	jobID, err := c.RunningJob(ctx, 3*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, jobID
+}
+
 // TestRealFlink_credentialsAsEKSDeliversThem: with the credentials class the
 // provider derives for each identity mode and the environment EKS injects
 // (IRSA: web identity token, STS at the emulator; Pod Identity: the agent
@@ -65,45 +124,28 @@ func realFlinkConf(t *testing.T, bucket, identity string, edit ...func(*flinkcon
 // every S3 request it makes is signed with the role's temporary credentials,
 // never with static keys.
 func TestRealFlink_credentialsAsEKSDeliversThem(t *testing.T) {
-	env, dist := realFlink(t)
 	for _, identity := range []string{"irsa", "pod_identity"} {
 		t.Run(identity, func(t *testing.T) {
-			if identity == "irsa" && env.STSAddress == "" {
-				t.Fatal("the test bed has no STS listener on port 443 (needs root or CAP_NET_BIND_SERVICE): IRSA cannot reach STS")
-			}
 			ctx := context.Background()
-			ac, err := newEnvAWS(ctx, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bucket := "realflink-" + randomHex(4)
-			if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
-				t.Fatal(err)
-			}
+			b := newRealBed(t, "realflink-")
+			env, bucket := b.env, b.bucket
 			conf, dir := realFlinkConf(t, bucket, identity)
 			role := "arn:aws:iam::000000000000:role/realflink-" + randomHex(3)
-			job := FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1}
+			var job FlinkJob
 			if identity == "irsa" {
-				job.Env, err = IRSAEnv(t.TempDir(), env, role)
+				job = b.irsaJob(t, conf, role)
 			} else {
-				var agent *PodIdentityAgent
-				if agent, err = StartPodIdentityAgent(ctx, env, role); err == nil {
-					t.Cleanup(agent.Close)
-					job.Env, err = agent.PodEnv(t.TempDir(), env)
+				agent, err := StartPodIdentityAgent(ctx, env, role)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(agent.Close)
+				job = FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1}
+				if job.Env, err = agent.PodEnv(t.TempDir(), env); err != nil {
+					t.Fatal(err)
 				}
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := StartFlink(ctx, dist, env, job)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(c.Remove)
-			jobID, err := c.RunningJob(ctx, 3*time.Minute)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, jobID := b.run(t, job)
 			chk, err := c.WaitCheckpoints(ctx, jobID, 1, 2*time.Minute)
 			if err != nil {
 				t.Fatal(err)
@@ -143,31 +185,10 @@ func TestRealFlink_recordMetadataFixtures(t *testing.T) {
 	if os.Getenv("FLINKSTATE_REGENERATE_FIXTURES") == "" {
 		t.Skip("regenerates internal/checkpoint/testdata: set FLINKSTATE_REGENERATE_FIXTURES=1")
 	}
-	env, dist := realFlink(t)
-	root, _ := FindRoot()
-	ctx := context.Background()
-	ac, err := newEnvAWS(ctx, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bucket := "fixtures-" + randomHex(4)
-	if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
-		t.Fatal(err)
-	}
+	b := newRealBed(t, "fixtures-")
+	ctx, ac, bucket, root := context.Background(), b.ac, b.bucket, b.root
 	conf, _ := realFlinkConf(t, bucket, "irsa")
-	job := FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1}
-	if job.Env, err = IRSAEnv(t.TempDir(), env, "arn:aws:iam::000000000000:role/fixtures"); err != nil {
-		t.Fatal(err)
-	}
-	c, err := StartFlink(ctx, dist, env, job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Remove)
-	jobID, err := c.RunningJob(ctx, 3*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, jobID := b.run(t, b.irsaJob(t, conf, "arn:aws:iam::000000000000:role/fixtures"))
 	chk, err := c.WaitCheckpoints(ctx, jobID, 3, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -287,20 +308,8 @@ func TestRealFlink_derivedKeysAreFlinks(t *testing.T) {
 // runs; the independent engine judges each of its writes, and all of them
 // would be refused on AWS.
 func TestRealFlink_checkpointsOutsideTheStoreAreDenied(t *testing.T) {
-	env, dist := realFlink(t)
-	if env.STSAddress == "" {
-		t.Fatal("the test bed has no STS listener on port 443 (needs root or CAP_NET_BIND_SERVICE): IRSA cannot reach STS")
-	}
-	root, _ := FindRoot()
-	ctx := context.Background()
-	ac, err := newEnvAWS(ctx, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bucket := "outside-" + randomHex(4)
-	if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
-		t.Fatal(err)
-	}
+	b := newRealBed(t, "outside-")
+	ctx, env, bucket, root := context.Background(), b.env, b.bucket, b.root
 	// The role's policy covers flink/orders; the job checkpoints under flink/counts.
 	policy, err := iampolicy.Permissions("aws", []store.Store{{Bucket: bucket, Prefix: "flink/orders"}}, nil)
 	if err != nil {
@@ -308,19 +317,7 @@ func TestRealFlink_checkpointsOutsideTheStoreAreDenied(t *testing.T) {
 	}
 	conf, _ := realFlinkConf(t, bucket, "irsa")
 	role := "arn:aws:iam::000000000000:role/outside-" + randomHex(3)
-	job := FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1}
-	if job.Env, err = IRSAEnv(t.TempDir(), env, role); err != nil {
-		t.Fatal(err)
-	}
-	c, err := StartFlink(ctx, dist, env, job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Remove)
-	jobID, err := c.RunningJob(ctx, 3*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, jobID := b.run(t, b.irsaJob(t, conf, role))
 	if _, err := c.WaitCheckpoints(ctx, jobID, 1, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -381,15 +378,8 @@ func TestRealFlink_checkpointsOutsideTheStoreAreDenied(t *testing.T) {
 // pods are deleted, a new cluster of the same deployment given no restore
 // path resumes the job from that metadata: its counters continue.
 func TestRealFlink_lastStateRecoversFromHAMetadata(t *testing.T) {
-	env, dist := realFlink(t)
-	if env.STSAddress == "" {
-		t.Fatal("the test bed has no STS listener on port 443 (needs root or CAP_NET_BIND_SERVICE): IRSA cannot reach STS")
-	}
-	ctx := context.Background()
-	ac, err := newEnvAWS(ctx, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := newRealBed(t, "lastha-")
+	ctx, env := context.Background(), b.env
 	kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
 	if err != nil {
 		t.Fatal(err)
@@ -400,35 +390,21 @@ func TestRealFlink_lastStateRecoversFromHAMetadata(t *testing.T) {
 		"metadata": map[string]any{"name": ns}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	bucket := "lastha-" + randomHex(4)
-	if _, err := ac.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
-		t.Fatal(err)
-	}
-	conf, _ := realFlinkConf(t, bucket, "irsa", func(in *flinkconf.Input) { in.UpgradeMode = "last-state" })
+	conf, _ := realFlinkConf(t, b.bucket, "irsa", func(in *flinkconf.Input) { in.UpgradeMode = "last-state" })
 	if conf["high-availability.type"] != flinkconf.KubernetesHAFactory {
 		t.Fatalf("last-state derived high-availability.type = %q", conf["high-availability.type"])
 	}
-	job := FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1, Namespace: ns, Name: "counts"}
-	if job.Env, err = IRSAEnv(t.TempDir(), env, "arn:aws:iam::000000000000:role/lastha"); err != nil {
-		t.Fatal(err)
-	}
-	c1, err := StartFlink(ctx, dist, env, job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c1.Remove)
-	jobID, err := c1.RunningJob(ctx, 3*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	job := b.irsaJob(t, conf, "arn:aws:iam::000000000000:role/lastha")
+	job.Namespace, job.Name = ns, "counts"
+	c1, jobID := b.run(t, job)
 	if _, err := c1.WaitCheckpoints(ctx, jobID, 2, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	_, before, err := c1.WaitCounts(ctx, 1, time.Minute)
-	if err != nil {
+	if _, _, err := c1.WaitCounts(ctx, 1, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	c1.Stop()
+	_, before := c1.Counts() // what was printed until the kill bounds what HA resumes
 	cms, err := kc.Dynamic.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(ns).List(ctx,
 		metav1.ListOptions{LabelSelector: "app=counts,type=flink-native-kubernetes"})
 	if err != nil {
@@ -442,15 +418,7 @@ func TestRealFlink_lastStateRecoversFromHAMetadata(t *testing.T) {
 		t.Fatalf("HA ConfigMaps after the job checkpointed: %v; want counts-cluster-config-map and the job's", names)
 	}
 
-	c2, err := StartFlink(ctx, dist, env, job) // no restore path: HA decides
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c2.Remove)
-	recovered, err := c2.RunningJob(ctx, 3*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2, recovered := b.run(t, job) // no restore path: HA decides
 	if recovered != jobID {
 		t.Errorf("the new cluster runs job %s, not the recovered %s", recovered, jobID)
 	}

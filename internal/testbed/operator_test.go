@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -104,21 +103,8 @@ const testBucket = "operator-model-test"
 
 func newBed(t *testing.T) *bed {
 	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("needs the test bed: set TF_ACC=1")
-	}
-	root, err := FindRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, _ := testbedEnv(t)
 	ctx := context.Background()
-	env, started, err := Up(ctx, root, t.Logf)
-	if err != nil {
-		t.Fatalf("test bed: %v", err)
-	}
-	if started {
-		t.Cleanup(func() { _ = Down(root) })
-	}
 	kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
 	if err != nil {
 		t.Fatal(err)

@@ -83,6 +83,24 @@ func writePEMs(files ...pemFile) error {
 	return nil
 }
 
+// writeCAAndLeaf creates a CA named caName and issues one certificate from
+// it (tmpl), written as <name>-ca.crt, <name>.crt and <name>.key in pki.
+func writeCAAndLeaf(pki, name, caName string, tmpl *x509.Certificate) (caFile, certFile, keyFile string, err error) {
+	ca, err := newTestCA(caName)
+	if err != nil {
+		return "", "", "", err
+	}
+	der, keyDER, err := ca.issue(tmpl)
+	if err != nil {
+		return "", "", "", err
+	}
+	caFile = filepath.Join(pki, name+"-ca.crt")
+	certFile = filepath.Join(pki, name+".crt")
+	keyFile = filepath.Join(pki, name+".key")
+	return caFile, certFile, keyFile, writePEMs(
+		pemFile{caFile, "CERTIFICATE", ca.der}, pemFile{certFile, "CERTIFICATE", der}, pemFile{keyFile, "EC PRIVATE KEY", keyDER})
+}
+
 // writeClientCA creates the CA kube-apiserver trusts for client
 // certificates (--client-ca-file) and issues one client certificate from
 // it. The API server takes the user from the certificate's CommonName and
@@ -91,22 +109,10 @@ func writePEMs(files ...pemFile) error {
 // the static token. It returns the CA file and the client certificate and
 // key files.
 func writeClientCA(pki string) (caFile, certFile, keyFile string, err error) {
-	ca, err := newTestCA("testbed-client-ca")
-	if err != nil {
-		return "", "", "", err
-	}
-	der, keyDER, err := ca.issue(&x509.Certificate{
+	return writeCAAndLeaf(pki, "client", "testbed-client-ca", &x509.Certificate{
 		Subject:     pkix.Name{CommonName: "testbed-cert-admin", Organization: []string{"system:masters"}},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
-	if err != nil {
-		return "", "", "", err
-	}
-	caFile = filepath.Join(pki, "client-ca.crt")
-	certFile = filepath.Join(pki, "client.crt")
-	keyFile = filepath.Join(pki, "client.key")
-	return caFile, certFile, keyFile, writePEMs(
-		pemFile{caFile, "CERTIFICATE", ca.der}, pemFile{certFile, "CERTIFICATE", der}, pemFile{keyFile, "EC PRIVATE KEY", keyDER})
 }
 
 // writeServingCA creates a CA and a serving certificate from it for the
@@ -114,21 +120,9 @@ func writeClientCA(pki string) (caFile, certFile, keyFile string, err error) {
 // presents, and the CA the Flink JVMs trust for it. It returns the CA file
 // and the certificate and key files.
 func writeServingCA(pki string, names []string) (caFile, certFile, keyFile string, err error) {
-	ca, err := newTestCA("testbed-aws-ca")
-	if err != nil {
-		return "", "", "", err
-	}
-	der, keyDER, err := ca.issue(&x509.Certificate{
+	return writeCAAndLeaf(pki, "aws", "testbed-aws-ca", &x509.Certificate{
 		Subject:     pkix.Name{CommonName: names[0]},
 		DNSNames:    names,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
-	if err != nil {
-		return "", "", "", err
-	}
-	caFile = filepath.Join(pki, "aws-ca.crt")
-	certFile = filepath.Join(pki, "aws.crt")
-	keyFile = filepath.Join(pki, "aws.key")
-	return caFile, certFile, keyFile, writePEMs(
-		pemFile{caFile, "CERTIFICATE", ca.der}, pemFile{certFile, "CERTIFICATE", der}, pemFile{keyFile, "EC PRIVATE KEY", keyDER})
 }

@@ -45,14 +45,11 @@ func rewriteMarkerRequest(r *http.Request) error {
 		r.URL.RawPath = ""
 	}
 	if !hasKey && r.Method == http.MethodPost && r.URL.Query().Has("delete") {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+		body, err := replaceBody(&r.Body, r.Header, markerKeyIn, markerKeyOut)
 		if err != nil {
 			return err
 		}
-		body = bytes.ReplaceAll(body, markerKeyIn, markerKeyOut)
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
-		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
 		if r.Header.Get("Content-MD5") != "" {
 			sum := md5.Sum(body)
 			r.Header.Set("Content-MD5", base64.StdEncoding.EncodeToString(sum[:]))
@@ -71,14 +68,21 @@ func rewriteMarkerResponse(resp *http.Response) error {
 	if ct := resp.Header.Get("Content-Type"); ct != "" && !strings.Contains(ct, "xml") {
 		return nil
 	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if err != nil {
-		return err
-	}
-	body = bytes.ReplaceAll(body, markerKeyOut, markerKeyIn)
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := replaceBody(&resp.Body, resp.Header, markerKeyOut, markerKeyIn)
 	resp.ContentLength = int64(len(body))
-	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
-	return nil
+	return err
+}
+
+// replaceBody reads a body (up to 16 MiB), replaces from with to in it,
+// puts it back and sets its Content-Length header.
+func replaceBody(body *io.ReadCloser, h http.Header, from, to []byte) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(*body, 16<<20))
+	_ = (*body).Close()
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.ReplaceAll(b, from, to)
+	*body = io.NopCloser(bytes.NewReader(b))
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	return b, nil
 }

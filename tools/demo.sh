@@ -29,9 +29,10 @@ oidc_arn="$(cd "$root" && go run ./internal/testbed/cmd/testbed prereqs)"
 export TF_VAR_oidc_provider_arn="$oidc_arn"
 
 # No Flink operator runs on the test bed: a model of the operator 1.15's rules
-# plays its part while terraform runs (deployments are reconciled and their
-# jobs write checkpoints to S3 as Flink would; snapshots complete into the
-# savepoint dir). See internal/testbed/operator.go.
+# plays its part while terraform runs, and each deployment's job runs as real
+# Flink 2.2.1 (the test bed's own job, with the configuration the provider
+# wrote; FLINKSTATE_DEMO_FLINK=model keeps the model's placeholder files).
+# See internal/testbed/operator.go.
 (cd "$root" && go build -o "$state/testbed" ./internal/testbed/cmd/testbed)
 "$state/testbed" operator > "$state/logs/demo-operator.log" 2>&1 &
 operator_pid=$!
@@ -41,12 +42,29 @@ cd "$root/examples/complete"
 case "$action" in
 apply)
   terraform apply -auto-approve -input=false -compact-warnings
+  # The job runs as real Flink (unless FLINKSTATE_DEMO_FLINK=model) and
+  # checkpoints every 60 s (state.checkpoint_interval): wait for the first
+  # checkpoint Flink completes, then read the data source again.
+  rest=""
+  if [ "${FLINKSTATE_DEMO_FLINK:-}" != model ]; then
+    echo "demo: waiting for the real job's first checkpoint (about a minute)"
+    for _ in $(seq 1 90); do
+      [ -n "$rest" ] || rest="$(grep -o 'Flink of [^ ]*/orders: REST API [^,]*' "$state/logs/demo-operator.log" | tail -1 | sed 's/.*REST API //' || true)"
+      job="$( [ -z "$rest" ] || curl -fs "$rest/jobs/overview" | grep RUNNING | sed 's/.*"jid":"\([0-9a-f]*\)".*/\1/' || true)"
+      if [ -n "$job" ] && curl -fs "$rest/jobs/$job/checkpoints" | grep -q '"completed":[1-9]'; then
+        terraform apply -refresh-only -auto-approve -input=false -compact-warnings >/dev/null
+        break
+      fi
+      sleep 2
+    done
+  fi
   echo
   echo "== What a platform engineer wants to see =="
   printf '  checkpoint dir:     %s\n' "$(terraform output -raw checkpoint_dir)"
   printf '  IAM role:           %s\n' "$(terraform output -raw role_arn)"
   printf '  savepoint (before upgrade): %s\n' "$(terraform output -raw snapshot_path)"
   printf '  latest checkpoint:  %s\n' "$(terraform output -raw latest_checkpoint)"
+  [ -z "${rest:-}" ] || printf '  Flink REST API:     %s (while make demo runs)\n' "$rest"
   echo
   echo "Destroy it:        make demo-destroy"
   echo "Stop the test bed: make testbed-down"

@@ -272,6 +272,17 @@ func StartFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob) (*Fli
 	if err != nil {
 		return nil, err
 	}
+	c, err := startFlink(ctx, dist, tb, job, dir)
+	if err != nil {
+		// startFlink stopped what it started; its error carries the logs' tail.
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	return c, nil
+}
+
+// startFlink starts the cluster in dir; on an error nothing it started runs.
+func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir string) (*FlinkCluster, error) {
 	for _, d := range []string{"conf", "tmp", "localstate", "log", "plugins"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return nil, err

@@ -89,6 +89,16 @@
 //
 // Not modelled: rollbacks, scaling, session jobs, periodic snapshots, HA
 // metadata loss, the JobManager's own start-up checks.
+//
+// With Flink set (operator_realflink.go), what Flink does is no longer
+// modelled: each deployment's job runs as real Flink 2.2.1 with its
+// flinkConfiguration, savepoints (upgrade and snapshot) are taken by Flink,
+// and the rules above only decide when. TestOperator_realFlink runs the
+// model's savepoint, last-state and stateless upgrade and snapshot
+// lifecycle scenarios on both and asserts the same outcome; make demo runs
+// real Flink (FLINKSTATE_DEMO_FLINK=model for the placeholder files). With
+// real Flink a checkpoint-type snapshot is refused (not modelled), and a job
+// that fails after it ran is not observed.
 package testbed
 
 import (
@@ -143,6 +153,10 @@ type Operator struct {
 	// RetryBase scales the snapshot controller's retry delay, 10s × 2^(failures-1)
 	// (FlinkStateSnapshotController.updateErrorStatus); tests shorten it.
 	RetryBase time.Duration
+	// Flink, when set, runs each deployment's job as real Flink
+	// (operator_realflink.go) instead of reporting it and writing
+	// placeholder files.
+	Flink *RealFlink
 
 	mu       sync.Mutex
 	faults   Faults
@@ -216,6 +230,26 @@ func DemoOperator(ctx context.Context, env Env, namespace string, logf func(stri
 		return err
 	}
 	op := &Operator{Namespace: namespace, S3: ac.S3, Logf: logf}
+	if os.Getenv("FLINKSTATE_DEMO_FLINK") != "model" {
+		root, err := FindRoot()
+		if err != nil {
+			return err
+		}
+		dist, err := BuildFlink(ctx, root, logf)
+		if err != nil {
+			return err
+		}
+		dir, err := os.MkdirTemp("", "flinkstate-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		op.Flink = &RealFlink{Dist: dist, Env: env, Dyn: kc.Dynamic, PodEnv: IRSAPodEnv(kc.Dynamic, env, dir), Logf: logf}
+		defer op.Flink.Close()
+		if logf != nil {
+			logf("operator: jobs run as real Flink 2.2.1 (FLINKSTATE_DEMO_FLINK=model for the model's placeholder files)")
+		}
+	}
 	op.Run(ctx, kc.Dynamic, 200*time.Millisecond)
 	return nil
 }

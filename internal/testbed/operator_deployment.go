@@ -375,6 +375,9 @@ func removeFinalizer(ctx context.Context, r dynamic.ResourceInterface, obj *unst
 // goes and the finalizer with it.
 func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interface, r dynamic.ResourceInterface, obj *unstructured.Unstructured) {
 	if obj.GetDeletionTimestamp() != nil {
+		if o.Flink != nil {
+			o.Flink.stop(obj, true)
+		}
 		if hasFinalizer(obj, DeploymentFinalizer) {
 			if err := removeFinalizer(ctx, r, obj, DeploymentFinalizer); err == nil {
 				o.logf("operator: FlinkDeployment %s cleaned up", obj.GetName())
@@ -423,6 +426,18 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 // restoring from the path it was deployed with.
 func (o *Operator) observe(ctx context.Context, c depCtx) {
 	st, f := c.st, o.currentFaults()
+	if o.Flink != nil && st.JMStatus == jmReady && st.JobState == flinkRunning && o.Flink.cluster(c.obj) == nil {
+		// Real Flink whose processes are gone (an earlier test bed run
+		// ended): the pods come back, as the kubelet restarts them, and
+		// with Kubernetes HA the job resumes from its HA metadata.
+		if id, err := o.Flink.start(ctx, c.obj, ""); err != nil {
+			st.JobState = flinkFailed
+			st.Error = operatorException("org.apache.flink.runtime.client.JobInitializationException", firstLines(err.Error(), 3))
+		} else {
+			st.JobID = id
+		}
+		return
+	}
 	switch st.JMStatus {
 	case jmDeploying:
 		if cw := f.ContainerWaiting; cw != nil {
@@ -446,6 +461,24 @@ func (o *Operator) observe(ctx context.Context, c depCtx) {
 				st.Error = operatorException("java.io.FileNotFoundException", msg)
 				return
 			}
+		}
+		if o.Flink != nil {
+			// Real Flink: the dummy path means "resume from HA metadata",
+			// which Kubernetes HA does by itself for the same cluster id.
+			path := restore
+			if path == LastStateDummyPath {
+				path = ""
+			}
+			id, err := o.Flink.start(ctx, c.obj, path)
+			if err != nil {
+				st.JobState = flinkFailed
+				st.Error = operatorException("org.apache.flink.runtime.client.JobInitializationException", firstLines(err.Error(), 3))
+				return
+			}
+			st.JobID = id
+			st.JobState, st.StartTime = flinkRunning, fmt.Sprint(time.Now().UnixMilli())
+			checkAndUpdateStableSpec(st)
+			return
 		}
 		st.JobState, st.StartTime = flinkRunning, fmt.Sprint(time.Now().UnixMilli())
 		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" {
@@ -613,6 +646,9 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 		// redeployWithSavepoint: stateless cancel, deploy from
 		// initialSavepointPath (recorded in upgradeSavepointPath), stable.
 		st.JobState, st.JMStatus = flinkFinished, jmMissing
+		if o.Flink != nil {
+			o.Flink.stop(c.obj, true)
+		}
 		isp := jobField(c.spec, "initialSavepointPath", "")
 		st.UpgradeSavepointPath = isp
 		spec := withUpgradeMode(c.spec, modeSavepoint)
@@ -673,7 +709,13 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 		if msg, failed := o.takeSavepointFailure(); failed {
 			return fmt.Errorf("Savepoint failed for job %s: %s", st.JobID, msg)
 		}
-		path, err := o.writeSavepoint(ctx, dir, st.JobID)
+		var path string
+		var err error
+		if o.Flink != nil {
+			path, err = o.Flink.savepoint(ctx, c.obj, st.JobID, dir, true)
+		} else {
+			path, err = o.writeSavepoint(ctx, dir, st.JobID)
+		}
 		if err != nil {
 			return err
 		}
@@ -683,6 +725,17 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 		}
 	}
 	st.JobState, st.JMStatus = flinkFinished, jmMissing
+	if o.Flink != nil {
+		// What the model counts itself, real Flink reports: whether the
+		// job completed a checkpoint (deploy's last-state rule reads it).
+		if cl := o.Flink.cluster(c.obj); cl != nil {
+			if n, _, err := cl.CompletedCheckpoints(ctx, st.JobID); err == nil && n > 0 {
+				o.nextCheckpoint(st.JobID)
+			}
+		}
+		// The cluster goes; its HA data stays only for a last-state resume.
+		o.Flink.stop(c.obj, suspend != modeLastState)
+	}
 	return nil
 }
 

@@ -196,7 +196,13 @@ func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstru
 		if dir == "" {
 			dir = confValue(depSpec, savepointDirKey, savepointDirKeyOld)
 		}
-		path, err = o.writeSavepoint(ctx, dir, jobID)
+		if o.Flink != nil {
+			path, err = o.Flink.savepoint(ctx, dep, jobID, dir, false)
+		} else {
+			path, err = o.writeSavepoint(ctx, dir, jobID)
+		}
+	} else if o.Flink != nil {
+		return fmt.Errorf("checkpoint-type snapshots of real Flink jobs are not modelled by the test bed")
 	} else {
 		dir := confValue(depSpec, checkpointDirKey, checkpointDirOld)
 		if dir == "" {

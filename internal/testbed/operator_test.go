@@ -19,6 +19,7 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -97,11 +98,18 @@ type bed struct {
 	s3  *s3.Client
 	ns  string
 	op  *Operator
+	// real: the operator runs jobs as real Flink (op.Flink), and the
+	// deployments carry the configuration the provider derives.
+	real bool
+	wait time.Duration // how long until waits for a state
 }
 
 const testBucket = "operator-model-test"
 
-func newBed(t *testing.T) *bed {
+func newBed(t *testing.T) *bed { return newBedWith(t, false) }
+
+// newBedWith is newBed whose operator runs real Flink when withRealFlink.
+func newBedWith(t *testing.T, withRealFlink bool) *bed {
 	t.Helper()
 	env, _ := testbedEnv(t)
 	ctx := context.Background()
@@ -125,8 +133,28 @@ func newBed(t *testing.T) *bed {
 		metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	b := &bed{dyn: kc.Dynamic, s3: ac.S3, ns: ns}
+	b := &bed{dyn: kc.Dynamic, s3: ac.S3, ns: ns, wait: time.Minute}
 	b.op = &Operator{Namespace: ns, S3: ac.S3, Logf: t.Logf, RetryBase: 50 * time.Millisecond}
+	if withRealFlink {
+		root, _ := FindRoot()
+		dist, err := BuildFlink(ctx, root, t.Logf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		b.real, b.wait = true, 4*time.Minute
+		// The snapshot controller's own retry delay (10s × 2^(failures-1)):
+		// real Flink refuses a savepoint while the job's tasks are still
+		// starting ("Not all required tasks are currently running"), and
+		// the operator's retry is what gets past that, not the model's
+		// shortened one.
+		b.op.RetryBase = 0
+		b.op.Flink = &RealFlink{Dist: dist, Env: env, Dyn: kc.Dynamic,
+			PodEnv: func(context.Context, *unstructured.Unstructured) ([]string, error) {
+				return IRSAEnv(dir, env, "arn:aws:iam::000000000000:role/operator-real-flink")
+			}}
+		t.Cleanup(b.op.Flink.Close)
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); b.op.Run(runCtx, kc.Dynamic, 50*time.Millisecond) }()
@@ -145,14 +173,30 @@ func (b *bed) createDeployment(t *testing.T, name, upgradeMode string, job map[s
 	for k, v := range job {
 		j[k] = v
 	}
+	conf := map[string]any{checkpointDirKey: cp, savepointDirKey: sp}
+	spec := map[string]any{
+		"image": "flink:2.2.1-java17", "flinkVersion": "v2_2", "serviceAccount": "flink",
+		"flinkConfiguration": conf,
+		"job":                j,
+	}
+	if b.real {
+		// What flinkstate_deployment writes for this upgrade mode: the
+		// derived configuration and the S3 plugin in the pod template.
+		inc, slots := true, int64(1)
+		derived, _ := flinkconf.Derive(flinkconf.Input{FlinkVersion: "2.2.1", Identity: "irsa", UpgradeMode: upgradeMode, TaskSlots: &slots,
+			Image: "flink:2.2.1-java17", State: flinkconf.State{CheckpointDir: cp, SavepointDir: sp, HADir: strings.TrimSuffix(cp, "/checkpoints") + "/ha",
+				Backend: "rocksdb", Incremental: &inc, CheckpointInterval: "2s"}})
+		for k, v := range derived {
+			conf[k] = v
+		}
+		j["parallelism"] = int64(1)
+		spec["podTemplate"] = map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+			"name": flinkconf.MainContainer, "env": []any{map[string]any{"name": flinkconf.PluginsEnv, "value": "flink-s3-fs-hadoop-2.2.1.jar"}}}}}}
+	}
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
 		"metadata": map[string]any{"name": name, "namespace": b.ns},
-		"spec": map[string]any{
-			"image": "flink:2.2.1-java17", "flinkVersion": "v2_2", "serviceAccount": "flink",
-			"flinkConfiguration": map[string]any{checkpointDirKey: cp, savepointDirKey: sp},
-			"job":                j,
-		},
+		"spec":     spec,
 	}}
 	if _, err := b.dyn.Resource(kube.FlinkDeploymentGVR).Namespace(b.ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -179,7 +223,7 @@ func (b *bed) until(t *testing.T, deployment bool, name, what string, cond func(
 		r = b.dyn.Resource(kube.FlinkDeploymentGVR)
 	}
 	var last *unstructured.Unstructured
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(b.wait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		obj, err := r.Namespace(b.ns).Get(context.Background(), name, metav1.GetOptions{})
 		if err == nil {
 			last = obj
@@ -199,6 +243,24 @@ func (b *bed) runningAt(t *testing.T, name string) deploymentStatus {
 		return st.ObservedGeneration == o.GetGeneration() && st.ReconState == reconDeployed && st.JobState == flinkRunning
 	})
 	return readDeploymentStatus(obj)
+}
+
+// checkpointed waits until the job has a completed checkpoint in S3.
+func (b *bed) checkpointed(t *testing.T, name, jobID string) {
+	t.Helper()
+	cp, _ := b.dirs(name)
+	bucket, key, _ := splitS3(cp + "/" + jobID)
+	for deadline := time.Now().Add(b.wait); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		out, err := b.s3.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key + "/chk-")})
+		if err == nil {
+			for _, o := range out.Contents {
+				if strings.HasSuffix(aws.ToString(o.Key), "/_metadata") {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("job %s of %s completed no checkpoint under %s", jobID, name, cp)
 }
 
 func (b *bed) exists(t *testing.T, uri string) bool {
@@ -310,8 +372,9 @@ func TestOperator_restoreFromMissingPathFails(t *testing.T) {
 	}
 }
 
-func TestOperator_savepointUpgrade(t *testing.T) {
-	b := newBed(t)
+func TestOperator_savepointUpgrade(t *testing.T) { savepointUpgrade(t, newBed(t)) }
+
+func savepointUpgrade(t *testing.T, b *bed) {
 	b.createDeployment(t, "orders", modeSavepoint, nil)
 	first := b.runningAt(t, "orders")
 	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
@@ -356,10 +419,12 @@ func TestOperator_failedUpgradeSavepointKeepsJob(t *testing.T) {
 	}
 }
 
-func TestOperator_lastStateUpgrade(t *testing.T) {
-	b := newBed(t)
+func TestOperator_lastStateUpgrade(t *testing.T) { lastStateUpgrade(t, newBed(t)) }
+
+func lastStateUpgrade(t *testing.T, b *bed) {
 	b.createDeployment(t, "orders", modeLastState, nil)
 	first := b.runningAt(t, "orders")
+	b.checkpointed(t, "orders", first.JobID) // a last-state resume needs one
 	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
 	b.until(t, true, "orders", "upgrading", func(o *unstructured.Unstructured) bool {
 		st := readDeploymentStatus(o)
@@ -371,8 +436,9 @@ func TestOperator_lastStateUpgrade(t *testing.T) {
 	}
 }
 
-func TestOperator_statelessUpgrade(t *testing.T) {
-	b := newBed(t)
+func TestOperator_statelessUpgrade(t *testing.T) { statelessUpgrade(t, newBed(t)) }
+
+func statelessUpgrade(t *testing.T, b *bed) {
 	b.createDeployment(t, "orders", modeStateless, nil)
 	first := b.runningAt(t, "orders")
 	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
@@ -412,8 +478,9 @@ func (b *bed) snapshotEnds(t *testing.T, name string) snapshotStatus {
 	return readSnapshotStatus(obj)
 }
 
-func TestOperator_snapshotLifecycle(t *testing.T) {
-	b := newBed(t)
+func TestOperator_snapshotLifecycle(t *testing.T) { snapshotLifecycle(t, newBed(t)) }
+
+func snapshotLifecycle(t *testing.T, b *bed) {
 	b.createDeployment(t, "orders", modeSavepoint, nil)
 	job := b.runningAt(t, "orders")
 	b.createSnapshot(t, "sp", "orders", 1, map[string]any{"disposeOnDelete": true})
@@ -520,5 +587,19 @@ func TestOperator_lastStateUpgradeWithoutHAMetadataFails(t *testing.T) {
 	// The exception is thrown before the spec is reconciled: observedGeneration stays.
 	if !strings.Contains(st.Error, "Manual restore required.") || st.lifecycle(false) != "FAILED" || st.ObservedGeneration == obj.GetGeneration() {
 		t.Fatalf("status.error %q, lifecycle %s, observedGeneration %d of %d", st.Error, st.lifecycle(false), st.ObservedGeneration, obj.GetGeneration())
+	}
+}
+
+// TestOperator_realFlink is the differential test of the model against real
+// Flink: the same scenarios, with the same assertions on what is observable
+// (status, job ids, savepoint paths and their files in S3, snapshot
+// objects), with the model's Flink (TestOperator_savepointUpgrade, ...) and
+// with real Flink 2.2.1 running each job.
+func TestOperator_realFlink(t *testing.T) {
+	for name, scenario := range map[string]func(*testing.T, *bed){
+		"savepointUpgrade": savepointUpgrade, "lastStateUpgrade": lastStateUpgrade,
+		"statelessUpgrade": statelessUpgrade, "snapshotLifecycle": snapshotLifecycle,
+	} {
+		t.Run(name, func(t *testing.T) { scenario(t, newBedWith(t, true)) })
 	}
 }

@@ -1,0 +1,152 @@
+package testbed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+)
+
+// RealFlink makes the model's jobs real: where the model would only report
+// a running job and write placeholder files, the cluster the operator would
+// start runs as real Flink 2.2.1 JVMs (StartFlink) with the deployment's
+// flinkConfiguration, and savepoints are taken by Flink. The model's rules
+// (when to deploy, suspend, restore, which path) stay as they are; only
+// what Flink itself does becomes real. The job run is always the test bed's
+// own (tools/flink): the image's jars are not on this machine.
+type RealFlink struct {
+	Dist FlinkDist
+	Env  Env
+	Dyn  dynamic.Interface
+	// PodEnv is the environment EKS gives the deployment's pods (the
+	// credentials the pod identity webhook injects).
+	PodEnv func(ctx context.Context, dep *unstructured.Unstructured) ([]string, error)
+	Logf   func(string, ...any)
+
+	mu       sync.Mutex
+	clusters map[string]*FlinkCluster // deployment UID -> its running cluster
+}
+
+// jobOf is what the operator hands Flink for a deployment: its
+// flinkConfiguration, the S3 plugin its pod template enables, its
+// parallelism, and the restore path the model decided.
+func jobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
+	conf, _, _ := unstructured.NestedStringMap(dep.Object, "spec", "flinkConfiguration")
+	job := FlinkJob{Configuration: conf, Namespace: dep.GetNamespace(), Name: dep.GetName(), RestorePath: restore}
+	containers, _, _ := unstructured.NestedSlice(dep.Object, "spec", "podTemplate", "spec", "containers")
+	for _, c := range containers {
+		env, _, _ := unstructured.NestedSlice(c.(map[string]any), "env")
+		for _, e := range env {
+			if m, ok := e.(map[string]any); ok && m["name"] == flinkconf.PluginsEnv {
+				job.PluginJar, _ = m["value"].(string)
+			}
+		}
+	}
+	p, _, _ := unstructured.NestedInt64(dep.Object, "spec", "job", "parallelism")
+	job.Parallelism = int(p)
+	return job
+}
+
+// start runs the deployment's cluster and waits until its job runs; it
+// returns the job's id. A job that fails or never runs is the error.
+func (f *RealFlink) start(ctx context.Context, dep *unstructured.Unstructured, restore string) (string, error) {
+	f.stop(dep, false)
+	job := jobOf(dep, restore)
+	env, err := f.PodEnv(ctx, dep)
+	if err != nil {
+		return "", err
+	}
+	job.Env = env
+	c, err := StartFlink(ctx, f.Dist, f.Env, job)
+	if err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	if f.clusters == nil {
+		f.clusters = map[string]*FlinkCluster{}
+	}
+	f.clusters[string(dep.GetUID())] = c
+	f.mu.Unlock()
+	if f.Logf != nil {
+		f.Logf("operator: Flink of %s/%s: REST API %s, logs %s", dep.GetNamespace(), dep.GetName(), c.RESTURL, c.Dir+"/log")
+	}
+	return c.RunningJob(ctx, 3*time.Minute)
+}
+
+func (f *RealFlink) cluster(dep *unstructured.Unstructured) *FlinkCluster {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.clusters[string(dep.GetUID())]
+}
+
+// stop ends the deployment's cluster as deleting its pods would; with
+// deleteHA also its Kubernetes HA ConfigMaps (labelled app=<cluster-id>,
+// type=flink-native-kubernetes, as Flink 2.2.1 writes them), as the
+// operator deletes the cluster with its HA data when the job is not to be
+// resumed from it (ApplicationReconciler.cleanupInternal, deleteClusterDeployment).
+func (f *RealFlink) stop(dep *unstructured.Unstructured, deleteHA bool) {
+	f.mu.Lock()
+	c := f.clusters[string(dep.GetUID())]
+	delete(f.clusters, string(dep.GetUID()))
+	f.mu.Unlock()
+	if c != nil {
+		c.Remove()
+	}
+	if deleteHA && f.Dyn != nil {
+		_ = f.Dyn.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(dep.GetNamespace()).DeleteCollection(
+			context.Background(), metav1.DeleteOptions{},
+			metav1.ListOptions{LabelSelector: "app=" + dep.GetName() + ",type=flink-native-kubernetes"})
+	}
+}
+
+// Close ends every cluster it started.
+func (f *RealFlink) Close() {
+	f.mu.Lock()
+	cs := f.clusters
+	f.clusters = nil
+	f.mu.Unlock()
+	for _, c := range cs {
+		c.Remove()
+	}
+}
+
+// savepoint has Flink take a savepoint of the deployment's job into dir
+// (CANONICAL, the operator's kubernetes.operator.savepoint.format.type
+// default), stopping the job when stop is set, and returns its path.
+func (f *RealFlink) savepoint(ctx context.Context, dep *unstructured.Unstructured, jobID, dir string, stop bool) (string, error) {
+	c := f.cluster(dep)
+	if c == nil {
+		return "", fmt.Errorf("no Flink cluster runs for %s", dep.GetName())
+	}
+	if stop {
+		return c.StopWithSavepoint(ctx, jobID, dir, "CANONICAL", 5*time.Minute)
+	}
+	return c.TriggerSavepoint(ctx, jobID, dir, "CANONICAL", 5*time.Minute)
+}
+
+// IRSAPodEnv is the pod identity webhook's stand-in for IRSA: the role in
+// the deployment's ServiceAccount's eks.amazonaws.com/role-arn annotation
+// (amazon-eks-pod-identity-webhook) and a token file in dir.
+func IRSAPodEnv(dyn dynamic.Interface, tb Env, dir string) func(context.Context, *unstructured.Unstructured) ([]string, error) {
+	return func(ctx context.Context, dep *unstructured.Unstructured) ([]string, error) {
+		sa, _, _ := unstructured.NestedString(dep.Object, "spec", "serviceAccount")
+		obj, err := dyn.Resource(corev1.SchemeGroupVersion.WithResource("serviceaccounts")).Namespace(dep.GetNamespace()).Get(ctx, sa, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("service account %s/%s of %s: %w", dep.GetNamespace(), sa, dep.GetName(), err)
+		}
+		role := obj.GetAnnotations()["eks.amazonaws.com/role-arn"]
+		if role == "" {
+			return nil, errors.New("service account " + sa + " has no eks.amazonaws.com/role-arn annotation: the pod gets no AWS credentials")
+		}
+		return IRSAEnv(strings.TrimSuffix(dir, "/"), tb, role)
+	}
+}

@@ -5,7 +5,9 @@
 // `prereqs` creates in it what a real EKS cluster would already have for
 // examples/complete (the namespace, the IAM OIDC provider) and prints the
 // OIDC provider's ARN. `operator` plays the Flink operator's part for the
-// demo (a stand-in: it only writes the status the operator would report).
+// demo (a model of its rules: it writes the status the operator would
+// report) and runs each job as real Flink 2.2.1 (FLINKSTATE_DEMO_FLINK=model
+// for placeholder files instead).
 package main
 
 import (
@@ -68,8 +70,8 @@ func main() {
 		}
 		fmt.Println(arn)
 	case "operator":
-		// Plays the Flink operator (and Flink's checkpoint writer) for make
-		// demo in the data-processing namespace, until interrupted.
+		// Plays the Flink operator for make demo in the data-processing
+		// namespace, with real Flink running the jobs, until interrupted.
 		env, err := testbed.Load(root)
 		if err != nil {
 			fail(fmt.Errorf("no test bed running (make testbed-up): %w", err))

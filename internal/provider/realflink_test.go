@@ -143,26 +143,11 @@ func flinkJobOf(t *testing.T, ns, name string) (testbed.FlinkJob, error) {
 	if err != nil {
 		return testbed.FlinkJob{}, err
 	}
-	conf, _, err := unstructured.NestedStringMap(obj.Object, "spec", "flinkConfiguration")
-	if err != nil {
-		return testbed.FlinkJob{}, fmt.Errorf("spec.flinkConfiguration: %w", err)
-	}
-	job := testbed.FlinkJob{Configuration: conf}
-	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "podTemplate", "spec", "containers")
-	for _, c := range containers {
-		env, _, _ := unstructured.NestedSlice(c.(map[string]any), "env")
-		for _, e := range env {
-			if m := e.(map[string]any); m["name"] == flinkconf.PluginsEnv {
-				job.PluginJar, _ = m["value"].(string)
-			}
-		}
-	}
+	restore, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath")
+	job := testbed.JobOf(obj, restore)
 	if job.PluginJar == "" {
 		return job, fmt.Errorf("the pod template enables no S3 plugin (%s)", flinkconf.PluginsEnv)
 	}
-	p, _, _ := unstructured.NestedInt64(obj.Object, "spec", "job", "parallelism")
-	job.Parallelism = int(p)
-	job.RestorePath, _, _ = unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath")
 	return job, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -726,11 +727,14 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 	}
 	st.JobState, st.JMStatus = flinkFinished, jmMissing
 	if o.Flink != nil {
-		// What the model counts itself, real Flink reports: whether the
-		// job completed a checkpoint (deploy's last-state rule reads it).
-		if cl := o.Flink.cluster(c.obj); cl != nil {
-			if n, _, err := cl.CompletedCheckpoints(ctx, st.JobID); err == nil && n > 0 {
-				o.nextCheckpoint(st.JobID)
+		// What the model counts itself, real Flink leaves in S3: whether
+		// the job completed a checkpoint (a chk-N with _metadata under its
+		// job dir; deploy's last-state rule reads it).
+		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" && o.S3 != nil {
+			if bucket, prefix, err := checkpoint.ParseS3URI(dir); err == nil {
+				if chk, err := checkpoint.Latest(ctx, o.S3, bucket, prefix, st.JobID); err == nil && chk != nil {
+					o.nextCheckpoint(st.JobID)
+				}
 			}
 		}
 		// The cluster goes; its HA data stays only for a last-state resume.

@@ -36,10 +36,10 @@ type RealFlink struct {
 	clusters map[string]*FlinkCluster // deployment UID -> its running cluster
 }
 
-// jobOf is what the operator hands Flink for a deployment: its
+// JobOf is what the operator hands Flink for a deployment: its
 // flinkConfiguration, the S3 plugin its pod template enables, its
-// parallelism, and the restore path the model decided.
-func jobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
+// parallelism, and the given restore path.
+func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 	conf, _, _ := unstructured.NestedStringMap(dep.Object, "spec", "flinkConfiguration")
 	job := FlinkJob{Configuration: conf, Namespace: dep.GetNamespace(), Name: dep.GetName(), RestorePath: restore}
 	containers, _, _ := unstructured.NestedSlice(dep.Object, "spec", "podTemplate", "spec", "containers")
@@ -60,7 +60,7 @@ func jobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 // returns the job's id. A job that fails or never runs is the error.
 func (f *RealFlink) start(ctx context.Context, dep *unstructured.Unstructured, restore string) (string, error) {
 	f.stop(dep, false)
-	job := jobOf(dep, restore)
+	job := JobOf(dep, restore)
 	env, err := f.PodEnv(ctx, dep)
 	if err != nil {
 		return "", err

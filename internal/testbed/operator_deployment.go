@@ -14,7 +14,6 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -730,12 +729,8 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 		// What the model counts itself, real Flink leaves in S3: whether
 		// the job completed a checkpoint (a chk-N with _metadata under its
 		// job dir; deploy's last-state rule reads it).
-		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" && o.S3 != nil {
-			if bucket, prefix, err := checkpoint.ParseS3URI(dir); err == nil {
-				if chk, err := checkpoint.Latest(ctx, o.S3, bucket, prefix, st.JobID); err == nil && chk != nil {
-					o.nextCheckpoint(st.JobID)
-				}
-			}
+		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" && o.completedCheckpoint(ctx, dir, st.JobID) {
+			o.nextCheckpoint(st.JobID)
 		}
 		// The cluster goes; its HA data stays only for a last-state resume.
 		o.Flink.stop(c.obj, suspend != modeLastState)

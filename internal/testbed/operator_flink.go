@@ -153,3 +153,23 @@ func (o *Operator) disposeSavepoint(ctx context.Context, path string) error {
 	}
 	return nil
 }
+
+// completedCheckpoint tells whether a job has a completed checkpoint under
+// the checkpoint dir: a chk-N/_metadata in its job directory (Flink's layout
+// above; the metadata is written last).
+func (o *Operator) completedCheckpoint(ctx context.Context, dir, jobID string) bool {
+	bucket, key, ok := splitS3(strings.TrimSuffix(dir, "/") + "/" + jobID + "/" + checkpointDirPrefix)
+	if !ok || o.S3 == nil {
+		return false
+	}
+	out, err := o.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key)})
+	if err != nil {
+		return false
+	}
+	for _, obj := range out.Contents {
+		if strings.HasSuffix(aws.ToString(obj.Key), "/"+metadataFileName) {
+			return true
+		}
+	}
+	return false
+}

@@ -17,9 +17,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 )
 
@@ -430,20 +430,7 @@ func spawnEnv(bin string, args, env []string, logPath string) (int, error) {
 		}
 		base = append(base, kv)
 	}
-	cmd := exec.Command(bin, args...)
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return 0, err
-	}
-	defer logFile.Close()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(base, env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("starting %s: %w", filepath.Base(bin), err)
-	}
-	go func() { _ = cmd.Wait() }()
-	return cmd.Process.Pid, nil
+	return spawnWithEnv(bin, args, append(base, env...), logPath)
 }
 
 // Stop kills the cluster's processes (as a pod's deletion would) and keeps
@@ -524,29 +511,30 @@ func (c *FlinkCluster) restJSON(ctx context.Context, method, path string, body a
 // RunningJob waits until the cluster's job is RUNNING and returns its id.
 // A job that fails or a cluster that dies ends the wait with the logs.
 func (c *FlinkCluster) RunningJob(ctx context.Context, timeout time.Duration) (string, error) {
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for time.Now().Before(deadline) {
+	last, id := "", ""
+	done, err := poll(ctx, timeout, func() (bool, error) {
 		var ov struct {
 			Jobs []struct {
 				JID   string `json:"jid"`
 				State string `json:"state"`
 			} `json:"jobs"`
 		}
-		if err := c.restJSON(ctx, http.MethodGet, "/jobs/overview", nil, &ov); err == nil && len(ov.Jobs) > 0 {
-			j := ov.Jobs[0]
-			last = j.State
-			switch j.State {
-			case "RUNNING":
-				return j.JID, nil
-			case "FAILED", "CANCELED", "FINISHED":
-				return "", fmt.Errorf("testbed: the Flink job is %s\n%s", j.State, c.LogTail(60))
-			}
+		if err := c.restJSON(ctx, http.MethodGet, "/jobs/overview", nil, &ov); err != nil || len(ov.Jobs) == 0 {
+			return false, nil
 		}
-		if err := ctx.Err(); err != nil {
-			return "", err
+		j := ov.Jobs[0]
+		last = j.State
+		switch j.State {
+		case "RUNNING":
+			id = j.JID
+			return true, nil
+		case "FAILED", "CANCELED", "FINISHED":
+			return false, fmt.Errorf("testbed: the Flink job is %s\n%s", j.State, c.LogTail(60))
 		}
-		time.Sleep(500 * time.Millisecond)
+		return false, nil
+	})
+	if err != nil || done {
+		return id, err
 	}
 	return "", fmt.Errorf("testbed: the Flink job was not RUNNING within %s (last state %q)\n%s", timeout, last, c.LogTail(60))
 }
@@ -577,18 +565,28 @@ func (c *FlinkCluster) CompletedCheckpoints(ctx context.Context, jobID string) (
 // WaitCheckpoints waits until the job has completed at least n checkpoints
 // and returns the latest's path.
 func (c *FlinkCluster) WaitCheckpoints(ctx context.Context, jobID string, n int, timeout time.Duration) (string, error) {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		got, path, err := c.CompletedCheckpoints(ctx, jobID)
-		if err == nil && got >= n && path != "" {
-			return path, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		time.Sleep(500 * time.Millisecond)
+	var path string
+	done, err := poll(ctx, timeout, func() (bool, error) {
+		got, p, err := c.CompletedCheckpoints(ctx, jobID)
+		path = p
+		return err == nil && got >= n && p != "", nil
+	})
+	if err != nil || done {
+		return path, err
 	}
 	return "", fmt.Errorf("testbed: the Flink job did not complete %d checkpoints within %s\n%s", n, timeout, c.LogTail(60))
+}
+
+// poll calls cond every half second until it is done, fails, or timeout
+// passes (wait.PollUntilContextTimeout of k8s.io/apimachinery, as
+// internal/kube's waits use it). It reports whether cond was done; running
+// out of time is not an error, an ended ctx is.
+func poll(ctx context.Context, timeout time.Duration, cond func() (bool, error)) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(context.Context) (bool, error) { return cond() })
+	if wait.Interrupted(err) {
+		return false, ctx.Err()
+	}
+	return err == nil, err
 }
 
 // StopWithSavepoint stops the job with a savepoint in targetDir (REST
@@ -621,8 +619,8 @@ func (c *FlinkCluster) savepoint(ctx context.Context, jobID, op string, body map
 	if err := c.restJSON(ctx, http.MethodPost, "/jobs/"+jobID+op, body, &trig); err != nil {
 		return "", err
 	}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	var location string
+	done, err := poll(ctx, timeout, func() (bool, error) {
 		var st struct {
 			Status struct {
 				ID string `json:"id"`
@@ -635,18 +633,19 @@ func (c *FlinkCluster) savepoint(ctx context.Context, jobID, op string, body map
 			} `json:"operation"`
 		}
 		if err := c.restJSON(ctx, http.MethodGet, "/jobs/"+jobID+"/savepoints/"+trig.RequestID, nil, &st); err != nil {
-			return "", err
+			return false, err
 		}
-		if st.Status.ID == "COMPLETED" {
-			if st.Operation.FailureCause != nil {
-				return "", fmt.Errorf("testbed: savepoint (%s) failed: %s", op, firstLines(st.Operation.FailureCause.StackTrace, 8))
-			}
-			return st.Operation.Location, nil
+		if st.Status.ID != "COMPLETED" {
+			return false, nil
 		}
-		if err := ctx.Err(); err != nil {
-			return "", err
+		if st.Operation.FailureCause != nil {
+			return false, fmt.Errorf("testbed: savepoint (%s) failed: %s", op, firstLines(st.Operation.FailureCause.StackTrace, 8))
 		}
-		time.Sleep(500 * time.Millisecond)
+		location = st.Operation.Location
+		return true, nil
+	})
+	if err != nil || done {
+		return location, err
 	}
 	return "", fmt.Errorf("testbed: savepoint (%s) did not finish within %s\n%s", op, timeout, c.LogTail(60))
 }
@@ -683,24 +682,23 @@ func (c *FlinkCluster) Counts() (first, last map[int]int64) {
 // WaitCounts waits until the job printed a count for every key of the test
 // job (4) at least min times over, and returns the first and last counts.
 func (c *FlinkCluster) WaitCounts(ctx context.Context, min int64, timeout time.Duration) (first, last map[int]int64, err error) {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	done, err := poll(ctx, timeout, func() (bool, error) {
 		first, last = c.Counts()
-		if len(last) == 4 {
-			ok := true
-			for k, n := range last {
-				if n-first[k] < min {
-					ok = false
-				}
-			}
-			if ok {
-				return first, last, nil
+		if len(last) != 4 {
+			return false, nil
+		}
+		for k, n := range last {
+			if n-first[k] < min {
+				return false, nil
 			}
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		time.Sleep(500 * time.Millisecond)
+		return true, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if done {
+		return first, last, nil
 	}
 	keys := make([]int, 0, len(last))
 	for k := range last {

@@ -298,6 +298,11 @@ func (e Env) healthy(ctx context.Context) bool {
 }
 
 func spawn(bin string, args, extraEnv []string, logPath string) (int, error) {
+	return spawnWithEnv(bin, args, append(os.Environ(), extraEnv...), logPath)
+}
+
+// spawnWithEnv starts bin with exactly env, its output appended to logPath.
+func spawnWithEnv(bin string, args, env []string, logPath string) (int, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return 0, err
@@ -306,7 +311,7 @@ func spawn(bin string, args, extraEnv []string, logPath string) (int, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.Env = append(os.Environ(), extraEnv...)
+	cmd.Env = env
 	// Its own process group: it outlives `testbed up`, and is stopped as a group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -33,9 +33,18 @@ func ReadDeploymentStatus(obj *unstructured.Unstructured) DeploymentStatus {
 // ErrDeploymentTimeout is returned when a deployment is not ready in time.
 var ErrDeploymentTimeout = errors.New("FlinkDeployment not ready in time")
 
+// WaitSuspended is the wait target of a spec with job.state suspended:
+// lifecycleState SUSPENDED. The operator's CommonStatus.getLifecycleState
+// (flink-kubernetes-operator-api, lifecycle/ResourceLifecycleState) returns
+// SUSPENDED once the last reconciled spec's job.state is suspended, and a
+// suspended job never becomes DEPLOYED, STABLE or RUNNING, so "deployed" and
+// "running" cannot be waited for.
+const WaitSuspended = "suspended"
+
 // DeploymentReady tells whether a FlinkDeployment has reached waitFor
 // ("deployed": lifecycleState DEPLOYED or STABLE; "running":
-// jobStatus.state RUNNING) for its current generation. A FAILED lifecycle
+// jobStatus.state RUNNING; WaitSuspended: lifecycleState SUSPENDED) for its
+// current generation. A FAILED lifecycle
 // or an error in status is an error with the operator's message. current
 // is false while the operator has not observed this generation: until then
 // the status describes the previous spec.
@@ -55,6 +64,8 @@ func DeploymentReady(obj *unstructured.Unstructured, waitFor string) (st Deploym
 	case waitFor == "deployed" && (st.LifecycleState == "DEPLOYED" || st.LifecycleState == "STABLE"):
 		return st, current, true, nil
 	case waitFor == "running" && st.JobState == "RUNNING":
+		return st, current, true, nil
+	case waitFor == WaitSuspended && st.LifecycleState == "SUSPENDED":
 		return st, current, true, nil
 	}
 	return st, current, false, nil

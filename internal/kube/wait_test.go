@@ -108,6 +108,20 @@ func TestDeploymentReady(t *testing.T) {
 	}
 }
 
+// A suspend ends at lifecycleState SUSPENDED; a running job is not what a
+// suspend waits for, and SUSPENDED is not "deployed".
+func TestDeploymentReady_suspended(t *testing.T) {
+	if _, _, ready, err := DeploymentReady(deploymentWithStatus(3, 3, "SUSPENDED", "FINISHED"), WaitSuspended); !ready || err != nil {
+		t.Errorf("SUSPENDED for a suspend: ready %v err %v", ready, err)
+	}
+	if _, _, ready, _ := DeploymentReady(deploymentWithStatus(3, 3, "STABLE", "RUNNING"), WaitSuspended); ready {
+		t.Error("a running job is not suspended")
+	}
+	if _, _, ready, _ := DeploymentReady(deploymentWithStatus(3, 3, "SUSPENDED", "FINISHED"), "deployed"); ready {
+		t.Error("SUSPENDED is not deployed")
+	}
+}
+
 func TestWaitDeployment_failedEndsTheWaitAtOnce(t *testing.T) {
 	dyn := fakeDynamic(deploymentWithStatus(1, 1, "FAILED", ""), 0, nil)
 	_, err := WaitDeployment(context.Background(), dyn, "ns", "orders", "running", time.Minute, time.Millisecond)

@@ -137,7 +137,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description: "Pod template YAML merged with what the provider adds (fsGroup 9999 unless set, ENABLE_BUILT_IN_PLUGINS with the S3 plugin, an emptyDir at state.local_dir).",
 				Validators:  []validator.String{podTemplateCheck}},
 			"wait_for": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("deployed"),
-				Description: "What create and update wait for: `none`, `deployed` (default: lifecycleState DEPLOYED or STABLE) or `running` (jobStatus.state RUNNING).",
+				Description: "What create and update wait for: `none`, `deployed` (default: lifecycleState DEPLOYED or STABLE) or `running` (jobStatus.state RUNNING). With job.state `suspended` both `deployed` and `running` wait for lifecycleState SUSPENDED (the suspend, with its savepoint in savepoint mode).",
 				Validators:  []validator.String{stringvalidator.OneOf("none", "deployed", "running")}},
 			"job_id":          schema.StringAttribute{Computed: true, Description: "status.jobStatus.jobId.", PlanModifiers: keep},
 			"lifecycle_state": schema.StringAttribute{Computed: true, Description: "status.lifecycleState.", PlanModifiers: keep},
@@ -442,7 +442,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	// Saved before waiting: whatever happens next, the object is in state.
 	setWaitPending(ctx, private, "the apply did not finish waiting", diags)
 	diags.Append(state.Set(ctx, &plan)...)
-	st, err := kube.WaitDeployment(ctx, c.Dynamic, ns, name, plan.WaitFor.ValueString(), timeout, deploymentPollInterval)
+	st, err := kube.WaitDeployment(ctx, c.Dynamic, ns, name, plan.waitTarget(), timeout, deploymentPollInterval)
 	plan.setStatus(st)
 	diags.Append(state.Set(ctx, &plan)...)
 	switch {
@@ -452,12 +452,22 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		setWaitPending(ctx, private, err.Error(), diags)
 		diags.AddWarning("FlinkDeployment created but not ready yet",
 			fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
-				err, ns, name, plan.WaitFor.ValueString()))
+				err, ns, name, plan.waitTarget()))
 	default:
 		setWaitPending(ctx, private, err.Error(), diags)
 		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
 			"The next plan shows this deployment as a pending update, whose apply waits again.")
 	}
+}
+
+// waitTarget is what create and update wait for: wait_for, except that a
+// spec with job.state suspended waits for the suspend (kube.WaitSuspended),
+// since a suspended job is never DEPLOYED, STABLE or RUNNING.
+func (m *deploymentModel) waitTarget() string {
+	if w := m.WaitFor.ValueString(); w != "none" && m.Job != nil && m.Job.State.ValueString() == "suspended" {
+		return kube.WaitSuspended
+	}
+	return m.WaitFor.ValueString()
 }
 
 type setter interface {

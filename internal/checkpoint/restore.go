@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // MetadataFile is the file Flink writes last into a completed checkpoint
@@ -26,6 +27,22 @@ func MetadataURI(target string) string {
 		return t
 	}
 	return t + "/" + MetadataFile
+}
+
+// ValidateRestorePath says what is wrong with a restore target given to
+// job.initial_savepoint_path ("" when it is fine). Empty is refused with its
+// likely cause: a flinkstate_snapshot reports an empty path until it has
+// completed with one, so that a deployment planned to restore from it never
+// starts without state (the operator deploys statelessly when
+// initialSavepointPath is empty: ApplicationReconciler.deploy,
+// flink-kubernetes-operator release-1.15.0).
+func ValidateRestorePath(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "is empty: a flinkstate_snapshot's path is empty until the snapshot has completed with a path (its wait timed out, " +
+			"or the operator completed a checkpoint-type snapshot without one), and the job would start without state. Apply again " +
+			"once the snapshot has completed, or remove initial_savepoint_path to start the job without state"
+	}
+	return store.ValidatePath(s)
 }
 
 // VerifyRestoreTarget checks that target (a chk-N or savepoint directory, or

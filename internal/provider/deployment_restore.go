@@ -85,10 +85,19 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 // redeployed from job.initial_savepoint_path, that the path holds _metadata.
 func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, state *deploymentModel, diags *diag.Diagnostics) {
 	p := plan.restorePath()
-	if p.IsNull() || p.ValueString() == "" || (state != nil && !redeploys(plan, state)) {
+	at := path.Root("job").AtName("initial_savepoint_path")
+	if !p.IsNull() && !p.IsUnknown() {
+		// Checked again here, not only by the schema's validator: nothing
+		// planned to restore is deployed without its path.
+		if msg := checkpoint.ValidateRestorePath(p.ValueString()); msg != "" {
+			diags.AddAttributeError(at, "Invalid restore path", fmt.Sprintf("FlinkDeployment %s/%s was not changed: job.initial_savepoint_path %q %s.",
+				plan.Namespace.ValueString(), plan.Name.ValueString(), p.ValueString(), msg))
+			return
+		}
+	}
+	if p.IsNull() || (state != nil && !redeploys(plan, state)) {
 		return
 	}
-	at := path.Root("job").AtName("initial_savepoint_path")
 	c := r.meta.awsOrDiag(ctx, diags)
 	if diags.HasError() {
 		return

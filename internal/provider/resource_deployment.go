@@ -190,8 +190,9 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 						Description: "Savepoint or completed checkpoint (chk-N) the job starts from (e.g. flinkstate_snapshot.x.path or " +
 							"data.flinkstate_latest_checkpoint.x.path). On create the job starts from it; set or changed on an existing deployment, " +
 							"the job is redeployed from it (a new savepoint_redeploy_nonce) and its current state is replaced. Before either, the " +
-							"provider checks that the path holds a _metadata file.",
-						Validators: []validator.String{s3PathCheck}},
+							"provider checks that the path holds a _metadata file. An empty value is an error (a flinkstate_snapshot's path is " +
+							"empty until it completed with a path), so a planned restore never starts the job without state.",
+						Validators: []validator.String{restorePathCheck}},
 					"claim_mode": schema.StringAttribute{Optional: true,
 						Description: "execution.state-recovery.claim-mode: `NO_CLAIM` (Flink's default: the restored snapshot stays yours) or `CLAIM` " +
 							"(the job owns it and may delete it once newer checkpoints subsume it).",

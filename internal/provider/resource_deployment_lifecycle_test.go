@@ -1,12 +1,18 @@
 package provider
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 // suspendedConfig is restoreConfig with job.state set.
@@ -41,6 +47,74 @@ func TestAccDeployment_suspendAndResume(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(depAddr, tfjsonPath("lifecycle_state"), knownvalue.StringRegexp(regexpMust(`^(DEPLOYED|STABLE)$`))),
 				},
+			},
+		},
+	})
+}
+
+// restoredConfig is a second deployment, "restored", in a store of its own,
+// that starts from the snapshot flinkstate_snapshot.sp of "orders".
+func restoredConfig(ns, prefix string) string {
+	cfg := restoreConfig(ns, prefix, "flink:2.2.1-java17", "initial_savepoint_path = flinkstate_snapshot.sp.path", "")
+	cfg = strings.Replace(cfg, `resource "flinkstate_deployment" "orders"`, `resource "flinkstate_deployment" "restored"`, 1)
+	return strings.Replace(cfg, `name            = "orders"`, `name            = "restored"`, 1) + fmt.Sprintf(`
+resource "flinkstate_snapshot" "sp" {
+  namespace       = %q
+  deployment_name = flinkstate_deployment.orders.name
+  timeouts {
+    create = "3s"
+  }
+}
+`, ns)
+}
+
+// A snapshot whose wait ends without COMPLETED is kept with an empty path;
+// a deployment planned to restore from it refuses to be created instead of
+// starting the job without state (the operator deploys statelessly without
+// initialSavepointPath: ApplicationReconciler.deploy). Once the snapshot
+// completes, the next apply creates the deployment from it.
+func TestAccDeployment_restoreInputNotReady(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	prefix := randName("notready-")
+	orders := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`)
+	both := orders + restoredConfig(ns, prefix+"-restored")
+	var savepoint string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: orders},
+			{
+				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.Down = true }) },
+				Config:      both,
+				ExpectError: errorRE("Invalid restore path", "initial_savepoint_path", "is empty"),
+			},
+			{
+				PreConfig: func() {
+					// (A failed step runs no Check: the refusal is checked here.)
+					if _, err := getDeployment(t, ns, "restored"); !apierrors.IsNotFound(err) {
+						t.Errorf("FlinkDeployment restored exists (or cannot be read: %v): it was deployed without its restore path", err)
+					}
+					op.SetFaults(func(f *testbed.Faults) { f.Down = false })
+				},
+				Config:    both,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(s *terraform.State) error {
+						savepoint = attrOf(s, "flinkstate_snapshot.sp", "path")
+						return nil
+					},
+					func(*terraform.State) error {
+						obj, err := getDeployment(t, ns, "restored")
+						if err != nil {
+							return err
+						}
+						if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got == "" || got != savepoint {
+							return fmt.Errorf("restored has initialSavepointPath %q, want the snapshot's %q", got, savepoint)
+						}
+						return nil
+					},
+				),
 			},
 		},
 	})

@@ -101,8 +101,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Description:   "Record an existing savepoint at `path` instead of taking one.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
 			"path": schema.StringAttribute{Optional: true, Computed: true,
-				Description: "The snapshot's final path, set when it completes: what job.initial_savepoint_path takes. " +
-					"Set it only with already_exists = true (the existing savepoint's path).",
+				Description: "The snapshot's final path, set when it completes: what job.initial_savepoint_path takes. Empty until " +
+					"the snapshot has completed with a path, which a deployment's initial_savepoint_path refuses (the job never " +
+					"starts without the state it was planned to restore). Set it only with already_exists = true (the existing savepoint's path).",
 				Validators:    []validator.String{s3PathCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
 			"backoff_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
@@ -220,10 +221,17 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
+// setStatus records the operator's status. path is empty (not null) until
+// the snapshot has completed with a path: a deployment that restores from
+// it refuses an empty initial_savepoint_path (checkpoint.ValidateRestorePath)
+// instead of starting without state, as a null would let it.
 func (m *snapshotModel) setStatus(st kube.SnapshotStatus) {
 	m.State = types.StringValue(st.State)
-	if st.Path != "" || m.Path.IsUnknown() || m.Path.IsNull() {
-		m.Path = optionalString(st.Path)
+	switch {
+	case st.Path != "":
+		m.Path = types.StringValue(st.Path)
+	case m.Path.IsUnknown() || m.Path.IsNull():
+		m.Path = types.StringValue("")
 	}
 	m.ResultTimestamp = optionalString(st.ResultTimestamp)
 	m.Error = optionalString(kube.OperatorMessage(st.Error))
@@ -285,6 +293,13 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	plan.setStatus(st)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	switch {
+	case err == nil && st.Path == "":
+		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
+		resp.Diagnostics.AddWarning("Snapshot completed without a path",
+			fmt.Sprintf("The operator marked FlinkStateSnapshot %s/%s COMPLETED without a path (for a checkpoint-type snapshot "+
+				"StateSnapshotObserver.handleCheckpoint records the path Flink reports, which can be empty). It cannot be restored "+
+				"from: path is empty, and a deployment whose job.initial_savepoint_path takes it refuses to deploy. Take a savepoint "+
+				"(type = \"savepoint\") to restore from.", ns, name))
 	case err == nil:
 		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
 	case st.State == kube.SnapshotFailed || st.State == kube.SnapshotAbandoned:

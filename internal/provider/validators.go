@@ -113,6 +113,7 @@ var (
 	bucketNameCheck   = check("Invalid bucket name", "must follow S3 general purpose bucket naming rules", store.ValidateBucketName)
 	s3DirCheck        = check("Invalid S3 directory", "an s3:// or s3a:// directory", store.ValidateDir)
 	s3PathCheck       = check("Invalid S3 path", "an s3:// or s3a:// path", store.ValidatePath)
+	restorePathCheck  = check("Invalid restore path", "a non-empty s3:// or s3a:// path of a savepoint or completed checkpoint", checkpoint.ValidateRestorePath)
 	prefixCheck       = check("Invalid prefix", "a key prefix without leading or trailing slash, empty segments, . or .. segments, or wildcards", store.ValidatePrefix)
 	storeIDCheck      = check("Invalid state store ID", "a state store ID of the form bucket/prefix", store.ValidateID)
 	oidcARNCheck      = check("Invalid OIDC provider ARN", "an IAM OIDC provider ARN", iampolicy.ValidateOIDCProviderARN)

@@ -98,7 +98,7 @@ func TestAccDeployment_restoreInputNotReady(t *testing.T) {
 					}
 					op.SetFaults(func(f *testbed.Faults) { f.Down = false })
 				},
-				Config:    both,
+				Config: both,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(s *terraform.State) error {
 						savepoint = attrOf(s, "flinkstate_snapshot.sp", "path")

@@ -89,7 +89,7 @@ resource "flinkstate_deployment" "orders" {
     store_id            = flinkstate_state_store.orders.id
     backend             = "rocksdb"
     incremental         = true
-    checkpoint_interval = "60s"
+    checkpoint_interval = "2s" # what StateMachineExample sets in code, which wins
     num_retained        = 3
   }
   # An update that changes the job (here: a new var.image) first takes a

@@ -37,7 +37,7 @@ resource "flinkstate_deployment" "orders" {
   }
   state {
     store_id            = "acme-flink-state/flink/orders"
-    checkpoint_interval = "60s"
+    checkpoint_interval = "2s" # what StateMachineExample sets in code, which wins
     num_retained        = 3
   }
 

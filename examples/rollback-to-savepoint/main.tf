@@ -31,7 +31,7 @@ resource "flinkstate_deployment" "orders" {
   }
   state {
     store_id            = "acme-flink-state/flink/orders"
-    checkpoint_interval = "60s"
+    checkpoint_interval = "2s" # what StateMachineExample sets in code, which wins
   }
 
   # The next upgrade takes a savepoint first again.

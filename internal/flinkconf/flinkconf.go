@@ -113,7 +113,11 @@ type Input struct {
 	FlinkVersion     string
 	Identity         string // irsa, pod_identity
 	UpgradeMode      string // last-state, savepoint, stateless
-	HighAvailability *bool  // nil: on with last-state
+	HighAvailability *bool  // nil: on with last-state, and with savepoint when there is an HA directory
+	// HasJob tells whether the deployment runs a job (application mode);
+	// Parallelism is job.parallelism (nil: unset).
+	HasJob      bool
+	Parallelism *int64
 	TaskSlots        *int64
 	Image            string // container image; its tag must agree with FlinkVersion
 	JarURI           string // job.jar_uri
@@ -122,13 +126,38 @@ type Input struct {
 	Extra            map[string]string // flink_configuration
 }
 
-// HAEnabled tells whether Kubernetes HA is on: explicitly, or by default with last-state.
+// HAEnabled tells whether Kubernetes HA is on: explicitly, or by default
+// for the stateful upgrade modes. The operator's safety nets for stateful
+// jobs need HA (flink-kubernetes-operator release-1.15.0: recovery of a
+// lost JobManager, AbstractFlinkResourceReconciler.shouldRecoverDeployment;
+// the last-state fallback of a savepoint upgrade whose job is not running,
+// AbstractJobReconciler.getJobUpgrade; rollback, DefaultValidator; the check
+// that a failed job's recorded savepoint is not stale,
+// AbstractJobReconciler.useStatusSavepoint). With savepoint upgrades the
+// default needs an HA directory (the store's, or state.ha_dir); without one
+// HA stays off and the plan says what that gives up (haOffFinding).
 func (in Input) HAEnabled() bool {
 	if in.HighAvailability != nil {
 		return *in.HighAvailability
 	}
-	return in.UpgradeMode == "last-state"
+	switch in.UpgradeMode {
+	case "last-state":
+		return true
+	case "savepoint":
+		return in.State.HADir != ""
+	}
+	return false
 }
+
+// haOffDetail says what a stateful deployment without HA gives up, with the
+// operator source of each (flink-kubernetes-operator release-1.15.0).
+const haOffDetail = "Without Kubernetes HA the operator: cannot recover a lost JobManager deployment " +
+	"(AbstractFlinkResourceReconciler.shouldRecoverDeployment: \"Could not recover lost jobmanager deployment without HA enabled\"); " +
+	"cannot fall back to the last checkpoint when a savepoint upgrade finds the job not running (AbstractJobReconciler.getJobUpgrade, " +
+	"kubernetes.operator.job.upgrade.last-state-fallback.enabled); cannot roll back (DefaultValidator: \"HA must be enabled for rollback " +
+	"support.\"); restores a failed or finished job from the savepoint it recorded last, which may be older than the job's last " +
+	"checkpoint (AbstractJobReconciler.useStatusSavepoint); and runs a last-state upgrade by cancelling the job and restoring its " +
+	"latest checkpoint instead of keeping HA metadata (AbstractJobReconciler.allowLastStateCancel)."
 
 // LocalDir is the RocksDB/ForSt local working directory (an emptyDir).
 func (in Input) LocalDir() string {
@@ -325,12 +354,10 @@ func Derive(in Input) (map[string]string, []Finding) {
 			}
 		}
 	}
-	if in.UpgradeMode == "last-state" && st.CheckpointInterval == "" {
-		add(Warning, "last-state upgrades without a checkpoint interval",
-			"upgrade_mode = \"last-state\" restores from the latest checkpoint, but no state.checkpoint_interval is set: checkpointing "+
-				"is off unless the job's code enables it, and an upgrade would then restart from no state. Set state.checkpoint_interval, e.g. \"60s\".",
-			"state", "checkpoint_interval")
-	}
+	// No warning for last-state without an interval: the operator sets
+	// execution.checkpointing.interval to 5 min when it is absent and the
+	// upgrade mode is last-state (FlinkConfigBuilder.applyJobConfig,
+	// DEFAULT_CHECKPOINTING_INTERVAL, flink-kubernetes-operator release-1.15.0).
 	if st.Incremental != nil && *st.Incremental && st.Backend == "hashmap" {
 		add(Warning, "hashmap takes no incremental checkpoints",
 			"state.incremental = true has no effect with the hashmap backend: every checkpoint is a full copy of the state "+
@@ -354,6 +381,30 @@ func Derive(in Input) (map[string]string, []Finding) {
 	} else if d := DefaultRetention(in.UpgradeMode); d != "" {
 		cfg[RetentionKey] = d
 	}
+	if st.ExternalizedRetention == "DELETE_ON_CANCELLATION" {
+		// Flink deletes a job's retained checkpoints when it is cancelled
+		// (CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION). The
+		// operator cancels on a savepoint redeploy
+		// (AbstractJobReconciler.redeployWithSavepoint), on a last-state
+		// upgrade or suspend without HA metadata (allowLastStateCancel,
+		// SuspendMode.CANCEL: it then restores the latest checkpoint), and on
+		// delete (ApplicationReconciler.cleanupInternal, savepoint-on-deletion
+		// off by default).
+		cancels := "the operator cancels the job on a savepoint redeploy (a new initial_savepoint_path), on a last-state upgrade or " +
+			"suspend without HA metadata (then restoring from the latest checkpoint), and on destroy; with DELETE_ON_CANCELLATION " +
+			"Flink deletes the retained checkpoints at that cancel"
+		if in.UpgradeMode == "last-state" || in.UpgradeMode == "savepoint" {
+			add(Error, "Checkpoints deleted on cancellation",
+				fmt.Sprintf("state.externalized_retention = \"DELETE_ON_CANCELLATION\" with upgrade_mode = %q: %s, including the one "+
+					"a restore needs. Use RETAIN_ON_CANCELLATION (the default for this upgrade mode).", in.UpgradeMode, cancels),
+				"state", "externalized_retention")
+		} else {
+			add(Warning, "Checkpoints deleted on cancellation",
+				"state.externalized_retention = \"DELETE_ON_CANCELLATION\": "+cancels+", so no checkpoint is left to restore from "+
+					"after an upgrade or destroy. Use RETAIN_ON_CANCELLATION to keep them.",
+				"state", "externalized_retention")
+		}
+	}
 	switch in.ClaimMode {
 	case "":
 	case "CLAIM", "NO_CLAIM":
@@ -372,13 +423,24 @@ func Derive(in Input) (map[string]string, []Finding) {
 			cfg["high-availability.storageDir"] = st.HADir
 		}
 	}
+	if (in.UpgradeMode == "last-state" || in.UpgradeMode == "savepoint") && !in.HAEnabled() {
+		// The operator allows stateful upgrade modes without HA
+		// (DefaultValidator has no such rule; its job-management docs:
+		// last-state restores from HA metadata or the last checkpoint), so
+		// this is said, not refused.
+		why := "high_availability = false"
+		if in.HighAvailability == nil {
+			why = "no HA directory (state.ha_dir or state.store_id), so high availability is off"
+		}
+		add(Warning, "Stateful upgrades without high availability",
+			fmt.Sprintf("upgrade_mode = %q with %s. %s Keep high_availability on (the default for last-state and savepoint) "+
+				"with an HA directory, or set high_availability = false to accept this.", in.UpgradeMode, why, haOffDetail), "high_availability")
+	}
 	switch in.UpgradeMode {
 	case "last-state":
-		if !in.HAEnabled() {
-			add(Error, "last-state upgrades need high availability",
-				"upgrade_mode = \"last-state\" restores from the HA metadata of the running job: keep high_availability on.", "high_availability")
-		}
 		if st.CheckpointDir == "" {
+			// DefaultValidator.validateJobSpec: "Checkpoint directory[%s] must
+			// be defined for last-state and savepoint upgrade modes".
 			add(Error, "last-state upgrades need checkpoints",
 				"upgrade_mode = \"last-state\" resumes from the latest retained checkpoint: set state.checkpoint_dir or state.store_id.", "state", "checkpoint_dir")
 		}
@@ -387,10 +449,24 @@ func Derive(in Input) (map[string]string, []Finding) {
 				"upgrade_mode = \"last-state\" needs checkpoints retained on cancellation, not NO_EXTERNALIZED_CHECKPOINTS.", "state", "externalized_retention")
 		}
 	case "savepoint":
+		if st.CheckpointDir == "" {
+			add(Error, "savepoint upgrades need checkpoints",
+				"The operator refuses upgrade_mode = \"savepoint\" without a checkpoint directory (DefaultValidator.validateJobSpec: "+
+					"\"Checkpoint directory must be defined for last-state and savepoint upgrade modes\"): set state.checkpoint_dir or state.store_id.",
+				"state", "checkpoint_dir")
+		}
 		if st.SavepointDir == "" {
 			add(Error, "savepoint upgrades need a savepoint directory",
 				"upgrade_mode = \"savepoint\" takes a savepoint before each upgrade: set state.savepoint_dir or state.store_id.", "state", "savepoint_dir")
 		}
+	}
+
+	operatorRules(in, add)
+	if in.HasJob && (in.Parallelism == nil || *in.Parallelism < 1) {
+		add(Error, "Job parallelism required",
+			"Set job.parallelism (at least 1): the operator's JobSpec.parallelism is an int that defaults to 0, and its "+
+				"DefaultValidator.validateJobSpec refuses it (\"Job parallelism must be larger than 0\"); the deployment would never start.",
+			"job", "parallelism")
 	}
 
 	keys := make([]string, 0, len(in.Extra))

@@ -115,7 +115,27 @@ func TestDerive_checks(t *testing.T) {
 		{"unknown backend", func(in *Input) { in.State.Backend = "memory" }, Error, "state.backend", "rocksdb, hashmap or forst"},
 		{"version too new", func(in *Input) { in.FlinkVersion = "2.3.0" }, Error, "flink_version", "1.13.x, 1.14.x"},
 		{"version not full", func(in *Input) { in.FlinkVersion = "2.2" }, Error, "flink_version", "full Flink version"},
-		{"last-state without HA", func(in *Input) { in.HighAvailability = b(false) }, Error, "high_availability", "last-state"},
+		// The operator allows last-state without HA (DefaultValidator has no such rule): said, not refused.
+		{"last-state without HA", func(in *Input) { in.HighAvailability = b(false) }, Warning, "high_availability", "cannot recover a lost JobManager"},
+		{"savepoint without HA dir", func(in *Input) { in.UpgradeMode = "savepoint"; in.State.HADir = "" }, Warning, "high_availability", "no HA directory"},
+		{"delete on cancellation, last-state", func(in *Input) { in.State.ExternalizedRetention = "DELETE_ON_CANCELLATION" }, Error, "state.externalized_retention", "on destroy"},
+		{"delete on cancellation, savepoint", func(in *Input) { in.UpgradeMode = "savepoint"; in.State.ExternalizedRetention = "DELETE_ON_CANCELLATION" }, Error, "state.externalized_retention", "savepoint redeploy"},
+		{"delete on cancellation, stateless", func(in *Input) { in.UpgradeMode = "stateless"; in.State.ExternalizedRetention = "DELETE_ON_CANCELLATION" }, Warning, "state.externalized_retention", "no checkpoint is left"},
+		{"job without parallelism", func(in *Input) { in.HasJob = true }, Error, "job.parallelism", "larger than 0"},
+		{"job parallelism 0", func(in *Input) { in.HasJob, in.Parallelism = true, i(0) }, Error, "job.parallelism", "larger than 0"},
+		{"forbidden key", func(in *Input) { in.Extra = map[string]string{"kubernetes.cluster-id": "x"} }, Error, "flink_configuration.kubernetes.cluster-id", "Forbidden Flink config key"},
+		{"rollback without HA", func(in *Input) {
+			in.UpgradeMode, in.State.HADir = "stateless", ""
+			in.Extra = map[string]string{"kubernetes.operator.deployment.rollback.enabled": "TRUE"}
+		}, Error, "flink_configuration.kubernetes.operator.deployment.rollback.enabled", "HA must be enabled for rollback"},
+		{"health check without recovery", func(in *Input) {
+			in.Extra = map[string]string{"kubernetes.operator.cluster.health-check.enabled": "true", "kubernetes.operator.jm-deployment-recovery.enabled": "false"}
+		}, Error, "flink_configuration.kubernetes.operator.cluster.health-check.enabled", "Deployment recovery"},
+		{"periodic savepoints without dir", func(in *Input) {
+			in.HasJob, in.State.SavepointDir = true, ""
+			in.Extra = map[string]string{"kubernetes.operator.periodic.savepoint.interval": ""}
+		}, Error, "flink_configuration.kubernetes.operator.periodic.savepoint.interval", "Periodic savepoints cannot be enabled"},
+		{"savepoint upgrades without checkpoints", func(in *Input) { in.UpgradeMode = "savepoint"; in.State.CheckpointDir = "" }, Error, "state.checkpoint_dir", "Checkpoint directory must be defined"},
 		{"last-state without checkpoints", func(in *Input) { in.State.CheckpointDir = "" }, Error, "state.checkpoint_dir", "latest retained checkpoint"},
 		{"last-state without retention", func(in *Input) { in.State.ExternalizedRetention = "NO_EXTERNALIZED_CHECKPOINTS" }, Error, "state.externalized_retention", "retained"},
 		{"HA without storage dir", func(in *Input) { in.State.HADir = "" }, Error, "state.ha_dir", "storageDir"},

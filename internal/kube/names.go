@@ -35,10 +35,11 @@ func ValidateObjectName(s string) string {
 	return mustBe("DNS-1123 subdomain", validation.IsDNS1123Subdomain(s))
 }
 
-// MaxDeploymentNameLength: the operator names the JobManager Service
-// <name>-rest and Kubernetes Service names are DNS-1035 labels of at most
-// 63 characters; the provider keeps the historical 45 so every derived
-// name (-rest, -config-map, -cluster-config-map) fits.
+// MaxDeploymentNameLength is the operator's own limit: its
+// DefaultValidator.validateDeploymentName pattern
+// [a-z]([-a-z\d]{0,43}[a-z\d])? allows at most 45 characters
+// (flink-kubernetes-operator release-1.15.0), so every derived name
+// (-rest, -config-map, -cluster-config-map) fits.
 const MaxDeploymentNameLength = 45
 
 // ValidateDeploymentName: a FlinkDeployment name becomes the name of
@@ -47,7 +48,14 @@ func ValidateDeploymentName(s string) string {
 	if len(s) > MaxDeploymentNameLength {
 		return fmt.Sprintf("must be at most %d characters (the operator derives Service and ConfigMap names from it), got %d", MaxDeploymentNameLength, len(s))
 	}
-	return mustBe("DNS-1123 label", validation.IsDNS1123Label(s))
+	if msg := mustBe("DNS-1123 label", validation.IsDNS1123Label(s)); msg != "" {
+		return msg
+	}
+	// The same pattern: a DNS-1123 label that starts with a letter.
+	if s[0] < 'a' || s[0] > 'z' {
+		return "must start with a letter (the Flink operator's name rule, DefaultValidator.validateDeploymentName)"
+	}
+	return ""
 }
 
 // ValidateGenerateName: a generateName prefix may end in '-' or '.'; the

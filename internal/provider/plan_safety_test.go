@@ -280,8 +280,6 @@ func planSafetyCases() []planCase {
 	add(one(5, "interval not a duration", dep("state.checkpoint_interval", "every minute"), e("state.checkpoint_interval", "not a duration")))
 	add(one(5, "min pause not a duration", dep("state.min_pause", "soon"), e("state.min_pause", "not a duration")))
 	add(one(5, "memory not a size", dep("job_manager.memory", "two gigs"), e("job_manager.memory", "memory size")))
-	add(one(5, "last-state without interval", dep("state.checkpoint_interval", nil), w("state.checkpoint_interval", "checkpointing is off")))
-	add(one(5, "data source last-state without interval", conf("state.checkpoint_interval", nil), w("state.checkpoint_interval", "checkpointing is off")))
 	add(one(5, "incremental with hashmap", dep("state.backend", "hashmap"), w("state.incremental", "no effect with the hashmap backend")))
 	add(one(5, "data source incremental with hashmap", conf("state.backend", "hashmap", "state.incremental", true), w("state.incremental", "hashmap")))
 	add(one(5, "interval the job overrides", dep("state.checkpoint_interval", "60s"), w("state.checkpoint_interval", "StateMachineExample.jar sets a checkpoint interval")))
@@ -389,6 +387,37 @@ func planSafetyCases() []planCase {
 	add(one(8, "dispose an existing savepoint", r("flinkstate_snapshot", with(snapBase, "already_exists", true, "path", tURI+"/savepoints/savepoint-1", "dispose_on_delete", true)),
 		e("dispose_on_delete", "did not take")))
 
+	// Rule 10: what the operator's DefaultValidator refuses, and the
+	// operator's own semantics (flink-kubernetes-operator release-1.15.0).
+	add(one(10, "job without parallelism", dep("job.parallelism", nil), e("job.parallelism", "Job parallelism must be larger than 0")))
+	for _, k := range []string{"kubernetes.namespace", "kubernetes.cluster-id", "high-availability.cluster-id"} {
+		add(one(10, "forbidden key "+k, dep("flink_configuration", map[string]any{k: "x"}), e(fmt.Sprintf("flink_configuration[%q]", k), "Forbidden Flink config key")))
+	}
+	add(one(10, "rollback without HA", dep("job.upgrade_mode", "stateless", "high_availability", false,
+		"flink_configuration", map[string]any{"kubernetes.operator.deployment.rollback.enabled": "true"}),
+		e(`flink_configuration["kubernetes.operator.deployment.rollback.enabled"]`, "HA must be enabled for rollback support")))
+	add(one(10, "health check without deployment recovery", dep("flink_configuration", map[string]any{
+		"kubernetes.operator.cluster.health-check.enabled": "true", "kubernetes.operator.jm-deployment-recovery.enabled": "false"}),
+		e(`flink_configuration["kubernetes.operator.cluster.health-check.enabled"]`, "Deployment recovery")))
+	add(one(10, "periodic savepoints without savepoint dir", depD("state.savepoint_dir", nil, "job.upgrade_mode", "stateless",
+		"flink_configuration", map[string]any{"kubernetes.operator.periodic.savepoint.interval": "1h"}),
+		e(`flink_configuration["kubernetes.operator.periodic.savepoint.interval"]`, "Periodic savepoints cannot be enabled")))
+	add(one(10, "max checkpoint age without savepoint dir", depD("state.savepoint_dir", nil, "job.upgrade_mode", "stateless",
+		"flink_configuration", map[string]any{"kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age": "10 min"}),
+		e(`flink_configuration["kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age"]`, "max-checkpoint age")))
+	add(one(10, "savepoint mode without checkpoint dir", depD("state.checkpoint_dir", nil, "job.upgrade_mode", "savepoint"),
+		e("state.checkpoint_dir", "Checkpoint directory must be defined")))
+	for _, mode := range []string{"last-state", "savepoint"} {
+		add(one(10, "delete on cancellation with "+mode, dep("job.upgrade_mode", mode, "state.externalized_retention", "DELETE_ON_CANCELLATION"),
+			e("state.externalized_retention", "on destroy")))
+	}
+	add(one(10, "delete on cancellation, stateless", dep("job.upgrade_mode", "stateless", "state.externalized_retention", "DELETE_ON_CANCELLATION"),
+		w("state.externalized_retention", "no checkpoint is left")))
+	add(one(10, "last-state without HA", dep("high_availability", false), w("high_availability", "cannot recover a lost JobManager")))
+	add(one(10, "savepoint without HA", dep("job.upgrade_mode", "savepoint", "high_availability", false), w("high_availability", "last-state-fallback")))
+	add(one(10, "savepoint without HA directory", depD("state.ha_dir", nil, "job.upgrade_mode", "savepoint"), w("high_availability", "no HA directory")))
+	add(one(10, "name starting with a digit", dep("name", "1orders"), e("name", "start with a letter")))
+
 	return cs
 }
 
@@ -419,6 +448,10 @@ func validPlanCases() []planCase {
 		ok("sibling stores", r("flinkstate_state_store", storeBase), r("flinkstate_state_store", with(storeBase, "prefix", "flink/orders2")),
 			r("flinkstate_state_store", with(storeBase, "bucket", "other-flink-state"))),
 		ok("data source", conf()),
+		// The operator sets a 5 min interval for last-state when none is
+		// given (FlinkConfigBuilder.applyJobConfig): no warning.
+		ok("last-state without interval", dep("state.checkpoint_interval", nil)),
+		ok("data source last-state without interval", conf("state.checkpoint_interval", nil)),
 		ok("recorded savepoint", r("flinkstate_snapshot", with(snapBase, "already_exists", true, "path", tURI+"/savepoints/savepoint-1"))),
 	}
 }

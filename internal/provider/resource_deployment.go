@@ -129,7 +129,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description: "How pods get AWS credentials: `irsa` (WebIdentityTokenCredentialsProvider) or `pod_identity` (DefaultAWSCredentialsProviderChain, container credentials).",
 				Validators:  []validator.String{stringvalidator.OneOf("irsa", "pod_identity")}},
 			"high_availability": schema.BoolAttribute{Optional: true,
-				Description: "Kubernetes HA with metadata in state.ha_dir. Default: on with upgrade_mode last-state, off otherwise."},
+				Description: "Kubernetes HA with metadata in state.ha_dir. Default: on with upgrade_mode last-state, and with savepoint when there is an HA directory (the store's or state.ha_dir); off otherwise. The operator's safety nets for stateful jobs need it (recovery of a lost JobManager, the last-state fallback of a savepoint upgrade, rollback); the plan says what a stateful deployment without it gives up."},
 			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				Description: "Extra flinkConfiguration keys. A key the provider manages (under any alias: s3., s3a., fs.s3a. prefixes, deprecated names) is an error naming the attribute to set instead; static AWS credentials are refused (use identity).",
 				Validators:  []validator.Map{flinkConfigurationCheck}},
@@ -179,7 +179,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"jar_uri":     schema.StringAttribute{Optional: true, Description: "Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar.", Validators: []validator.String{notBlankCheck}},
 					"entry_class": schema.StringAttribute{Optional: true, Description: "Main class.", Validators: []validator.String{notBlankCheck}},
 					"args":        schema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Program arguments."},
-					"parallelism": schema.Int64Attribute{Optional: true, Description: "Parallelism.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+					"parallelism": schema.Int64Attribute{Optional: true, Description: "Parallelism of the job. Must be set (at least 1): the operator refuses a job without it (DefaultValidator: \"Job parallelism must be larger than 0\").", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 					"upgrade_mode": schema.StringAttribute{Optional: true,
 						Description: "`last-state` (needs HA and retained checkpoints), `savepoint` (needs a savepoint dir) or `stateless` (the operator's default).",
 						Validators:  []validator.String{stringvalidator.OneOf("last-state", "savepoint", "stateless")}},
@@ -255,7 +255,7 @@ func (r *deploymentResource) ConfigValidators(context.Context) []resource.Config
 // needs is unknown.
 func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (flinkconf.Input, bool) {
 	if anyUnknown(m.FlinkVersion, m.Identity, m.HighAvailability, m.FlinkConfiguration, m.Image) || m.State.unknown() ||
-		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
+		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode, m.Job.Parallelism)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
 		return flinkconf.Input{}, false
 	}
 	for _, e := range m.FlinkConfiguration.Elements() {
@@ -271,6 +271,7 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),
 	}
 	if m.Job != nil {
+		in.HasJob, in.Parallelism = true, m.Job.Parallelism.ValueInt64Pointer()
 		in.UpgradeMode = m.Job.UpgradeMode.ValueString()
 		in.JarURI = m.Job.JarURI.ValueString()
 		in.ClaimMode = m.Job.ClaimMode.ValueString()

@@ -24,7 +24,7 @@ resource "flinkstate_deployment" "orders" {
     store_id            = flinkstate_state_store.orders.id
     backend             = "rocksdb"
     incremental         = true
-    checkpoint_interval = "60s"
+    checkpoint_interval = "2s" # what StateMachineExample sets in code, which wins
     num_retained        = 3
     # externalized_retention defaults to RETAIN_ON_CANCELLATION with last-state.
   }

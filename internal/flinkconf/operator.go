@@ -1,0 +1,76 @@
+package flinkconf
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The Flink Kubernetes Operator's own validation of a FlinkDeployment's
+// flinkConfiguration (flink-kubernetes-operator release-1.15.0,
+// validation/DefaultValidator.java), checked at plan so that a spec the
+// operator would refuse is never applied. Only the rules that depend on
+// keys a user can put into flink_configuration are here; the directory and
+// parallelism rules are in Derive.
+
+// ForbiddenKeys are the keys the operator sets itself and refuses in a spec
+// (DefaultValidator.FORBIDDEN_CONF_KEYS: "Forbidden Flink config key: ").
+var ForbiddenKeys = []string{"kubernetes.namespace", "kubernetes.cluster-id", "high-availability.cluster-id"}
+
+// Operator configuration keys the rules below read
+// (KubernetesOperatorConfigOptions, release-1.15.0).
+const (
+	rollbackKey           = "kubernetes.operator.deployment.rollback.enabled"
+	healthCheckKey        = "kubernetes.operator.cluster.health-check.enabled"
+	jmRecoveryKey         = "kubernetes.operator.jm-deployment-recovery.enabled"
+	periodicSavepointKey  = "kubernetes.operator.periodic.savepoint.interval"
+	maxCheckpointAgeKey   = "kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age"
+	jmRecoveryDefaultTrue = true // KubernetesOperatorConfigOptions.OPERATOR_JM_DEPLOYMENT_RECOVERY_ENABLED
+)
+
+// isTrue reads a Flink boolean (ConfigurationUtils.convertToBoolean:
+// "true"/"false", case-insensitive).
+func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
+
+func operatorRules(in Input, add func(Severity, string, string, ...string)) {
+	for _, k := range ForbiddenKeys {
+		if _, ok := in.Extra[k]; ok {
+			add(Error, "Key the operator forbids",
+				fmt.Sprintf("flink_configuration: the operator refuses %q (DefaultValidator.validateFlinkDeploymentConfig: \"Forbidden Flink "+
+					"config key\"); it sets it itself from the deployment's namespace and name. Remove it.", k),
+				"flink_configuration", k)
+		}
+	}
+	if v, ok := in.Extra[rollbackKey]; ok && isTrue(v) && !in.HAEnabled() {
+		add(Error, "Rollback needs high availability",
+			fmt.Sprintf("flink_configuration %q = true without high availability: the operator refuses it (DefaultValidator: \"HA must be "+
+				"enabled for rollback support.\"). Turn high_availability on, or remove the key.", rollbackKey),
+			"flink_configuration", rollbackKey)
+	}
+	if v, ok := in.Extra[healthCheckKey]; ok && isTrue(v) {
+		recovery := jmRecoveryDefaultTrue
+		if r, ok := in.Extra[jmRecoveryKey]; ok {
+			recovery = isTrue(r)
+		}
+		if !recovery {
+			add(Error, "Health check needs deployment recovery",
+				fmt.Sprintf("flink_configuration %q = true with %q = false: the operator refuses it (DefaultValidator: \"Deployment recovery "+
+					"... must be enabled for job health check ... support.\"). Remove one of them.", healthCheckKey, jmRecoveryKey),
+				"flink_configuration", healthCheckKey)
+		}
+	}
+	if in.HasJob && in.State.SavepointDir == "" {
+		// DefaultValidator.validateJobSpec: the key's presence is enough,
+		// whatever its value.
+		for k, msg := range map[string]string{
+			periodicSavepointKey: "Periodic savepoints cannot be enabled when config key[execution.checkpointing.savepoint-dir] is not set",
+			maxCheckpointAgeKey:  "In order to use max-checkpoint age functionality config key[execution.checkpointing.savepoint-dir] must be set to allow triggering savepoint upgrades.",
+		} {
+			if _, ok := in.Extra[k]; ok {
+				add(Error, "Savepoint directory required",
+					fmt.Sprintf("flink_configuration %q needs a savepoint directory: the operator refuses it without one (DefaultValidator: %q). "+
+						"Set state.savepoint_dir or state.store_id.", k, msg),
+					"flink_configuration", k)
+			}
+		}
+	}
+}

@@ -118,12 +118,12 @@ type Input struct {
 	// Parallelism is job.parallelism (nil: unset).
 	HasJob      bool
 	Parallelism *int64
-	TaskSlots        *int64
-	Image            string // container image; its tag must agree with FlinkVersion
-	JarURI           string // job.jar_uri
-	ClaimMode        string // CLAIM, NO_CLAIM; "" leaves Flink's default (NO_CLAIM)
-	State            State
-	Extra            map[string]string // flink_configuration
+	TaskSlots   *int64
+	Image       string // container image; its tag must agree with FlinkVersion
+	JarURI      string // job.jar_uri
+	ClaimMode   string // CLAIM, NO_CLAIM; "" leaves Flink's default (NO_CLAIM)
+	State       State
+	Extra       map[string]string // flink_configuration
 }
 
 // HAEnabled tells whether Kubernetes HA is on: explicitly, or by default

@@ -119,8 +119,14 @@ func TestDerive_checks(t *testing.T) {
 		{"last-state without HA", func(in *Input) { in.HighAvailability = b(false) }, Warning, "high_availability", "cannot recover a lost JobManager"},
 		{"savepoint without HA dir", func(in *Input) { in.UpgradeMode = "savepoint"; in.State.HADir = "" }, Warning, "high_availability", "no HA directory"},
 		{"delete on cancellation, last-state", func(in *Input) { in.State.ExternalizedRetention = "DELETE_ON_CANCELLATION" }, Error, "state.externalized_retention", "on destroy"},
-		{"delete on cancellation, savepoint", func(in *Input) { in.UpgradeMode = "savepoint"; in.State.ExternalizedRetention = "DELETE_ON_CANCELLATION" }, Error, "state.externalized_retention", "savepoint redeploy"},
-		{"delete on cancellation, stateless", func(in *Input) { in.UpgradeMode = "stateless"; in.State.ExternalizedRetention = "DELETE_ON_CANCELLATION" }, Warning, "state.externalized_retention", "no checkpoint is left"},
+		{"delete on cancellation, savepoint", func(in *Input) {
+			in.UpgradeMode = "savepoint"
+			in.State.ExternalizedRetention = "DELETE_ON_CANCELLATION"
+		}, Error, "state.externalized_retention", "savepoint redeploy"},
+		{"delete on cancellation, stateless", func(in *Input) {
+			in.UpgradeMode = "stateless"
+			in.State.ExternalizedRetention = "DELETE_ON_CANCELLATION"
+		}, Warning, "state.externalized_retention", "no checkpoint is left"},
 		{"job without parallelism", func(in *Input) { in.HasJob = true }, Error, "job.parallelism", "larger than 0"},
 		{"job parallelism 0", func(in *Input) { in.HasJob, in.Parallelism = true, i(0) }, Error, "job.parallelism", "larger than 0"},
 		{"forbidden key", func(in *Input) { in.Extra = map[string]string{"kubernetes.cluster-id": "x"} }, Error, "flink_configuration.kubernetes.cluster-id", "Forbidden Flink config key"},

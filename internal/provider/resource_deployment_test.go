@@ -296,14 +296,14 @@ func TestDeployment_planTimeChecks(t *testing.T) {
 		replace     [2]string
 		extra, want string
 	}{
-		"unsupported version":   {[2]string{`flink_version   = "2.2.1"`, `flink_version   = "2.3.0"`}, "", "flink_version|Flink 2.3.0 is not supported|1.20.x, 2.0.x, 2.1.x, 2.2.x"},
-		"managed key":           {[2]string{}, `  flink_configuration = { "execution.checkpointing.interval" = "5s" }`, `flink_configuration|execution.checkpointing.interval|state.checkpoint_interval`},
+		"unsupported version":    {[2]string{`flink_version   = "2.2.1"`, `flink_version   = "2.3.0"`}, "", "flink_version|Flink 2.3.0 is not supported|1.20.x, 2.0.x, 2.1.x, 2.2.x"},
+		"managed key":            {[2]string{}, `  flink_configuration = { "execution.checkpointing.interval" = "5s" }`, `flink_configuration|execution.checkpointing.interval|state.checkpoint_interval`},
 		"delete on cancellation": {[2]string{`num_retained        = 3`, `num_retained        = 3` + "\n    externalized_retention = \"DELETE_ON_CANCELLATION\""}, "", "Checkpoints deleted on cancellation|externalized_retention"},
-		"savepoint without dir": {[2]string{`store_id            = "acme-flink-state/flink/orders"`, `checkpoint_dir = "s3://bkt/cp"`}, "", "savepoint"},
-		"bad memory":            {[2]string{`memory = "2048m"`, `memory = "two gigs"`}, "", "job_manager.memory|Flink memory size"},
-		"bad duration":          {[2]string{`checkpoint_interval = "60s"`, `checkpoint_interval = "every minute"`}, "", "state.checkpoint_interval|duration"},
-		"name not DNS-1123":     {[2]string{`name            = "orders"`, `name            = "Orders_V2"`}, "", "name|DNS-1123"},
-		"no state location":     {[2]string{`store_id            = "acme-flink-state/flink/orders"`, ``}, "", "store_id|checkpoint_dir"},
+		"savepoint without dir":  {[2]string{`store_id            = "acme-flink-state/flink/orders"`, `checkpoint_dir = "s3://bkt/cp"`}, "", "savepoint"},
+		"bad memory":             {[2]string{`memory = "2048m"`, `memory = "two gigs"`}, "", "job_manager.memory|Flink memory size"},
+		"bad duration":           {[2]string{`checkpoint_interval = "60s"`, `checkpoint_interval = "every minute"`}, "", "state.checkpoint_interval|duration"},
+		"name not DNS-1123":      {[2]string{`name            = "orders"`, `name            = "Orders_V2"`}, "", "name|DNS-1123"},
+		"no state location":      {[2]string{`store_id            = "acme-flink-state/flink/orders"`, ``}, "", "store_id|checkpoint_dir"},
 		"pod template plugin": {[2]string{}, `  pod_template = <<-YAML
     spec:
       containers:

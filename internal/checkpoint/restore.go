@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -63,4 +64,27 @@ func VerifyRestoreTarget(ctx context.Context, c S3API, target string) error {
 		return fmt.Errorf("checking %s: %w", uri, err)
 	}
 	return nil
+}
+
+// MetadataTime is when the _metadata of a savepoint or checkpoint (target:
+// its directory or the file) was last written: Flink writes it last, when
+// the snapshot completes (Checkpoints.storeCheckpointMetadata), so it dates
+// the snapshot.
+func MetadataTime(ctx context.Context, c S3API, target string) (time.Time, error) {
+	uri := MetadataURI(target)
+	bucket, key, err := ParseS3URI(uri)
+	if err != nil {
+		return time.Time{}, err
+	}
+	out, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if awsclient.IsNotFound(err) {
+		return time.Time{}, fmt.Errorf("%s does not exist", uri)
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading %s: %w", uri, err)
+	}
+	if out.LastModified == nil {
+		return time.Time{}, fmt.Errorf("S3 gave no last-modified time for %s", uri)
+	}
+	return *out.LastModified, nil
 }

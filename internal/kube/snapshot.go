@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -237,19 +236,37 @@ func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 	})
 }
 
-// SavepointInfo is one completed snapshot found by LatestSnapshot.
+// SavepointInfo is one completed snapshot found by CompletedSnapshots.
 type SavepointInfo struct {
-	Name            string
-	Path            string
-	ResultTimestamp string
-	Type            string
+	Name             string
+	Path             string
+	ResultTimestamp  string
+	TriggerTimestamp string
+	Type             string
+	// AlreadyExists: the snapshot records a savepoint taken before it
+	// (spec.savepoint.alreadyExists). The operator then sets both
+	// timestamps to when it recorded it (FlinkStateSnapshotUtils.snapshotSuccessful,
+	// called by StateSnapshotReconciler.reconcile; flink-kubernetes-operator
+	// release-1.15.0), which says nothing about when it was taken.
+	AlreadyExists bool
 }
 
-// LatestSnapshot finds the newest COMPLETED FlinkStateSnapshot in namespace
-// whose spec.jobReference names the FlinkDeployment (the operator's labels
-// appear only after it reconciles, so they are not used), optionally of one
-// type, newest by status.resultTimestamp. nil means none.
-func LatestSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, deployment, typ string) (*SavepointInfo, error) {
+// TakenAt is when the operator triggered the snapshot (status.triggerTimestamp,
+// set by FlinkStateSnapshotUtils.snapshotInProgress), or, without one, when
+// it completed (status.resultTimestamp). Meaningless for AlreadyExists.
+func (s SavepointInfo) TakenAt() (time.Time, error) {
+	ts := s.TriggerTimestamp
+	if ts == "" {
+		ts = s.ResultTimestamp
+	}
+	return time.Parse(time.RFC3339Nano, ts)
+}
+
+// CompletedSnapshots lists the COMPLETED FlinkStateSnapshots with a path in
+// namespace whose spec.jobReference names the FlinkDeployment (the
+// operator's labels appear only after it reconciles, so they are not used),
+// of one type ("savepoint" or "checkpoint"; "" for both).
+func CompletedSnapshots(ctx context.Context, dyn dynamic.Interface, namespace, deployment, typ string) ([]SavepointInfo, error) {
 	var found []SavepointInfo
 	opts := metav1.ListOptions{Limit: 500}
 	for {
@@ -275,25 +292,57 @@ func LatestSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, deplo
 			if st.State != SnapshotCompleted || st.Path == "" {
 				continue
 			}
-			found = append(found, SavepointInfo{Name: obj.GetName(), Path: st.Path, ResultTimestamp: st.ResultTimestamp, Type: t})
+			exists, _, _ := unstructured.NestedBool(obj.Object, "spec", "savepoint", "alreadyExists")
+			trig, _, _ := unstructured.NestedString(obj.Object, "status", "triggerTimestamp")
+			found = append(found, SavepointInfo{Name: obj.GetName(), Path: st.Path, ResultTimestamp: st.ResultTimestamp,
+				TriggerTimestamp: trig, Type: t, AlreadyExists: t == "savepoint" && exists})
 		}
 		if list.GetContinue() == "" {
-			break
+			return found, nil
 		}
 		opts.Continue = list.GetContinue()
 	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	sort.SliceStable(found, func(i, j int) bool {
-		ti, ei := time.Parse(time.RFC3339Nano, found[i].ResultTimestamp)
-		tj, ej := time.Parse(time.RFC3339Nano, found[j].ResultTimestamp)
-		if ei != nil || ej != nil {
-			return found[i].ResultTimestamp > found[j].ResultTimestamp
+}
+
+// Newest is the snapshot PickNewest chose, when it was taken, and the rule
+// that dated it.
+type Newest struct {
+	SavepointInfo
+	TakenAt time.Time
+	Rule    string
+}
+
+// Rules by which PickNewest dates a snapshot.
+const (
+	RuleTriggered = "taken by the operator: dated by status.triggerTimestamp"
+	RuleRecorded  = "recorded with already_exists: dated by its _metadata's last modification in S3 (the operator dates such a snapshot when it recorded it)"
+)
+
+// PickNewest returns the snapshot taken last (nil for none). A snapshot the
+// operator took is dated by when it was triggered; one that records an
+// existing savepoint (AlreadyExists) by metadataTime(path), when its
+// _metadata was written, since its timestamps are when it was recorded:
+// recording an old savepoint must not make it "the latest". A snapshot that
+// cannot be dated is an error naming it, never a guess.
+func PickNewest(cands []SavepointInfo, metadataTime func(path string) (time.Time, error)) (*Newest, error) {
+	var best *Newest
+	for _, c := range cands {
+		n := Newest{SavepointInfo: c, Rule: RuleTriggered}
+		var err error
+		if c.AlreadyExists {
+			n.Rule = RuleRecorded
+			n.TakenAt, err = metadataTime(c.Path)
+		} else {
+			n.TakenAt, err = c.TakenAt()
 		}
-		return ti.After(tj)
-	})
-	return &found[0], nil
+		if err != nil {
+			return nil, fmt.Errorf("cannot tell when FlinkStateSnapshot %s (%s) was taken: %w", c.Name, c.Path, err)
+		}
+		if best == nil || n.TakenAt.After(best.TakenAt) || (n.TakenAt.Equal(best.TakenAt) && n.Name > best.Name) {
+			best = &n
+		}
+	}
+	return best, nil
 }
 
 // TriggersAnnotation holds a snapshot's triggers (a JSON object) on the

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -9,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -24,6 +27,8 @@ type latestSavepointModel struct {
 	Name            types.String `tfsdk:"name"`
 	Path            types.String `tfsdk:"path"`
 	ResultTimestamp types.String `tfsdk:"result_timestamp"`
+	TakenAt         types.String `tfsdk:"taken_at"`
+	PickedBy        types.String `tfsdk:"picked_by"`
 }
 
 func (d *latestSavepointDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -32,17 +37,23 @@ func (d *latestSavepointDataSource) Metadata(_ context.Context, req datasource.M
 
 func (d *latestSavepointDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		Description: "The newest COMPLETED FlinkStateSnapshot of a FlinkDeployment (by spec.jobReference, newest by status.resultTimestamp), " +
-			"from the Kubernetes API.",
+		Description: "The savepoint of a FlinkDeployment taken last, among its COMPLETED FlinkStateSnapshots (by spec.jobReference), " +
+			"from the Kubernetes API. Savepoints only by default: checkpoint-type snapshots belong to Flink, which deletes them " +
+			"at any time (the operator's snapshot documentation). A snapshot the operator took is dated by status.triggerTimestamp; " +
+			"one that records an existing savepoint (already_exists) by its _metadata's last modification in S3 (one request each), " +
+			"because the operator dates it when it was recorded, so recording an old savepoint never makes it the latest. " +
+			"`picked_by` says which rule dated the result.",
 		Attributes: map[string]schema.Attribute{
 			"namespace":       schema.StringAttribute{Required: true, Description: "Namespace of the deployment.", Validators: namespaceValidators()},
 			"deployment_name": schema.StringAttribute{Required: true, Description: "Name of the FlinkDeployment.", Validators: objectNameValidators()},
-			"type": schema.StringAttribute{Optional: true, Description: "Only `savepoint` or only `checkpoint` snapshots (default: both).",
-				Validators: []validator.String{stringvalidator.OneOf("savepoint", "checkpoint")}},
+			"type": schema.StringAttribute{Optional: true, Description: "`savepoint` (default), `checkpoint`, or `any` for both.",
+				Validators: []validator.String{stringvalidator.OneOf("savepoint", "checkpoint", "any")}},
 			"found":            schema.BoolAttribute{Computed: true, Description: "Whether a completed snapshot was found."},
 			"name":             schema.StringAttribute{Computed: true, Description: "Name of the FlinkStateSnapshot."},
 			"path":             schema.StringAttribute{Computed: true, Description: "status.path: what job.initial_savepoint_path takes."},
 			"result_timestamp": schema.StringAttribute{Computed: true, Description: "status.resultTimestamp."},
+			"taken_at":         schema.StringAttribute{Computed: true, Description: "When the snapshot was taken (RFC 3339), by the rule in picked_by."},
+			"picked_by":        schema.StringAttribute{Computed: true, Description: "The rule that dated the result: taken by the operator (status.triggerTimestamp) or recorded with already_exists (_metadata's time in S3)."},
 		},
 	}
 }
@@ -57,15 +68,38 @@ func (d *latestSavepointDataSource) Read(ctx context.Context, req datasource.Rea
 	if c == nil {
 		return
 	}
-	sp, err := kube.LatestSnapshot(ctx, c.Dynamic, m.Namespace.ValueString(), m.DeploymentName.ValueString(), m.Type.ValueString())
+	typ := m.Type.ValueString()
+	switch typ {
+	case "":
+		typ = "savepoint"
+	case "any":
+		typ = ""
+	}
+	what := "the latest savepoint of " + m.Namespace.ValueString() + "/" + m.DeploymentName.ValueString()
+	cands, err := kube.CompletedSnapshots(ctx, c.Dynamic, m.Namespace.ValueString(), m.DeploymentName.ValueString(), typ)
 	if err != nil {
-		addProblem(&resp.Diagnostics, "Finding", "the latest savepoint of "+m.Namespace.ValueString()+"/"+m.DeploymentName.ValueString(), err.Error(), "")
+		addProblem(&resp.Diagnostics, "Finding", what, err.Error(), "")
+		return
+	}
+	sp, err := kube.PickNewest(cands, func(path string) (time.Time, error) {
+		a := d.meta.awsOrDiag(ctx, &resp.Diagnostics)
+		if a == nil {
+			return time.Time{}, fmt.Errorf("no AWS client")
+		}
+		return checkpoint.MetadataTime(ctx, a.S3, path)
+	})
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err != nil {
+		addProblem(&resp.Diagnostics, "Finding", what, err.Error(), "")
 		return
 	}
 	m.Found = types.BoolValue(sp != nil)
-	m.Name, m.Path, m.ResultTimestamp = types.StringNull(), types.StringNull(), types.StringNull()
+	m.Name, m.Path, m.ResultTimestamp, m.TakenAt, m.PickedBy = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
 	if sp != nil {
 		m.Name, m.Path, m.ResultTimestamp = types.StringValue(sp.Name), types.StringValue(sp.Path), optionalString(sp.ResultTimestamp)
+		m.TakenAt, m.PickedBy = types.StringValue(sp.TakenAt.UTC().Format(time.RFC3339)), types.StringValue(sp.Rule)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -28,7 +28,10 @@ func readFixture(t *testing.T, name string) (meta []byte, objects []string) {
 	}
 	for _, l := range strings.Split(string(list), "\n") {
 		if l != "" && !strings.HasPrefix(l, "#") {
-			objects = append(objects, strings.Fields(l)[0])
+			// "<key relative to the listed directory> <size>": the key is
+			// everything before the last space ("" for the directory's own
+			// marker, listed as " 0").
+			objects = append(objects, l[:strings.LastIndex(l, " ")])
 		}
 	}
 	return meta, objects

@@ -310,7 +310,11 @@ func (d *metaDecoder) count(what string, minEach int) int {
 		return 0
 	}
 	if int64(n)*int64(minEach) > int64(d.left()) {
-		d.failAt(at, "%s is %d, but only %d bytes are left (each needs at least %d)", what, n, d.left(), minEach)
+		each := ""
+		if minEach > 1 {
+			each = fmt.Sprintf(" (each needs at least %d)", minEach)
+		}
+		d.failAt(at, "%s is %d, but only %d bytes are left%s", what, n, d.left(), each)
 		return 0
 	}
 	return int(n)

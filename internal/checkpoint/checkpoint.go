@@ -105,22 +105,10 @@ func InStore(ctx context.Context, c S3API, s store.Store, jobID string) (*Checkp
 
 func latestOfJob(ctx context.Context, c S3API, bucket, dir, job string) (*Checkpoint, error) {
 	jobPrefix := dir + "/" + job + "/"
-	// Listing "<job>/chk-" (not "<job>/") keeps shared/ and taskowned/ out
-	// of the request entirely: the server never rolls their files up.
-	dirs, err := listDirs(ctx, c, bucket, jobPrefix+"chk-")
+	ids, err := checkpointIDs(ctx, c, bucket, jobPrefix)
 	if err != nil {
 		return nil, err
 	}
-	var ids []int64
-	for _, d := range dirs {
-		if m := chkNumRE.FindStringSubmatch(d); m != nil {
-			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
-				ids = append(ids, n)
-			}
-		}
-	}
-	// chk-10 after chk-9: numeric, not lexical, order.
-	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
 	for _, id := range ids {
 		key := fmt.Sprintf("%schk-%d/_metadata", jobPrefix, id)
 		head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
@@ -141,6 +129,28 @@ func latestOfJob(ctx context.Context, c S3API, bucket, dir, job string) (*Checkp
 		}, nil
 	}
 	return nil, nil
+}
+
+// checkpointIDs lists the chk-N directories of a job directory (jobPrefix
+// ends with "/"), newest (highest N) first.
+func checkpointIDs(ctx context.Context, c S3API, bucket, jobPrefix string) ([]int64, error) {
+	// Listing "<job>/chk-" (not "<job>/") keeps shared/ and taskowned/ out
+	// of the request entirely: the server never rolls their files up.
+	dirs, err := listDirs(ctx, c, bucket, jobPrefix+"chk-")
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, d := range dirs {
+		if m := chkNumRE.FindStringSubmatch(d); m != nil {
+			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+				ids = append(ids, n)
+			}
+		}
+	}
+	// chk-10 after chk-9: numeric, not lexical, order.
+	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
+	return ids, nil
 }
 
 // listDirs lists, with a delimiter and following pagination, the

@@ -230,6 +230,14 @@ func (j *javaReader) reference(at int) any {
 func (j *javaReader) classDesc() *javaClassDesc {
 	d := j.d
 	at := d.off
+	// A descriptor's superclass descriptor follows it: count it as nesting,
+	// or a long chain would recurse without bound.
+	if j.depth >= maxJavaDepth {
+		d.failAt(at, "Java-serialized objects nested more than %d deep", maxJavaDepth)
+		return nil
+	}
+	j.depth++
+	defer func() { j.depth-- }()
 	switch tc := d.u8("a Java class descriptor"); {
 	case d.err != nil:
 		return nil

@@ -641,6 +641,13 @@ func TestReadMetadata_propertiesFailClosed(t *testing.T) {
 		"another class":     {bytes.Replace(props, []byte("CheckpointProperties"), []byte("CheckpointPropertiez"), 1), "not a CheckpointProperties"},
 		"dangling handle":   {bytes.Replace(props, []byte{0x71, 0x00, 0x7e, 0x00, 0x09}, []byte{0x71, 0x00, 0x7e, 0x00, 0x7f}, 1), "handle 0x7e007f, which does not exist"},
 		"exception marker":  {append(bytes.Clone(props[:4]), tcException), "type code 0x7b is not expected"},
+		"superclass chain too long": {func() []byte {
+			w := (&mdw{}).raw(props[:4]).u8(tcObject)
+			for i := 0; i < 100; i++ { // a class descriptor whose super is the next
+				w.u8(tcClassDesc).utf("C").i64(1).u8(scSerializable).u8(0, 0).u8(tcEndBlockData)
+			}
+			return w.u8(tcNull).Bytes()
+		}(), "nested more than 32 deep"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			in := append(bytes.Clone(head), tc.props...)

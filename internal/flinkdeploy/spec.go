@@ -13,6 +13,7 @@ package flinkdeploy
 
 import (
 	"encoding/json"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -162,25 +163,97 @@ func (s Spec) Equal(o Spec) bool {
 	return CanonicalJSON(s.renderSpec()) == CanonicalJSON(o.renderSpec())
 }
 
-// JobChanged tells whether o changes what runs compared with s: image, Flink
-// version, jar, entry class, args, parallelism or Flink configuration (the
-// changes the operator applies as an upgrade, with the upgrade mode's
-// savepoint or last state). A change of job.state, the pod template or
-// resources alone is not a job change here.
-func (s Spec) JobChanged(o Spec) bool {
-	if s.Image != o.Image || operatorEnum(s.FlinkVersion) != operatorEnum(o.FlinkVersion) ||
-		CanonicalJSON(s.FlinkConfiguration) != CanonicalJSON(o.FlinkConfiguration) {
-		return true
+// JobChanged tells whether the operator applies the change from s to o as
+// an upgrade, i.e. restarts the job with its upgrade mode (UpgradeChanges).
+func (s Spec) JobChanged(o Spec) bool { return len(s.UpgradeChanges(o)) > 0 }
+
+// UpgradeChanges names the fields whose change from s to o the operator
+// classifies UPGRADE (a job restart), following its spec diff
+// (flink-kubernetes-operator release-1.15.0, ReflectiveDiffBuilder with the
+// @SpecDiff annotations of flink-kubernetes-operator-api's
+// FlinkDeploymentSpec, AbstractFlinkSpec, JobSpec and TaskManagerSpec):
+// unannotated fields are UPGRADE, including image, flinkVersion, mode,
+// serviceAccount, podTemplate, the whole jobManager and taskManager
+// resources, and job jarURI, entryClass, args and state. job.parallelism is
+// SCALE only in standalone mode, and a standalone scale without the
+// reactive scheduler falls back to an upgrade
+// (AbstractFlinkResourceReconciler.reconcile, StandaloneFlinkService.scale):
+// an upgrade here. IGNORE: job.upgradeMode, initialSavepointPath,
+// allowNonRestoredState, and flinkConfiguration keys under the prefixes
+// IgnoredConfigPrefixes. savepointRedeployNonce is SAVEPOINT_REDEPLOY (the
+// job is replaced from a path, not upgraded), so it is not listed.
+func (s Spec) UpgradeChanges(o Spec) []string {
+	var out []string
+	ch := func(changed bool, field string) {
+		if changed {
+			out = append(out, field)
+		}
 	}
-	if (s.Job == nil) != (o.Job == nil) {
-		return true
+	ch(s.Image != o.Image, "image")
+	ch(operatorEnum(s.FlinkVersion) != operatorEnum(o.FlinkVersion), "flinkVersion")
+	ch(s.Mode != o.Mode, "mode")
+	ch(s.ServiceAccount != o.ServiceAccount, "serviceAccount")
+	ch(CanonicalJSON(s.PodTemplate) != CanonicalJSON(o.PodTemplate), "podTemplate")
+	ch(CanonicalJSON(s.JobManager) != CanonicalJSON(o.JobManager), "jobManager")
+	ch(CanonicalJSON(s.TaskManager) != CanonicalJSON(o.TaskManager), "taskManager")
+	for _, k := range configKeys(s.FlinkConfiguration, o.FlinkConfiguration) {
+		a, okA := s.FlinkConfiguration[k]
+		b, okB := o.FlinkConfiguration[k]
+		ch((okA != okB || a != b) && !IgnoredConfigKey(k), "flinkConfiguration."+k)
 	}
-	if s.Job == nil {
-		return false
+	switch {
+	case (s.Job == nil) != (o.Job == nil):
+		out = append(out, "job")
+	case s.Job != nil:
+		a, b := *s.Job, *o.Job
+		ch(a.JarURI != b.JarURI, "job.jarURI")
+		ch(a.EntryClass != b.EntryClass, "job.entryClass")
+		ch(strings.Join(a.Args, "\x00") != strings.Join(b.Args, "\x00") || len(a.Args) != len(b.Args), "job.args")
+		ch(!sameInt(a.Parallelism, b.Parallelism), "job.parallelism")
+		ch(jobState(a.State) != jobState(b.State), "job.state")
 	}
-	a, b := *s.Job, *o.Job
-	return a.JarURI != b.JarURI || a.EntryClass != b.EntryClass || strings.Join(a.Args, "\x00") != strings.Join(b.Args, "\x00") ||
-		len(a.Args) != len(b.Args) || !sameInt(a.Parallelism, b.Parallelism)
+	return out
+}
+
+// IgnoredConfigPrefixes are the flinkConfiguration key prefixes whose
+// changes the operator ignores (AbstractFlinkSpec.flinkConfiguration's
+// @SpecDiff.Config entries: job.autoscaler, parallelism.default and
+// kubernetes.operator are IGNORE). pipeline.jobvertex-parallelism-overrides
+// is SCALE in native mode, applied in place only with the adaptive
+// scheduler (NativeFlinkService.scale): counted as an upgrade here.
+var IgnoredConfigPrefixes = []string{"job.autoscaler", "parallelism.default", "kubernetes.operator"}
+
+// IgnoredConfigKey tells whether the operator ignores a change of key.
+func IgnoredConfigKey(k string) bool {
+	for _, p := range IgnoredConfigPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func configKeys(a, b map[string]string) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range []map[string]string{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// jobState: an unset job.state is running (JobSpec.state defaults to RUNNING).
+func jobState(s string) string {
+	if s == "" {
+		return "running"
+	}
+	return s
 }
 
 func sameInt(a, b *int64) bool {

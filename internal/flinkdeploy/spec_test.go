@@ -109,18 +109,43 @@ func TestEqualAndJobChanged(t *testing.T) {
 	if !a.Equal(b) || a.JobChanged(b) {
 		t.Fatal("identical specs differ")
 	}
-	b.TaskManager = &TaskManager{Memory: "4096m", CPU: 0.5}
-	if a.Equal(b) || a.JobChanged(b) {
-		t.Fatal("a resource change is a spec change but not a job change")
-	}
+	// Changes the operator ignores (ReflectiveDiffBuilder: IGNORE) change
+	// the spec but restart nothing.
 	for name, change := range map[string]func(*Spec){
-		"image":       func(s *Spec) { s.Image = "flink:2.2.1-java21" },
-		"version":     func(s *Spec) { s.FlinkVersion = "2.1.0" },
-		"config":      func(s *Spec) { s.FlinkConfiguration = map[string]string{"x": "y"} },
-		"jar":         func(s *Spec) { s.Job.JarURI = "local:///other.jar" },
-		"entry class": func(s *Spec) { s.Job.EntryClass = "Other" },
-		"args":        func(s *Spec) { s.Job.Args = []string{"--a"} },
-		"parallelism": func(s *Spec) { s.Job.Parallelism = ptr(int64(4)) },
+		"upgrade mode":       func(s *Spec) { s.Job.UpgradeMode = "savepoint" },
+		"initial path":       func(s *Spec) { s.Job.InitialSavepointPath = "s3://b/sp/savepoint-1" },
+		"allow non-restored": func(s *Spec) { s.Job.AllowNonRestoredState = ptr(true) },
+		"operator key": func(s *Spec) {
+			s.FlinkConfiguration = withKey(s.FlinkConfiguration, "kubernetes.operator.savepoint.history.max.count", "5")
+		},
+		"autoscaler key":      func(s *Spec) { s.FlinkConfiguration = withKey(s.FlinkConfiguration, "job.autoscaler.enabled", "true") },
+		"parallelism default": func(s *Spec) { s.FlinkConfiguration = withKey(s.FlinkConfiguration, "parallelism.default", "8") },
+	} {
+		c := fullSpec()
+		job := *c.Job
+		c.Job = &job
+		change(&c)
+		if a.Equal(c) || a.JobChanged(c) {
+			t.Errorf("%s: a spec change the operator ignores is taken for an upgrade (%v)", name, a.UpgradeChanges(c))
+		}
+	}
+	// Everything else is an UPGRADE: the operator restarts the job.
+	for name, change := range map[string]func(*Spec){
+		"task manager resources": func(s *Spec) { s.TaskManager = &TaskManager{Memory: "4096m", CPU: 0.5} },
+		"job manager resources":  func(s *Spec) { s.JobManager = &JobManager{Memory: "4096m", CPU: 2} },
+		"pod template": func(s *Spec) {
+			s.PodTemplate = map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "b"}}}
+		},
+		"service account": func(s *Spec) { s.ServiceAccount = "other" },
+		"mode":            func(s *Spec) { s.Mode = "standalone" },
+		"suspend":         func(s *Spec) { s.Job.State = "suspended" },
+		"image":           func(s *Spec) { s.Image = "flink:2.2.1-java21" },
+		"version":         func(s *Spec) { s.FlinkVersion = "2.1.0" },
+		"config":          func(s *Spec) { s.FlinkConfiguration = map[string]string{"x": "y"} },
+		"jar":             func(s *Spec) { s.Job.JarURI = "local:///other.jar" },
+		"entry class":     func(s *Spec) { s.Job.EntryClass = "Other" },
+		"args":            func(s *Spec) { s.Job.Args = []string{"--a"} },
+		"parallelism":     func(s *Spec) { s.Job.Parallelism = ptr(int64(4)) },
 	} {
 		c := fullSpec()
 		job := *c.Job
@@ -130,6 +155,14 @@ func TestEqualAndJobChanged(t *testing.T) {
 			t.Errorf("%s: not seen as a job change", name)
 		}
 	}
+}
+
+func withKey(m map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for a, b := range m {
+		out[a] = b
+	}
+	return out
 }
 
 func TestParseConfigurationCollapsesStore(t *testing.T) {

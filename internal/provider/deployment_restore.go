@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -71,14 +72,78 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 				"operator cannot roll this back.", plan.RedeployNonce.ValueInt64(), plan.restorePath().ValueString()))
 	}
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
-	if plan.SavepointFirst != nil {
-		var d diag.Diagnostics
-		ps, okP := plan.spec(ctx, &d)
-		ss, okS := state.spec(ctx, &d)
-		if !okP || !okS || ss.JobChanged(ps) {
-			plan.UpgradeSavepoint = types.StringUnknown()
+	var d diag.Diagnostics
+	ps, okP := plan.spec(ctx, &d)
+	ss, okS := state.spec(ctx, &d)
+	if plan.SavepointFirst != nil && (!okP || !okS || ss.JobChanged(ps)) && state.jobState() == "running" {
+		plan.UpgradeSavepoint = types.StringUnknown()
+	}
+	if okP && okS {
+		planUpgradeWarning(plan, state, ss.UpgradeChanges(ps), diags)
+	}
+}
+
+// jobState is job.state, running when unset (JobSpec.state's default).
+func (m *deploymentModel) jobState() string {
+	if m.Job == nil || m.Job.State.ValueString() == "" {
+		return "running"
+	}
+	return m.Job.State.ValueString()
+}
+
+// planUpgradeWarning says, for an update the operator applies as an
+// upgrade (flinkdeploy.Spec.UpgradeChanges), that the job restarts and what
+// state it restarts with. While the job is suspended and stays so, the
+// operator applies nothing until it resumes (AbstractJobReconciler.reconcileSpecChange
+// has no step from SUSPENDED to SUSPENDED; flink-kubernetes-operator release-1.15.0).
+func planUpgradeWarning(plan, state *deploymentModel, changes []string, diags *diag.Diagnostics) {
+	if len(changes) == 0 {
+		return
+	}
+	fields := strings.Join(changes, ", ")
+	if state.jobState() == "suspended" && plan.jobState() == "suspended" {
+		diags.AddWarning("Applied when the job resumes",
+			fmt.Sprintf("The job is suspended: the operator records no spec change while it stays suspended, so this change (%s) "+
+				"takes effect only when job.state is set back to running.", fields))
+		return
+	}
+	mode := "stateless"
+	if plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "" {
+		mode = plan.Job.UpgradeMode.ValueString()
+	}
+	var survives string
+	switch mode {
+	case "last-state":
+		survives = "it resumes from its latest checkpoint (from the HA metadata, or after a cancel without it)"
+	case "savepoint":
+		survives = "the operator stops it with a savepoint and restores from that savepoint"
+	default:
+		survives = "with upgrade_mode = \"stateless\" it starts from EMPTY state: nothing is restored"
+		if plan.SavepointFirst != nil {
+			survives += " (savepoint_before_upgrade takes a savepoint first, which the restart does not use: restore from " +
+				"upgrade_savepoint_path yourself if needed)"
 		}
 	}
+	if plan.jobState() == "suspended" {
+		// AbstractJobReconciler.reconcileSpecChange and SuspendMode: a
+		// stateless suspend cancels the job and deletes its HA data; a
+		// savepoint suspend stops it with a savepoint a resume restores; a
+		// last-state suspend keeps HA metadata (or records the latest
+		// checkpoint when it has to cancel).
+		kept := "nothing is kept: a resume starts from empty state"
+		switch mode {
+		case "last-state":
+			kept = "its HA metadata is kept (without it, the latest checkpoint is recorded) and a resume restores from it"
+		case "savepoint":
+			kept = "the operator takes a savepoint and a resume restores from it"
+		}
+		diags.AddWarning("The job will be suspended",
+			fmt.Sprintf("job.state = \"suspended\" (with %s) stops the job: with upgrade_mode %q %s.", fields, mode, kept))
+		return
+	}
+	diags.AddWarning("The operator will restart the job",
+		fmt.Sprintf("The Flink operator applies a change of %s as an upgrade (its spec diff: ReflectiveDiffBuilder, flink-kubernetes-operator "+
+			"release-1.15.0): the job restarts, and %s.", fields, survives))
 }
 
 // verifyRestoreTarget checks, before the deployment is created or
@@ -126,7 +191,9 @@ var upgradeSnapshotPoll = time.Second
 // untouched: the caller must not apply.
 func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, diags *diag.Diagnostics) {
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
-	if plan.SavepointFirst == nil || (state.Job != nil && state.Job.State.ValueString() == "suspended") {
+	// A suspended job cannot take a savepoint; its suspend took one (savepoint
+	// mode) or kept HA metadata (last-state).
+	if plan.SavepointFirst == nil || state.jobState() == "suspended" {
 		return
 	}
 	ps, okP := plan.spec(ctx, diags)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -330,6 +331,12 @@ func TestAccDeployment_savepointBeforeUpgrade(t *testing.T) {
 	extra := `  wait_for = "running"
   savepoint_before_upgrade {}`
 	var order *watchOrder
+	savepoints := statecheck.CompareValue(compare.ValuesDiffer())
+	jmCPU2 := strings.Replace(restoreConfig(ns, prefix, "flink:2.2.1-java21", "", extra), `cpu    = 1
+  }
+  task_manager`, `cpu    = 2
+  }
+  task_manager`, 1)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
@@ -354,6 +361,7 @@ func TestAccDeployment_savepointBeforeUpgrade(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(depAddr, tfjsonPath("upgrade_savepoint_path"),
 						knownvalue.StringRegexp(regexpMust(`^s3://acme-flink-state/`+prefix+`/savepoints/savepoint-`))),
+					savepoints.AddStateValue(depAddr, tfjsonPath("upgrade_savepoint_path")),
 				},
 				Check: func(*terraform.State) error {
 					order.mu.Lock()
@@ -366,12 +374,22 @@ func TestAccDeployment_savepointBeforeUpgrade(t *testing.T) {
 				},
 			},
 			{
-				// A change that is not a job change (resources): no savepoint, path kept.
-				Config: strings.Replace(restoreConfig(ns, prefix, "flink:2.2.1-java21", "", extra), `cpu    = 1
-  }
-  task_manager`, `cpu    = 2
-  }
-  task_manager`, 1),
+				// The operator restarts the job for a resources change too
+				// (JobManagerSpec is not Diffable: any change is UPGRADE): a
+				// savepoint is taken.
+				Config: jmCPU2,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(depAddr, tfjsonPath("upgrade_savepoint_path")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("upgrade_savepoint_path"),
+						knownvalue.StringRegexp(regexpMust(`^s3://acme-flink-state/`+prefix+`/savepoints/savepoint-`))),
+					savepoints.AddStateValue(depAddr, tfjsonPath("upgrade_savepoint_path")), // a new one, not step 2's
+				},
+			},
+			{
+				// A kubernetes.operator.* key the operator ignores: no savepoint, path kept.
+				Config: strings.Replace(jmCPU2, "  savepoint_before_upgrade {}", "  savepoint_before_upgrade {}\n  flink_configuration = { \"kubernetes.operator.savepoint.history.max.count\" = \"5\" }", 1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(depAddr, tfjsonPath("upgrade_savepoint_path"),
 						knownvalue.StringRegexp(regexpMust(`/savepoints/savepoint-`))),

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -60,6 +61,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 		plan.UpgradeSavepoint = types.StringNull()
 		return
 	}
+	planSpecChange(plan, state, diags)
 	plan.RedeployNonce = state.RedeployNonce
 	switch {
 	case plan.restorePath().IsUnknown():
@@ -80,6 +82,42 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 	}
 	if okP && okS {
 		planUpgradeWarning(plan, state, ss.UpgradeChanges(ps), diags)
+	}
+}
+
+// planSpecChange refuses, at plan, the spec changes the operator refuses
+// on an existing deployment (flink-kubernetes-operator release-1.15.0,
+// DefaultValidator.validateSpecChange and validateFlinkVersion): its
+// rejection would leave the old spec running and the apply waiting out its
+// timeout.
+func planSpecChange(plan, state *deploymentModel, diags *diag.Diagnostics) {
+	if !plan.Mode.IsUnknown() && !state.Mode.IsNull() && plan.Mode.ValueString() != state.Mode.ValueString() {
+		diags.AddAttributeError(path.Root("mode"), "Deployment mode cannot change",
+			fmt.Sprintf("mode %q → %q: the Flink operator refuses to switch an existing deployment between native and standalone "+
+				"(DefaultValidator.validateSpecChange: \"Cannot switch from %s kubernetes to %s kubernetes cluster\"). Keep the mode, or "+
+				"replace the deployment (terraform apply -replace) after taking a savepoint to start the new one from "+
+				"(job.initial_savepoint_path).", state.Mode.ValueString(), plan.Mode.ValueString(), state.Mode.ValueString(), plan.Mode.ValueString()))
+	}
+	if (plan.Job == nil) != (state.Job == nil) {
+		msg := "Cannot switch from session to job cluster"
+		if plan.Job == nil {
+			msg = "Cannot switch from job to session cluster"
+		}
+		diags.AddAttributeError(path.Root("job"), "The job block cannot be added or removed",
+			fmt.Sprintf("The Flink operator refuses to add or remove the job of an existing deployment (DefaultValidator.validateSpecChange: "+
+				"%q). Replace the deployment instead (terraform apply -replace).", msg))
+	}
+	if state.jobState() == "suspended" && state.Job != nil && state.Job.UpgradeMode.ValueString() == "last-state" &&
+		plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "stateless" && !plan.FlinkVersion.IsUnknown() {
+		pv, errP := flinkconf.ParseVersion(plan.FlinkVersion.ValueString())
+		sv, errS := flinkconf.ParseVersion(state.FlinkVersion.ValueString())
+		if errP == nil && errS == nil && pv.OperatorEnum() != sv.OperatorEnum() {
+			diags.AddAttributeError(path.Root("flink_version"), "Flink version cannot change while suspended",
+				"The job was suspended with upgrade_mode last-state: the Flink operator refuses a flinkVersion change until it runs again "+
+					"(DefaultValidator.validateFlinkVersion: \"Changing flinkVersion after last-state suspend is not allowed. Restore your "+
+					"cluster with the current flinkVersion and perform the version upgrade afterwards.\"). Resume the job (job.state = "+
+					"\"running\") with the current version first, then change flink_version.")
+		}
 	}
 }
 

@@ -119,3 +119,38 @@ func TestAccDeployment_restoreInputNotReady(t *testing.T) {
 		},
 	})
 }
+
+// The spec changes the operator refuses on an existing deployment
+// (DefaultValidator.validateSpecChange, validateFlinkVersion) fail at plan,
+// before anything is applied.
+func TestAccDeployment_specChangesTheOperatorRefuses(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("refused-")
+	running := suspendedConfig(ns, prefix, "running")
+	suspended := suspendedConfig(ns, prefix, "suspended")
+	noJob := running[:strings.Index(running, "  job {")] + running[strings.Index(running, "  state {"):]
+	newer := strings.NewReplacer(`flink_version   = "2.2.1"`, `flink_version   = "2.1.2"`, `image           = "flink:2.2.1-java17"`, `image           = "flink:2.1.2-java17"`)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: running},
+			{
+				Config:      strings.Replace(running, `  identity        = "irsa"`, `  identity        = "irsa"`+"\n  mode = \"standalone\"", 1),
+				PlanOnly:    true,
+				ExpectError: errorRE("Deployment mode cannot change", "Cannot switch from native kubernetes to standalone"),
+			},
+			{Config: noJob, PlanOnly: true, ExpectError: errorRE("job block cannot be added or removed", "Cannot switch from job to session cluster")},
+			{Config: suspended},
+			{
+				Config:      newer.Replace(suspended),
+				PlanOnly:    true,
+				ExpectError: errorRE("Flink version cannot change while suspended", "after last-state suspend"),
+			},
+			// Resume first, then the version may change.
+			{Config: running},
+			{Config: newer.Replace(running), PlanOnly: true, ExpectNonEmptyPlan: true},
+		},
+	})
+}

@@ -417,3 +417,67 @@ func DisposalBlocked(ctx context.Context, dyn dynamic.Interface, namespace, name
 	}
 	return "", nil
 }
+
+// The final savepoint a destroy or replacement takes (flinkstate_deployment's
+// final_savepoint): a FlinkStateSnapshot named <deployment>-final-<random>,
+// labelled with the deployment's name, kept after the FlinkDeployment is gone
+// (the provider writes disposeOnDelete false, and the operator sets no owner
+// reference on snapshots: FlinkStateSnapshotUtils.createFlinkStateSnapshot,
+// flink-kubernetes-operator release-1.15.0). A replacement in the same
+// namespace finds it by CarryToAnnotation, "namespace/name" of the new
+// deployment, and starts from it.
+const (
+	FinalSavepointLabel = "terraform-provider-flinkstate/final-savepoint-of"
+	CarryToAnnotation   = "terraform-provider-flinkstate/carry-to"
+)
+
+// FinalSavepointObject is the FlinkStateSnapshot of a deployment's final
+// savepoint: taken now, or, with existingPath, recording the savepoint a
+// suspend already took (alreadyExists). carryTo ("" for none) names the
+// replacement that starts from it.
+func FinalSavepointObject(namespace, deployment, format, existingPath, carryTo string) *unstructured.Unstructured {
+	spec := SnapshotSpec{DeploymentName: deployment, Type: "savepoint", FormatType: format, DisposeOnDelete: false, BackoffLimit: 0}
+	if existingPath != "" {
+		spec.AlreadyExists, spec.Path = true, existingPath
+	}
+	obj := spec.Object(namespace, "", deployment+"-final-")
+	obj.SetLabels(map[string]string{FinalSavepointLabel: deployment})
+	if carryTo != "" {
+		obj.SetAnnotations(map[string]string{CarryToAnnotation: carryTo})
+	}
+	return obj
+}
+
+// CarriedSavepoint finds the newest COMPLETED final savepoint in namespace
+// whose CarryToAnnotation names namespace/name: the state a replacement of
+// that deployment starts from. "" when there is none.
+func CarriedSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, name string) (snapshot, path string, err error) {
+	list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: FinalSavepointLabel})
+	if err != nil {
+		return "", "", fmt.Errorf("listing final savepoints in %s: %w", namespace, err)
+	}
+	var newest time.Time
+	for i := range list.Items {
+		obj := &list.Items[i]
+		if obj.GetAnnotations()[CarryToAnnotation] != namespace+"/"+name {
+			continue
+		}
+		st := ReadSnapshotStatus(obj)
+		if st.State != SnapshotCompleted || st.Path == "" {
+			continue
+		}
+		if t := obj.GetCreationTimestamp().Time; snapshot == "" || t.After(newest) {
+			snapshot, path, newest = obj.GetName(), st.Path, t
+		}
+	}
+	return snapshot, path, nil
+}
+
+// ConsumeCarry removes CarryToAnnotation from a final savepoint once a
+// replacement started from it, so no later create starts from it again.
+func ConsumeCarry(ctx context.Context, dyn dynamic.Interface, namespace, snapshot string) error {
+	patch := []byte(`{"metadata":{"annotations":{"` + CarryToAnnotation + `":null}}}`)
+	_, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Patch(ctx, snapshot, ktypes.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: FieldManager})
+	return err
+}

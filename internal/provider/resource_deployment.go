@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -24,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -57,6 +59,10 @@ type deploymentModel struct {
 	EffectivePod       types.String     `tfsdk:"effective_pod_template"`
 	RedeployNonce      types.Int64      `tfsdk:"savepoint_redeploy_nonce"`
 	SavepointFirst     *upgradeSPModel  `tfsdk:"savepoint_before_upgrade"`
+	FinalSavepoint     types.Bool       `tfsdk:"final_savepoint"`
+	// CarriedPath is the final savepoint of the deployment this create
+	// replaces, found at apply (not an attribute).
+	CarriedPath string `tfsdk:"-"`
 	UpgradeSavepoint   types.String     `tfsdk:"upgrade_savepoint_path"`
 	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
 }
@@ -150,7 +156,17 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"deployment otherwise). Null until the first such redeploy."},
 			"upgrade_savepoint_path": schema.StringAttribute{Computed: true,
 				Description: "With savepoint_before_upgrade: the path of the savepoint taken, and COMPLETED, before the last update that changed the job. " +
-					"Its FlinkStateSnapshot is kept (disposeOnDelete false): roll back to it with job.initial_savepoint_path."},
+					"Its FlinkStateSnapshot is kept (disposeOnDelete false): roll back to it with job.initial_savepoint_path. After a replacement " +
+					"that carried the state across (final_savepoint): the final savepoint of the replaced deployment, which the job started from."},
+			"final_savepoint": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				Description: "For upgrade_mode `savepoint` or `last-state`: destroying the deployment, or replacing it (a new name, or another " +
+					"change that forces a replacement), first takes a final savepoint of the running job and waits for it (within timeouts.delete); " +
+					"a replacement in the same namespace then starts from it. The savepoint's FlinkStateSnapshot (<name>-final-*, " +
+					"disposeOnDelete false) outlives the deployment; its path is reported. A suspended job's suspend savepoint is recorded " +
+					"instead. If the savepoint fails the destroy is refused and nothing is deleted. Without it (false) the operator cancels " +
+					"the job (kubernetes.operator.job.savepoint-on-deletion is off by default) and deletes its HA metadata " +
+					"(ApplicationReconciler.cleanupInternal): only retained checkpoints remain. Default true; the plan says, for destroy and " +
+					"replace, what state survives and where."},
 			"effective_pod_template": schema.StringAttribute{Computed: true,
 				Description: "spec.podTemplate as written (JSON): pod_template merged with the provider's additions. Known at plan time; an edit outside Terraform shows as a change."},
 		},
@@ -318,6 +334,12 @@ func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) b
 // without any API call.
 func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		if !req.State.Raw.IsNull() {
+			var state deploymentModel
+			if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); !resp.Diagnostics.HasError() {
+				planDestroy(ctx, &state, &resp.Diagnostics)
+			}
+		}
 		return
 	}
 	var plan deploymentModel
@@ -329,6 +351,16 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	// namespace and name are the attributes that force a replacement (the
+	// framework gives ModifyPlan an empty RequiresReplace, whatever the
+	// attributes' plan modifiers said).
+	replacing := state != nil && (!plan.Namespace.Equal(state.Namespace) || !plan.Name.Equal(state.Name))
+	switch {
+	case state == nil:
+		planCarry(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics)
+	case replacing:
+		planReplace(ctx, &plan, state, resp.Private, &resp.Diagnostics)
 	}
 	in, ok := plan.input(ctx, &resp.Diagnostics)
 	if !ok {
@@ -357,7 +389,13 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	plan.EffectiveConfig = mapFrom(ctx, cfg, &resp.Diagnostics)
-	planRestore(ctx, &plan, state, &resp.Diagnostics)
+	if replacing {
+		// A replacement plans a new object (Terraform plans it again with a
+		// null prior state); the old one's changes are not upgrades.
+		planRestore(ctx, &plan, nil, &resp.Diagnostics)
+	} else {
+		planRestore(ctx, &plan, state, &resp.Diagnostics)
+	}
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
 	if state != nil && (!deploymentSpecEqual(ctx, plan, *state) || waitPending(ctx, req.Private, &resp.Diagnostics) != "") {
@@ -409,6 +447,11 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 			"Apply again once the values it depends on are known.")
 		return
 	}
+	if plan.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
+		// The replaced deployment's final savepoint: the first deployment
+		// restores from initialSavepointPath (ApplicationReconciler.deploy).
+		spec.Job.InitialSavepointPath = plan.CarriedPath
+	}
 	// Every call of this create/update, the wait included, ends within the resource's timeout.
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
@@ -430,6 +473,10 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 			// The object this resource owns: another one of that name
 			// (after a delete outside Terraform) is never taken for it.
 			setObjectUID(ctx, private, string(live.GetUID()), diags)
+			if plan.CarriedPath != "" {
+				setPrivateString(ctx, private, privateCarried, plan.CarriedPath, diags)
+				consumeCarried(ctx, c, &plan, diags)
+			}
 		}
 	} else {
 		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
@@ -513,10 +560,26 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	r.verifyRestoreTarget(ctx, &plan, nil, &resp.Diagnostics)
+	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
+		r.findCarried(ctx, c, &plan, &resp.Diagnostics)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	plan.RedeployNonce, plan.UpgradeSavepoint = types.Int64Null(), types.StringNull()
+	if plan.CarriedPath != "" {
+		if a := r.meta.awsOrDiag(ctx, &resp.Diagnostics); a != nil {
+			if err := checkpoint.VerifyRestoreTarget(ctx, a.S3, plan.CarriedPath); err != nil {
+				addProblem(&resp.Diagnostics, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
+					"the final savepoint of the deployment it replaces cannot be restored: "+err.Error(),
+					"Nothing was created. Set job.initial_savepoint_path to a savepoint or checkpoint to start from.")
+			}
+		}
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		plan.UpgradeSavepoint = types.StringValue(plan.CarriedPath)
+	}
 	r.apply(ctx, plan, true, timeout, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
@@ -602,7 +665,20 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	imported := takeImported(ctx, req, resp)
+	var noPath bool
+	if state.Job != nil {
+		noPath = state.Job.InitialSavepointPath.IsNull()
+	}
 	state.fromSpec(ctx, live, imported, &resp.Diagnostics)
+	if carried := privateString(ctx, req.Private, privateCarried, &resp.Diagnostics); noPath && carried != "" && state.Job != nil &&
+		state.Job.InitialSavepointPath.ValueString() == carried {
+		// Written by the create that carried a replaced deployment's state,
+		// not by the configuration.
+		state.Job.InitialSavepointPath = types.StringNull()
+	}
+	if state.FinalSavepoint.IsNull() {
+		state.FinalSavepoint = types.BoolValue(true)
+	}
 	state.setStatus(kube.ReadDeploymentStatus(live))
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -617,6 +693,10 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	timeout, d := state.Timeouts.Delete(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
+	uid := objectUID(ctx, req.Private, &resp.Diagnostics)
+	if r.takeFinalSavepoint(ctx, c, &state, uid, privateString(ctx, req.Private, privateCarryTo, &resp.Diagnostics), timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	deleteOwned(ctx, c, kube.FlinkDeploymentGVR, "FlinkDeployment", state.Namespace.ValueString(), state.Name.ValueString(), timeout, req, resp)
 }
 

@@ -1,17 +1,22 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
@@ -151,6 +156,145 @@ func TestAccDeployment_specChangesTheOperatorRefuses(t *testing.T) {
 			// Resume first, then the version may change.
 			{Config: running},
 			{Config: newer.Replace(running), PlanOnly: true, ExpectNonEmptyPlan: true},
+		},
+	})
+}
+
+// finalSavepoints lists the final savepoints taken of deployment name.
+func finalSavepoints(t *testing.T, ns, name string) []kube.SnapshotStatus {
+	t.Helper()
+	list, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).List(context.Background(),
+		metav1.ListOptions{LabelSelector: kube.FinalSavepointLabel + "=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []kube.SnapshotStatus
+	for i := range list.Items {
+		out = append(out, kube.ReadSnapshotStatus(&list.Items[i]))
+	}
+	return out
+}
+
+// checkFinalSavepoint: exactly one final savepoint of name, COMPLETED, whose
+// _metadata is in S3.
+func checkFinalSavepoint(t *testing.T, ns, name string) error {
+	sps := finalSavepoints(t, ns, name)
+	if len(sps) != 1 || sps[0].State != kube.SnapshotCompleted || sps[0].Path == "" {
+		return fmt.Errorf("final savepoints of %s: %+v, want one COMPLETED with a path", name, sps)
+	}
+	if err := checkpoint.VerifyRestoreTarget(context.Background(), testAWS(t).S3, sps[0].Path); err != nil {
+		return fmt.Errorf("final savepoint of %s: %v", name, err)
+	}
+	return nil
+}
+
+// Destroying a stateful deployment takes a final savepoint first: the
+// operator would cancel the job without one and delete its HA metadata
+// (ApplicationReconciler.cleanupInternal, savepoint-on-deletion off).
+func TestAccDeployment_destroyTakesFinalSavepoint(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("final-")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := getDeployment(t, ns, "orders"); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("FlinkDeployment orders still there (%v)", err)
+			}
+			return checkFinalSavepoint(t, ns, "orders")
+		},
+		Steps: []resource.TestStep{{
+			Config: restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`),
+			Check: func(*terraform.State) error {
+				if sps := finalSavepoints(t, ns, "orders"); len(sps) != 0 {
+					return fmt.Errorf("a final savepoint before any destroy: %+v", sps)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// A final savepoint that fails refuses the destroy: the deployment and its
+// job stay.
+func TestAccDeployment_destroyRefusedWhenFinalSavepointFails(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	prefix := randName("final-")
+	cfg := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.SavepointFailures, f.SavepointError = 1, "disk full" })
+				},
+				Config:      cfg,
+				Destroy:     true,
+				ExpectError: errorRE("final savepoint did not complete", "Nothing was deleted"),
+			},
+			{
+				// Still there, running the same job; the next destroy (the
+				// test's own) succeeds with a savepoint.
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("job_state"), knownString("RUNNING")),
+				},
+				Check: func(*terraform.State) error {
+					_, err := getDeployment(t, ns, "orders")
+					return err
+				},
+			},
+		},
+	})
+}
+
+// Renaming a stateful deployment replaces it: the old one's final savepoint
+// is taken before it is deleted, and the new one starts from it; the plan
+// after that is empty.
+func TestAccDeployment_replaceCarriesState(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("carry-")
+	wait := `  wait_for = "running"`
+	orders := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", wait)
+	renamed := strings.Replace(orders, `name            = "orders"`, `name            = "orders-v2"`, 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: orders},
+			{
+				Config: renamed,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectUnknownValue(depAddr, tfjsonPath("upgrade_savepoint_path")),
+				}},
+				Check: func(s *terraform.State) error {
+					carried := attrOf(s, depAddr, "upgrade_savepoint_path")
+					if err := checkFinalSavepoint(t, ns, "orders"); err != nil {
+						return err
+					}
+					if sps := finalSavepoints(t, ns, "orders"); carried != sps[0].Path {
+						return fmt.Errorf("upgrade_savepoint_path %q, want the final savepoint %q", carried, sps[0].Path)
+					}
+					obj, err := getDeployment(t, ns, "orders-v2")
+					if err != nil {
+						return err
+					}
+					if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got != carried {
+						return fmt.Errorf("orders-v2 starts from %q, want %q", got, carried)
+					}
+					if got, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath"); got != carried {
+						return fmt.Errorf("the operator restored orders-v2 from %q, want %q", got, carried)
+					}
+					return nil
+				},
+			},
+			{Config: renamed, PlanOnly: true},
 		},
 	})
 }

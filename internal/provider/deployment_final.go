@@ -1,0 +1,246 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// Destroy and replace keep a stateful deployment's state: a final savepoint
+// before the FlinkDeployment is deleted, carried into the replacement.
+//
+// Deleting a FlinkDeployment makes the operator cancel a running job without
+// a savepoint (kubernetes.operator.job.savepoint-on-deletion defaults to
+// false) and delete its HA metadata (ApplicationReconciler.cleanupInternal,
+// AbstractFlinkService.deleteClusterDeployment; flink-kubernetes-operator
+// release-1.15.0), so the provider takes the savepoint itself first.
+//
+// How the replacement learns of it: Terraform plans a replacement twice,
+// the second time with a null prior state but the first call's private data
+// (PriorPrivate = plannedPrivate, terraform internal/terraform
+// node_resource_abstract_instance.go), and hands that plan's private data to
+// the destroy half (plans.ResourceInstanceChange.Simplify keeps Private). So
+// the first call records where the replacement comes from, the second where
+// it goes, and Delete annotates the final savepoint with the new
+// deployment's namespace/name (kube.CarryToAnnotation), which Create finds.
+
+// Private keys of the replacement plan.
+const (
+	privateReplaceFrom = "replace_from" // namespace/name being replaced (first plan call)
+	privateCarryTo     = "carry_to"     // namespace/name of the replacement (second call, read by Delete)
+	privateCarried     = "carried"      // the carried path, written to spec.job.initialSavepointPath only
+)
+
+func setPrivateString(ctx context.Context, p privateSetter, key, v string, diags *diag.Diagnostics) {
+	if p == nil {
+		return
+	}
+	var b []byte
+	if v != "" {
+		b, _ = json.Marshal(v)
+	}
+	diags.Append(p.SetKey(ctx, key, b)...)
+}
+
+func privateString(ctx context.Context, p privateGetter, key string, diags *diag.Diagnostics) string {
+	if p == nil {
+		return ""
+	}
+	b, d := p.GetKey(ctx, key)
+	diags.Append(d...)
+	var v string
+	if len(b) == 0 || json.Unmarshal(b, &v) != nil {
+		return ""
+	}
+	return v
+}
+
+// keepsState: a final savepoint applies (a stateful upgrade mode, and
+// final_savepoint not turned off).
+func (m *deploymentModel) keepsState() bool {
+	if m.Job == nil || !m.FinalSavepoint.ValueBool() && !m.FinalSavepoint.IsNull() {
+		return false
+	}
+	mode := m.Job.UpgradeMode.ValueString()
+	return mode == "savepoint" || mode == "last-state"
+}
+
+// savepointDir is where the final savepoint goes (for the plan's words).
+func (m *deploymentModel) savepointDir(ctx context.Context) string {
+	var d diag.Diagnostics
+	if in, ok := m.input(ctx, &d); ok && in.State.SavepointDir != "" {
+		return in.State.SavepointDir
+	}
+	return "the deployment's savepoint directory"
+}
+
+func (m *deploymentModel) checkpointDir(ctx context.Context) string {
+	var d diag.Diagnostics
+	if in, ok := m.input(ctx, &d); ok && in.State.CheckpointDir != "" {
+		return in.State.CheckpointDir
+	}
+	return "the checkpoint directory"
+}
+
+// planDestroy says what state survives a destroy.
+func planDestroy(ctx context.Context, state *deploymentModel, diags *diag.Diagnostics) {
+	id := state.Namespace.ValueString() + "/" + state.Name.ValueString()
+	switch {
+	case state.keepsState():
+		diags.AddWarning("Destroy takes a final savepoint",
+			fmt.Sprintf("Before FlinkDeployment %s is deleted, a final savepoint of its running job is taken into %s and waited for "+
+				"(FlinkStateSnapshot %s-final-*, kept after the destroy; its path is reported). If it fails, the destroy is refused. "+
+				"Retained checkpoints stay under %s. Set final_savepoint = false (and apply) to destroy without one.",
+				id, state.savepointDir(ctx), state.Name.ValueString(), state.checkpointDir(ctx)))
+	case state.Job != nil && state.Job.UpgradeMode.ValueString() != "stateless" && state.Job.UpgradeMode.ValueString() != "":
+		diags.AddWarning("Destroy without a final savepoint",
+			fmt.Sprintf("final_savepoint = false: the operator cancels the job of %s without a savepoint and deletes its HA metadata "+
+				"(ApplicationReconciler.cleanupInternal). Only the checkpoints retained under %s remain.", id, state.checkpointDir(ctx)))
+	}
+}
+
+// planReplace says what state survives a replacement and records, in the
+// plan's private data, what is replaced (see the comment at the top).
+func planReplace(ctx context.Context, plan, state *deploymentModel, private privateSetter, diags *diag.Diagnostics) {
+	from := state.Namespace.ValueString() + "/" + state.Name.ValueString()
+	switch {
+	case !state.keepsState():
+		diags.AddWarning("Replacement starts without state",
+			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): without a final savepoint (upgrade_mode %q, "+
+				"final_savepoint %v) the new deployment's job starts from empty state, unless job.initial_savepoint_path says otherwise. "+
+				"Retained checkpoints stay under %s.", from, state.Job.UpgradeMode.ValueString(), state.FinalSavepoint.ValueBool(), state.checkpointDir(ctx)))
+	case plan.Namespace.ValueString() != state.Namespace.ValueString():
+		diags.AddWarning("Replacement in another namespace starts without state",
+			fmt.Sprintf("FlinkDeployment %s moves to namespace %s: a final savepoint is taken into %s before it is deleted, but "+
+				"a FlinkStateSnapshot lives in its deployment's namespace, so the new deployment does not start from it: set "+
+				"job.initial_savepoint_path to that savepoint's path (reported by the destroy) to restore it.",
+				from, plan.Namespace.ValueString(), state.savepointDir(ctx)))
+	case !plan.restorePath().IsNull():
+		diags.AddWarning("Replacement starts from job.initial_savepoint_path",
+			fmt.Sprintf("FlinkDeployment %s is replaced: a final savepoint is taken first (kept), and the new deployment starts from "+
+				"job.initial_savepoint_path, as configured, not from the final savepoint.", from))
+	default:
+		setPrivateString(ctx, private, privateReplaceFrom, from, diags)
+		diags.AddWarning("Replacement carries the job's state across",
+			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): a final savepoint of its running job is taken into "+
+				"%s and waited for before the delete, and the new deployment's job starts from it (upgrade_savepoint_path shows the "+
+				"path). If the savepoint fails, nothing is deleted.", from, state.savepointDir(ctx)))
+	}
+}
+
+// planCarry runs in the second plan of a replacement (null prior state,
+// the first call's private data): it records where the state goes.
+func planCarry(ctx context.Context, plan *deploymentModel, req privateGetter, resp privateSetter, diags *diag.Diagnostics) {
+	if from := privateString(ctx, req, privateReplaceFrom, diags); from != "" {
+		setPrivateString(ctx, resp, privateCarryTo, plan.Namespace.ValueString()+"/"+plan.Name.ValueString(), diags)
+	}
+}
+
+// takeFinalSavepoint runs before a FlinkDeployment is deleted. An error
+// means the delete must not happen.
+// Only the object this resource owns (uid; "" for any) is snapshotted:
+// deleteOwned leaves another one of that name alone.
+func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Client, state *deploymentModel, uid, carryTo string, timeout time.Duration, diags *diag.Diagnostics) {
+	if !state.keepsState() {
+		return
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && uid != "" && string(live.GetUID()) != uid) {
+		return
+	}
+	if err != nil {
+		addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name, "reading it before its final savepoint: "+readableAPIError(err),
+			"Nothing was deleted. Apply again once the API server answers.")
+		return
+	}
+	st := kube.ReadDeploymentStatus(live)
+	format := "CANONICAL"
+	if state.SavepointFirst != nil && state.SavepointFirst.FormatType.ValueString() != "" {
+		format = state.SavepointFirst.FormatType.ValueString()
+	}
+	existing := ""
+	if st.JobState != "RUNNING" {
+		// A suspend took the savepoint already (savepoint mode) and the
+		// operator recorded it (AbstractJobReconciler.setUpgradeSavepointPath);
+		// a last-state suspend records the HA dummy, which is no savepoint.
+		p, _, _ := unstructured.NestedString(live.Object, "status", "jobStatus", "upgradeSavepointPath")
+		if st.LifecycleState != "SUSPENDED" || p == "" || p == "KUBERNETES_OPERATOR_LAST_STATE" {
+			diags.AddWarning("No final savepoint",
+				fmt.Sprintf("The job of FlinkDeployment %s/%s is %s (lifecycle %s), so no savepoint can be taken before it is deleted. "+
+					"The checkpoints it retained stay under %s (data.flinkstate_latest_checkpoint finds them).",
+					ns, name, orNoneState(st.JobState), orNoneState(st.LifecycleState), state.checkpointDir(ctx)))
+			return
+		}
+		existing = p
+	}
+	obj := kube.FinalSavepointObject(ns, name, format, existing, carryTo)
+	created, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	if err != nil {
+		addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name, "creating its final savepoint: "+readableAPIError(err),
+			"Nothing was deleted. Fix the cause and apply again, or set final_savepoint = false (and apply) to delete it without one.")
+		return
+	}
+	sp, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, created.GetName(), timeout, upgradeSnapshotPoll)
+	if err != nil || sp.Path == "" {
+		if err == nil {
+			err = fmt.Errorf("the operator reported no path")
+		}
+		addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name, "its final savepoint did not complete: "+err.Error(),
+			"Nothing was deleted and the job keeps running. Fix the cause and apply again, or set final_savepoint = false (and apply) "+
+				"to delete it without one.")
+		return
+	}
+	next := "It is kept after the destroy; start a deployment from it with job.initial_savepoint_path."
+	if carryTo != "" {
+		next = "The replacement " + carryTo + " starts from it."
+	}
+	diags.AddWarning("Final savepoint taken",
+		fmt.Sprintf("FlinkDeployment %s/%s: final savepoint %s (FlinkStateSnapshot %s/%s). %s", ns, name, sp.Path, ns, created.GetName(), next))
+}
+
+func orNoneState(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// findCarried sets plan.CarriedPath when a replacement's final savepoint
+// waits for this create, and the create restores from nothing else.
+func (r *deploymentResource) findCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) {
+	if !plan.restorePath().IsNull() || plan.Job == nil {
+		return
+	}
+	_, path, err := kube.CarriedSavepoint(ctx, c.Dynamic, plan.Namespace.ValueString(), plan.Name.ValueString())
+	if err != nil {
+		addProblem(diags, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
+			"looking for the final savepoint of the deployment it replaces: "+err.Error(), "Nothing was created. Apply again.")
+		return
+	}
+	plan.CarriedPath = path
+}
+
+// consumeCarried marks the final savepoint a create started from as used.
+func consumeCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) {
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	snap, path, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
+	if err == nil && snap != "" && path == plan.CarriedPath {
+		err = kube.ConsumeCarry(ctx, c.Dynamic, ns, snap)
+	}
+	if err != nil {
+		diags.AddWarning("Final savepoint not marked as used",
+			fmt.Sprintf("FlinkDeployment %s/%s started from %s, but its FlinkStateSnapshot still names it as its replacement: %s. Remove "+
+				"the annotation %s from it, or a later create of %s/%s would start from it again.", ns, name, plan.CarriedPath, err,
+				kube.CarryToAnnotation, ns, name))
+	}
+}
+

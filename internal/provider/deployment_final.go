@@ -243,4 +243,3 @@ func consumeCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, 
 				kube.CarryToAnnotation, ns, name))
 	}
 }
-

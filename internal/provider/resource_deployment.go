@@ -62,9 +62,9 @@ type deploymentModel struct {
 	FinalSavepoint     types.Bool       `tfsdk:"final_savepoint"`
 	// CarriedPath is the final savepoint of the deployment this create
 	// replaces, found at apply (not an attribute).
-	CarriedPath string `tfsdk:"-"`
-	UpgradeSavepoint   types.String     `tfsdk:"upgrade_savepoint_path"`
-	Timeouts           timeouts.Value   `tfsdk:"timeouts"`
+	CarriedPath      string         `tfsdk:"-"`
+	UpgradeSavepoint types.String   `tfsdk:"upgrade_savepoint_path"`
+	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
 // upgradeSPModel is the savepoint_before_upgrade block.

@@ -103,6 +103,48 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 	return last, err
 }
 
+// WaitRestored polls until the job of the deployment's current generation
+// is RUNNING and, when path is not empty, the operator records that it
+// deployed it from path (status.jobStatus.upgradeSavepointPath, set to
+// initialSavepointPath on first deployment by
+// AbstractFlinkResourceReconciler.updateStatusBeforeFirstDeployment and to
+// the restore path on a redeploy or upgrade; flink-kubernetes-operator
+// release-1.15.0). The operator marks a deployment DEPLOYED as soon as the
+// JobManager is submitted, before Flink has restored anything
+// (ReconciliationUtils.updateStatusForDeployedSpec), so a restoring change
+// waits for this instead. A job that fails (a restore Flink refuses) ends
+// the wait with the operator's message (DeploymentReady).
+func WaitRestored(ctx context.Context, dyn dynamic.Interface, namespace, name, path string, timeout, every time.Duration) (DeploymentStatus, error) {
+	var last DeploymentStatus
+	var recorded string
+	var current bool
+	err := poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
+		obj, err := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, fmt.Errorf("reading FlinkDeployment %s/%s: %w", namespace, name, err)
+		}
+		var running bool
+		last, current, running, err = DeploymentReady(obj, "running")
+		recorded, _, _ = unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath")
+		return running && (path == "" || strings.TrimSuffix(recorded, "/") == strings.TrimSuffix(path, "/")), err
+	}, func(readErr error) error {
+		what := "its job running"
+		if path != "" {
+			what = "its job running from " + path
+		}
+		detail := fmt.Sprintf("lifecycle state %s, job state %s", orNone(last.LifecycleState), orNone(last.JobState))
+		if path != "" && last.JobState == "RUNNING" {
+			detail += fmt.Sprintf(", restored from %s", orNone(recorded))
+		}
+		if !current {
+			detail = "the operator has not observed this generation yet"
+		}
+		return fmt.Errorf("%w: %s/%s after %s waiting for %s: %s (is the Flink operator running?)%s",
+			ErrDeploymentTimeout, namespace, name, timeout, what, detail, readFailure(readErr))
+	})
+	return last, err
+}
+
 // operatorSays is status.error for a wait that ended before the operator
 // observed the new generation. The operator records an exception thrown while
 // reconciling a spec change (e.g. UpgradeFailureException from

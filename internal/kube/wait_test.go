@@ -144,3 +144,28 @@ func TestWaitDeployment_timeoutBeforeObservedNamesOperatorError(t *testing.T) {
 		t.Fatalf("got %v, want a timeout naming the operator's error", err)
 	}
 }
+
+// A restore waits for the job to run from its path: RUNNING from another
+// path is not enough, and a failed job ends the wait with the operator's
+// message.
+func TestWaitRestored(t *testing.T) {
+	running := deploymentWithStatus(2, 2, "DEPLOYED", "RUNNING")
+	_ = unstructured.SetNestedField(running.Object, "s3://b/sp/savepoint-1", "status", "jobStatus", "upgradeSavepointPath")
+	if _, err := WaitRestored(context.Background(), fakeDynamic(running, 0, nil), "ns", "orders", "s3://b/sp/savepoint-1/", time.Second, time.Millisecond); err != nil {
+		t.Fatalf("running from the path: %v", err)
+	}
+	if _, err := WaitRestored(context.Background(), fakeDynamic(running, 0, nil), "ns", "orders", "s3://b/sp/savepoint-2", 30*time.Millisecond, time.Millisecond); !errors.Is(err, ErrDeploymentTimeout) ||
+		!strings.Contains(err.Error(), "restored from s3://b/sp/savepoint-1") {
+		t.Fatalf("running from another path: got %v, want a timeout naming the path it runs from", err)
+	}
+	deployed := deploymentWithStatus(2, 2, "DEPLOYED", "RECONCILING")
+	if _, err := WaitRestored(context.Background(), fakeDynamic(deployed, 0, nil), "ns", "orders", "", 30*time.Millisecond, time.Millisecond); !errors.Is(err, ErrDeploymentTimeout) {
+		t.Fatalf("DEPLOYED but not running: got %v, want a timeout", err)
+	}
+	failed := deploymentWithStatus(2, 2, "FAILED", "FAILED")
+	_ = unstructured.SetNestedField(failed.Object, `{"type":"java.io.FileNotFoundException","message":"Cannot find checkpoint or savepoint file/directory"}`, "status", "error")
+	if _, err := WaitRestored(context.Background(), fakeDynamic(failed, 0, nil), "ns", "orders", "s3://b/sp/x", time.Minute, time.Millisecond); err == nil ||
+		errors.Is(err, ErrDeploymentTimeout) || !strings.Contains(err.Error(), "Cannot find checkpoint") {
+		t.Fatalf("failed restore: got %v, want the operator's message at once", err)
+	}
+}

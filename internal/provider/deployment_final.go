@@ -37,6 +37,10 @@ const (
 	privateReplaceFrom = "replace_from" // namespace/name being replaced (first plan call)
 	privateCarryTo     = "carry_to"     // namespace/name of the replacement (second call, read by Delete)
 	privateCarried     = "carried"      // the carried path, written to spec.job.initialSavepointPath only
+	// privateRestorePending: a restoring change whose wait did not end
+	// ("from:<path>", path empty for an upgrade): the pending wait is a
+	// restore wait too.
+	privateRestorePending = "restore_pending"
 )
 
 func setPrivateString(ctx context.Context, p privateSetter, key, v string, diags *diag.Diagnostics) {

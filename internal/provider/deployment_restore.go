@@ -128,6 +128,35 @@ func planSpecChange(plan, state *deploymentModel, diags *diag.Diagnostics) {
 	}
 }
 
+// restoresOnUpdate tells whether an update restores state, and from which
+// path ("" when the operator picks it): a redeploy from a new
+// initial_savepoint_path (SAVEPOINT_REDEPLOY), or an upgrade or resume of a
+// job whose upgrade mode keeps state (the operator restores the upgrade
+// savepoint or the last state: AbstractJobReconciler.restoreJob). A
+// stateless upgrade restores nothing.
+func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel) (bool, string) {
+	if plan.jobState() != "running" {
+		return false, ""
+	}
+	if redeploys(plan, state) {
+		return true, plan.restorePath().ValueString()
+	}
+	mode := ""
+	if plan.Job != nil {
+		mode = plan.Job.UpgradeMode.ValueString()
+	}
+	if mode != "savepoint" && mode != "last-state" {
+		return false, ""
+	}
+	if state.jobState() == "suspended" {
+		return true, ""
+	}
+	var d diag.Diagnostics
+	ps, okP := plan.spec(ctx, &d)
+	ss, okS := state.spec(ctx, &d)
+	return okP && okS && ss.JobChanged(ps), ""
+}
+
 // jobState is job.state, running when unset (JobSpec.state's default).
 func (m *deploymentModel) jobState() string {
 	if m.Job == nil || m.Job.State.ValueString() == "" {

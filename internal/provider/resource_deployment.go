@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -62,7 +63,12 @@ type deploymentModel struct {
 	FinalSavepoint     types.Bool       `tfsdk:"final_savepoint"`
 	// CarriedPath is the final savepoint of the deployment this create
 	// replaces, found at apply (not an attribute).
-	CarriedPath      string         `tfsdk:"-"`
+	CarriedPath string `tfsdk:"-"`
+	// Restoring: this create or update restores state (from RestoreFrom,
+	// or, empty, by an upgrade of a stateful job); its wait ends when the
+	// job runs from it (kube.WaitRestored). Not attributes.
+	Restoring        bool           `tfsdk:"-"`
+	RestoreFrom      string         `tfsdk:"-"`
 	UpgradeSavepoint types.String   `tfsdk:"upgrade_savepoint_path"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
@@ -494,13 +500,29 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	}
 	// Saved before waiting: whatever happens next, the object is in state.
 	setWaitPending(ctx, private, "the apply did not finish waiting", diags)
+	if plan.Restoring {
+		// The next apply's wait (a pending wait) is a restore wait too.
+		setPrivateString(ctx, private, privateRestorePending, "from:"+plan.RestoreFrom, diags)
+	}
 	diags.Append(state.Set(ctx, &plan)...)
-	st, err := kube.WaitDeployment(ctx, c.Dynamic, ns, name, plan.waitTarget(), timeout, deploymentPollInterval)
+	var st kube.DeploymentStatus
+	if plan.Restoring && plan.waitTarget() != kube.WaitSuspended {
+		st, err = kube.WaitRestored(ctx, c.Dynamic, ns, name, plan.RestoreFrom, timeout, deploymentPollInterval)
+	} else {
+		st, err = kube.WaitDeployment(ctx, c.Dynamic, ns, name, plan.waitTarget(), timeout, deploymentPollInterval)
+	}
 	plan.setStatus(st)
 	diags.Append(state.Set(ctx, &plan)...)
 	switch {
 	case err == nil:
 		setWaitPending(ctx, private, "", diags)
+		setPrivateString(ctx, private, privateRestorePending, "", diags)
+	case create && plan.Restoring && !errors.Is(err, kube.ErrDeploymentTimeout):
+		// The restore failed in Flink (or the operator refused it): the job
+		// is not running with the state it was meant to have.
+		setWaitPending(ctx, private, err.Error(), diags)
+		addProblem(diags, "Restoring", "FlinkDeployment "+ns+"/"+name, "the job did not start from its restore path: "+err.Error(),
+			"Check the path (job.initial_savepoint_path, or the replaced deployment's final savepoint) and the operator's events.")
 	case create:
 		setWaitPending(ctx, private, err.Error(), diags)
 		diags.AddWarning("FlinkDeployment created but not ready yet",
@@ -567,7 +589,11 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	plan.RedeployNonce, plan.UpgradeSavepoint = types.Int64Null(), types.StringNull()
+	if p := plan.restorePath(); !p.IsNull() {
+		plan.Restoring, plan.RestoreFrom = true, p.ValueString()
+	}
 	if plan.CarriedPath != "" {
+		plan.Restoring, plan.RestoreFrom = true, plan.CarriedPath
 		if a := r.meta.awsOrDiag(ctx, &resp.Diagnostics); a != nil {
 			if err := checkpoint.VerifyRestoreTarget(ctx, a.S3, plan.CarriedPath); err != nil {
 				addProblem(&resp.Diagnostics, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
@@ -612,6 +638,11 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
 		r.savepointBeforeUpgrade(ctx, c, &plan, &state, &resp.Diagnostics)
+	}
+	plan.Restoring, plan.RestoreFrom = restoresOnUpdate(ctx, &plan, &state)
+	if pending := privateString(ctx, req.Private, privateRestorePending, &resp.Diagnostics); !plan.Restoring && pending != "" &&
+		waitPending(ctx, req.Private, &resp.Diagnostics) != "" && plan.jobState() == "running" {
+		plan.Restoring, plan.RestoreFrom = true, strings.TrimPrefix(pending, "from:")
 	}
 	if resp.Diagnostics.HasError() {
 		// The old spec keeps running: the state stays what it was.

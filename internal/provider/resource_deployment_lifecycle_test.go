@@ -298,3 +298,51 @@ func TestAccDeployment_replaceCarriesState(t *testing.T) {
 		},
 	})
 }
+
+// A change that restores waits until the job runs from the restore path:
+// the operator marks the deployment DEPLOYED as soon as the JobManager is
+// submitted (ReconciliationUtils.updateStatusForDeployedSpec), before Flink
+// restored anything, which the default wait used to accept.
+func TestAccDeployment_restoreWaitsForTheJob(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	prefix := randName("restorewait-")
+	snapshot := fmt.Sprintf(`
+resource "flinkstate_snapshot" "sp" {
+  namespace       = %q
+  deployment_name = "orders"
+  depends_on      = [flinkstate_deployment.orders]
+}
+`, ns)
+	short := "\n  timeouts {\n    update = \"5s\"\n  }"
+	first := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`) + snapshot
+	redeploy := restoreConfig(ns, prefix, "flink:2.2.1-java17", "initial_savepoint_path = flinkstate_snapshot.sp.path", short) +
+		strings.Replace(snapshot, "  depends_on      = [flinkstate_deployment.orders]\n", "", 1)
+	var savepoint string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: first,
+				Check: func(s *terraform.State) error {
+					savepoint = attrOf(s, "flinkstate_snapshot.sp", "path")
+					return nil
+				},
+			},
+			{
+				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true }) },
+				Config:      redeploy,
+				ExpectError: errorRE("waiting for its job running from"),
+			},
+			{
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = false }) },
+				Config:    redeploy,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("job_state"), knownString("RUNNING")),
+				},
+				Check: checkRestoredFrom(t, ns, &savepoint),
+			},
+		},
+	})
+}

@@ -449,6 +449,13 @@ func (o *Operator) observe(ctx context.Context, c depCtx) {
 			return
 		}
 		st.JMStatus = jmDeployedNotReady
+	case jmReady:
+		// A job the JobNeverRuns fault held in RECONCILING starts once the
+		// fault is cleared, as a slow job start would.
+		if st.JobState != flinkReconciling || f.JobNeverRuns {
+			break
+		}
+		fallthrough
 	case jmDeployedNotReady:
 		st.JMStatus = jmReady
 		if f.JobNeverRuns {

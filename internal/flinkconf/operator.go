@@ -40,6 +40,13 @@ func operatorRules(in Input, add func(Severity, string, string, ...string)) {
 				"flink_configuration", k)
 		}
 	}
+	for k, why := range OverriddenKeys {
+		if _, ok := in.Extra[k]; ok {
+			add(Error, "Key the operator overrides",
+				fmt.Sprintf("flink_configuration: %q never reaches Flink: %s (FlinkConfigBuilder). Remove it.", k, why),
+				"flink_configuration", k)
+		}
+	}
 	if v, ok := in.Extra[rollbackKey]; ok && isTrue(v) && !in.HAEnabled() {
 		add(Error, "Rollback needs high availability",
 			fmt.Sprintf("flink_configuration %q = true without high availability: the operator refuses it (DefaultValidator: \"HA must be "+
@@ -73,4 +80,81 @@ func operatorRules(in Input, add func(Severity, string, string, ...string)) {
 			}
 		}
 	}
+}
+
+// Keys the operator writes into every application deployment's
+// configuration (flink-kubernetes-operator release-1.15.0,
+// config/FlinkConfigBuilder.java).
+const (
+	intervalKey          = "execution.checkpointing.interval"
+	parallelismKey       = "parallelism.default"
+	shutdownOnFinishKey  = "execution.shutdown-on-application-finish"
+	submitFailedJobKey   = "execution.submit-failed-job-on-application-error"
+	webCancelKey         = "web.cancel.enable"
+	restServiceTypeKey   = "kubernetes.rest-service.exposed.type"
+	pipelineNameKey      = "pipeline.name"
+	k8sNamespaceKey      = "kubernetes.namespace"
+	k8sClusterIDKey      = "kubernetes.cluster-id"
+	haClusterIDKey       = "high-availability.cluster-id"
+	operatorLastStateInt = "5 min" // FlinkConfigBuilder.DEFAULT_CHECKPOINTING_INTERVAL (Duration.ofMinutes(5))
+)
+
+// OverriddenKeys are the keys the operator always overwrites, so a value in
+// flink_configuration would never reach Flink (FlinkConfigBuilder:
+// parallelism.default from job.parallelism in applyJobOrSessionSpec,
+// execution.shutdown-on-application-finish forced to false).
+var OverriddenKeys = map[string]string{
+	parallelismKey:      "the operator sets it from job.parallelism: set job.parallelism instead",
+	shutdownOnFinishKey: "the operator always sets it to false (the JobManager must outlive the job for the operator to observe it)",
+}
+
+// OperatorDefaults is what the operator adds to the configuration of a
+// deployment named name in namespace when it builds the one Flink runs
+// (FlinkConfigBuilder.buildFrom): forced values (namespace, cluster id,
+// HA cluster id, parallelism.default, shutdown-on-application-finish) and
+// defaults it sets only when a key is absent (setDefaultConf: REST service
+// type, web.cancel.enable; applyJobConfig: pipeline.name, the 5 minute
+// checkpoint interval for last-state, RETAIN_ON_CANCELLATION;
+// submit-failed-job-on-application-error).
+func OperatorDefaults(in Input, namespace, name string) map[string]string {
+	d := map[string]string{
+		restServiceTypeKey: "ClusterIP",
+		webCancelKey:       "false",
+		k8sNamespaceKey:    namespace,
+		k8sClusterIDKey:    name,
+	}
+	if in.HAEnabled() {
+		d[haClusterIDKey] = name
+	}
+	if in.HasJob {
+		d[pipelineNameKey] = name
+		d[RetentionKey] = "RETAIN_ON_CANCELLATION"
+		d[shutdownOnFinishKey] = "false"
+		d[submitFailedJobKey] = "true"
+		if in.UpgradeMode == "last-state" {
+			d[intervalKey] = operatorLastStateInt
+		}
+		if in.Parallelism != nil {
+			d[parallelismKey] = fmt.Sprint(*in.Parallelism)
+		}
+	}
+	return d
+}
+
+// OperatorAdded is the part of OperatorDefaults the provider does not write
+// itself: shown in effective_flink_configuration, never written into the
+// spec (writing them would change the spec of running deployments, which
+// the operator applies as an upgrade).
+func OperatorAdded(in Input, namespace, name string) map[string]string {
+	d := OperatorDefaults(in, namespace, name)
+	for k := range in.Extra {
+		delete(d, k)
+	}
+	if in.State.CheckpointInterval != "" {
+		delete(d, intervalKey)
+	}
+	if in.State.ExternalizedRetention != "" || DefaultRetention(in.UpgradeMode) != "" {
+		delete(d, RetentionKey)
+	}
+	return d
 }

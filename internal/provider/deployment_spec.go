@@ -28,7 +28,7 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 		FlinkVersion:       m.FlinkVersion.ValueString(),
 		Mode:               m.Mode.ValueString(),
 		ServiceAccount:     m.ServiceAccount.ValueString(),
-		FlinkConfiguration: stringMap(ctx, m.EffectiveConfig, diags),
+		FlinkConfiguration: m.writtenConfig(ctx, diags),
 	}
 	for _, e := range m.EffectiveConfig.Elements() {
 		if e.IsUnknown() {
@@ -149,6 +149,13 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 				effective[k] = v
 			}
 		}
+	}
+	// What the operator adds is not in the object: shown as the plan
+	// shows it (effectiveConfig).
+	var d diag.Diagnostics
+	if in, ok := m.input(ctx, &d); ok && !d.HasError() {
+		m.EffectiveConfig = m.effectiveConfig(ctx, effective, in, diags)
+		return
 	}
 	m.EffectiveConfig = mapFrom(ctx, effective, diags)
 }

@@ -328,12 +328,46 @@ func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) b
 	if diags.HasError() {
 		return false
 	}
-	m.EffectiveConfig = mapFrom(ctx, cfg, diags)
+	m.EffectiveConfig = m.effectiveConfig(ctx, cfg, in, diags)
 	m.EffectivePod = types.StringValue("")
 	if pod != nil {
 		m.EffectivePod = types.StringValue(canonicalJSON(pod))
 	}
 	return !diags.HasError()
+}
+
+// effectiveConfig is what the job runs with: the configuration the provider
+// writes plus what the operator adds (flinkconf.OperatorAdded), which is
+// shown but never written. Unknown while the namespace or name is.
+func (m *deploymentModel) effectiveConfig(ctx context.Context, written map[string]string, in flinkconf.Input, diags *diag.Diagnostics) types.Map {
+	if m.Namespace.IsUnknown() || m.Name.IsUnknown() {
+		return types.MapUnknown(types.StringType)
+	}
+	out := make(map[string]string, len(written)+12)
+	for k, v := range flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString()) {
+		out[k] = v
+	}
+	for k, v := range written {
+		out[k] = v
+	}
+	return mapFrom(ctx, out, diags)
+}
+
+// writtenConfig is effective_flink_configuration without what the operator
+// adds: the flinkConfiguration the provider writes.
+func (m *deploymentModel) writtenConfig(ctx context.Context, diags *diag.Diagnostics) map[string]string {
+	cfg := stringMap(ctx, m.EffectiveConfig, diags)
+	var d diag.Diagnostics
+	in, ok := m.input(ctx, &d)
+	if !ok || d.HasError() {
+		return cfg
+	}
+	for k, v := range flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString()) {
+		if cfg[k] == v {
+			delete(cfg, k)
+		}
+	}
+	return cfg
 }
 
 // ModifyPlan runs the plan-time checks and shows the derived configuration,
@@ -394,7 +428,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.EffectiveConfig = mapFrom(ctx, cfg, &resp.Diagnostics)
+	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
 	if replacing {
 		// A replacement plans a new object (Terraform plans it again with a
 		// null prior state); the old one's changes are not upgrades.

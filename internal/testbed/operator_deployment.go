@@ -507,6 +507,13 @@ func (o *Operator) nextCheckpoint(jobID string) int {
 	return o.nextChk[jobID]
 }
 
+// lastCheckpoint is the number of the job's last checkpoint, 0 before one.
+func (o *Operator) lastCheckpoint(jobID string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.nextChk[jobID]
+}
+
 func (o *Operator) hadCheckpoint(jobID string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -47,22 +47,31 @@ func (o *Operator) put(ctx context.Context, uri, body string) error {
 // the checkpoint base dir (FsCheckpointStorageAccess: <dir>/<job-id>, with
 // shared/ and taskowned/ beside chk-<n>/): state files first, _metadata
 // last, as PendingCheckpoint.finalizeCheckpoint writes the metadata only once
-// every task acknowledged. It returns the checkpoint's directory.
+// every task acknowledged. The _metadata is in Flink's format and
+// references the three state files (operator_metadata.go). It returns the
+// checkpoint's directory.
 func (o *Operator) writeCheckpoint(ctx context.Context, dir, jobID string, n int) (string, error) {
 	jobDir := strings.TrimSuffix(dir, "/") + "/" + jobID
 	chk := fmt.Sprintf("%s/%s%d", jobDir, checkpointDirPrefix, n)
 	if o.S3 == nil {
 		return chk, nil
 	}
-	for _, f := range []string{
-		jobDir + "/" + sharedStateDir + "/" + randomHex(16),
-		jobDir + "/" + taskOwnedStateDir + "/" + randomHex(16),
-		chk + "/" + randomHex(16),
-		chk + "/" + metadataFileName,
-	} {
-		if err := o.put(ctx, f, "flink state (test bed)"); err != nil {
+	const body = "flink state (test bed)"
+	size := int64(len(body))
+	shared := modelFile{jobDir + "/" + sharedStateDir + "/" + randomHex(16), size}
+	taskOwned := modelFile{jobDir + "/" + taskOwnedStateDir + "/" + randomHex(16), size}
+	exclusive := modelFile{chk + "/" + randomHex(16), size}
+	meta, err := checkpointMetadata(int64(n), taskOwned, exclusive, shared)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range []modelFile{shared, taskOwned, exclusive} {
+		if err := o.put(ctx, f.uri, body); err != nil {
 			return "", err
 		}
+	}
+	if err := o.put(ctx, chk+"/"+metadataFileName, string(meta)); err != nil {
+		return "", err
 	}
 	return chk, nil
 }
@@ -70,16 +79,24 @@ func (o *Operator) writeCheckpoint(ctx context.Context, dir, jobID string, n int
 // writeSavepoint writes a savepoint of a job under dir, named as
 // AbstractFsCheckpointStorageAccess.initializeLocationForSavepoint names it:
 // "savepoint-" + the job id's first 6 characters + "-" + 12 random hex
-// digits (FileUtils.getRandomFilename); _metadata last.
+// digits (FileUtils.getRandomFilename); its state file first, _metadata (in
+// Flink's format, referencing it) last.
 func (o *Operator) writeSavepoint(ctx context.Context, dir, jobID string) (string, error) {
 	sp := fmt.Sprintf("%s/savepoint-%s-%s", strings.TrimSuffix(dir, "/"), jobID[:6], randomHex(6))
 	if o.S3 == nil {
 		return sp, nil
 	}
-	for _, f := range []string{sp + "/" + randomHex(16), sp + "/" + metadataFileName} {
-		if err := o.put(ctx, f, "flink savepoint (test bed)"); err != nil {
-			return "", err
-		}
+	const body = "flink savepoint (test bed)"
+	name := randomHex(16)
+	meta, err := savepointMetadata(int64(o.lastCheckpoint(jobID)), name, int64(len(body)))
+	if err != nil {
+		return "", err
+	}
+	if err := o.put(ctx, sp+"/"+name, body); err != nil {
+		return "", err
+	}
+	if err := o.put(ctx, sp+"/"+metadataFileName, string(meta)); err != nil {
+		return "", err
 	}
 	return sp, nil
 }

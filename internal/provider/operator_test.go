@@ -24,12 +24,18 @@ import (
 // fixtureBucket is the bucket the fixtures' store_id names; Flink (the
 // model) writes checkpoints and savepoints there, so it must exist while a
 // test runs the operator. It is removed again when the last such test ends,
-// so that a later make demo on the same test bed can create it.
+// so that a later make demo on the same test bed can create it, unless it
+// was there before this process needed it.
 const fixtureBucket = "acme-flink-state"
 
 var fixtureBucketUsers struct {
 	sync.Mutex
 	n int
+	// created: this process created the bucket. One that was there already
+	// belongs to another process (a concurrent go test on the same test
+	// bed, make demo) and is left to it: emptying it would delete that
+	// process's files while it runs.
+	created bool
 }
 
 // startOperator runs the operator model on ns until the test ends. Snapshot
@@ -56,12 +62,13 @@ func useFixtureBucket(t *testing.T) {
 		if err != nil && !errors.As(err, &owned) {
 			t.Fatalf("creating bucket %s: %v", fixtureBucket, err)
 		}
+		fixtureBucketUsers.created = err == nil
 	}
 	fixtureBucketUsers.n++
 	t.Cleanup(func() {
 		fixtureBucketUsers.Lock()
 		defer fixtureBucketUsers.Unlock()
-		if fixtureBucketUsers.n--; fixtureBucketUsers.n > 0 {
+		if fixtureBucketUsers.n--; fixtureBucketUsers.n > 0 || !fixtureBucketUsers.created {
 			return
 		}
 		if _, err := s3state.DeleteAll(ctx, c, fixtureBucket, "", nil); err != nil {

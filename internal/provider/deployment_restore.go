@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -220,17 +221,26 @@ func planUpgradeWarning(plan, state *deploymentModel, changes []string, diags *d
 			"release-1.15.0): the job restarts, and %s.", fields, survives))
 }
 
+// maxMissingShown caps how many missing files a refused restore names.
+const maxMissingShown = 10
+
 // verifyRestoreTarget checks, before the deployment is created or
-// redeployed from job.initial_savepoint_path, that the path holds _metadata.
-func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, state *deploymentModel, diags *diag.Diagnostics) {
+// redeployed from job.initial_savepoint_path, that Flink could restore from
+// the path: its _metadata is there and readable (checkpoint.CheckComplete
+// reads it as Flink does, and fails closed on what it does not know), and
+// every file it references exists. It costs a GET of the _metadata and a
+// listing of each directory holding referenced files, within the
+// operation's timeout.
+func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, state *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) {
 	p := plan.restorePath()
 	at := path.Root("job").AtName("initial_savepoint_path")
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	if !p.IsNull() && !p.IsUnknown() {
 		// Checked again here, not only by the schema's validator: nothing
 		// planned to restore is deployed without its path.
 		if msg := checkpoint.ValidateRestorePath(p.ValueString()); msg != "" {
 			diags.AddAttributeError(at, "Invalid restore path", fmt.Sprintf("FlinkDeployment %s/%s was not changed: job.initial_savepoint_path %q %s.",
-				plan.Namespace.ValueString(), plan.Name.ValueString(), p.ValueString(), msg))
+				ns, name, p.ValueString(), msg))
 			return
 		}
 	}
@@ -241,9 +251,37 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 	if diags.HasError() {
 		return
 	}
-	if err := checkpoint.VerifyRestoreTarget(ctx, c.S3, p.ValueString()); err != nil {
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
+	target := p.ValueString()
+	comp, err := checkpoint.CheckComplete(ctx, c.S3, target)
+	var unreadable *checkpoint.MetadataError
+	switch {
+	case errors.As(err, &unreadable):
+		diags.AddAttributeError(at, "Restore target cannot be read",
+			fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s.\n\nThe provider reads Flink's %s to check that every file the snapshot "+
+				"needs exists, and refuses a file it cannot read rather than guess. Point job.initial_savepoint_path at another "+
+				"checkpoint or savepoint, e.g. data.flinkstate_latest_checkpoint's path (with complete = true) or a flinkstate_snapshot's path.", ns, name, err, checkpoint.MetadataFile))
+	case err != nil:
+		diags.AddAttributeError(at, "Restore target could not be checked",
+			fmt.Sprintf("FlinkDeployment %s/%s was not changed: checking that %s is complete: %s", ns, name, target, awsErr(ctx, err)))
+	case comp.Metadata == nil:
 		diags.AddAttributeError(at, "Restore target is not a completed snapshot",
-			fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s.", plan.Namespace.ValueString(), plan.Name.ValueString(), err))
+			fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s has no %s: it is not a completed checkpoint (chk-N) or savepoint "+
+				"directory, so Flink could not restore from it. Point at one that has it, e.g. data.flinkstate_latest_checkpoint's path "+
+				"or a flinkstate_snapshot's path.", ns, name, target, comp.MetadataURI))
+	case !comp.Complete():
+		shown, more := comp.Missing, ""
+		if len(shown) > maxMissingShown {
+			shown, more = shown[:maxMissingShown], fmt.Sprintf("\n  and %d more", len(comp.Missing)-maxMissingShown)
+		}
+		diags.AddAttributeError(at, "Restore target is incomplete",
+			fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s is incomplete: %d of the %d files its %s references are missing, "+
+				"so the restored job would fail when its tasks read them:\n  %s%s\n\nPoint job.initial_savepoint_path at a complete "+
+				"snapshot: data.flinkstate_latest_checkpoint with complete = true returns the newest checkpoint whose files all exist, "+
+				"or use a savepoint (a flinkstate_snapshot's path). Files under shared/ are referenced by later checkpoints too: do not "+
+				"expire or delete them on your own.",
+				ns, name, target, len(comp.Missing), comp.Referenced, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more))
 	}
 }
 

@@ -212,7 +212,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 						Description: "Savepoint or completed checkpoint (chk-N) the job starts from (e.g. flinkstate_snapshot.x.path or " +
 							"data.flinkstate_latest_checkpoint.x.path). On create the job starts from it; set or changed on an existing deployment, " +
 							"the job is redeployed from it (a new savepoint_redeploy_nonce) and its current state is replaced. Before either, the " +
-							"provider checks that the path holds a _metadata file. An empty value is an error (a flinkstate_snapshot's path is " +
+							"provider checks that the snapshot is complete: its _metadata reads (Flink's format; one the provider cannot read is " +
+							"refused) and every file it references exists, e.g. no shared file was deleted. An empty value is an error (a flinkstate_snapshot's path is " +
 							"empty until it completed with a path), so a planned restore never starts the job without state.",
 						Validators: []validator.String{restorePathCheck}},
 					"claim_mode": schema.StringAttribute{Optional: true,
@@ -615,7 +616,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
-	r.verifyRestoreTarget(ctx, &plan, nil, &resp.Diagnostics)
+	r.verifyRestoreTarget(ctx, &plan, nil, timeout, &resp.Diagnostics)
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
 		r.findCarried(ctx, c, &plan, &resp.Diagnostics)
 	}
@@ -666,7 +667,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
-	r.verifyRestoreTarget(ctx, &plan, &state, &resp.Diagnostics)
+	r.verifyRestoreTarget(ctx, &plan, &state, timeout, &resp.Diagnostics)
 	if !plan.derive(ctx, &resp.Diagnostics) {
 		return
 	}

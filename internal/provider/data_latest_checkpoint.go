@@ -3,11 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -25,6 +27,8 @@ type latestCheckpointModel struct {
 	StoreID       types.String `tfsdk:"store_id"`
 	JobID         types.String `tfsdk:"job_id"`
 	Require       types.Bool   `tfsdk:"require"`
+	Complete      types.Bool   `tfsdk:"complete"`
+	Skipped       types.List   `tfsdk:"skipped"`
 	Found         types.Bool   `tfsdk:"found"`
 	Path          types.String `tfsdk:"path"`
 	CheckpointID  types.Int64  `tfsdk:"checkpoint_id"`
@@ -41,7 +45,9 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 		Description: "The newest completed checkpoint (a `chk-N` directory that has `_metadata`) under a checkpoint directory in S3: " +
 			"the path a restore points at. In-progress checkpoints are skipped, chk-10 sorts after chk-9, and the cost grows with " +
 			"the number of checkpoint directories, never with the number of shared state files (it never lists inside shared/ or " +
-			"taskowned/). Restoring needs every file the chosen checkpoint references: never expire or delete shared files on your own.",
+			"taskowned/). Restoring needs every file the chosen checkpoint references: never expire or delete shared files on your own. " +
+			"With `complete = true` it reads each candidate's `_metadata` and returns the newest checkpoint whose files all exist, " +
+			"listing the newer ones it passed over and why.",
 		Attributes: map[string]schema.Attribute{
 			"checkpoint_dir": schema.StringAttribute{Optional: true,
 				Description: "s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir).",
@@ -51,7 +57,19 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 			"job_id": schema.StringAttribute{Optional: true,
 				Description: "Only this job's checkpoints (32 hex characters). Without it, the job whose newest completed checkpoint is newest wins.",
 				Validators:  []validator.String{jobIDCheck}},
-			"require":       schema.BoolAttribute{Optional: true, Description: "Fail when no completed checkpoint exists (default false: found = false)."},
+			"require": schema.BoolAttribute{Optional: true, Description: "Fail when no completed checkpoint exists (default false: found = false)."},
+			"complete": schema.BoolAttribute{Optional: true,
+				Description: "Return the newest *complete* checkpoint: one whose `_metadata` reads (the provider reads Flink's own format " +
+					"and refuses what it does not know) and every file it references exists, e.g. none of its shared files was deleted. " +
+					"Newer ones that are not are listed in `skipped`. Default false: only the presence of `_metadata` counts. Cost: for " +
+					"each checkpoint looked at, from the newest down to the first complete one, a GET of its `_metadata` (usually " +
+					"kilobytes to a few megabytes) and a listing of each directory holding files it references (mostly `shared/`, " +
+					"1000 keys a request); without `job_id`, the job is chosen first as without `complete`.",
+			},
+			"skipped": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				Description: "With `complete = true`: the newer checkpoints passed over, newest first, each as `chk-N: why`, e.g. " +
+					"`chk-7: 3 of the 12 files it references are missing: s3://.../shared/abc (and 2 more)`, or `chk-8: no _metadata " +
+					"(in progress, or abandoned)`. Empty when the newest is complete; null without `complete`."},
 			"found":         schema.BoolAttribute{Computed: true, Description: "Whether a completed checkpoint was found."},
 			"path":          schema.StringAttribute{Computed: true, Description: "s3://.../<job>/chk-N of the newest completed checkpoint, or null."},
 			"checkpoint_id": schema.Int64Attribute{Computed: true, Description: "N of chk-N."},
@@ -73,33 +91,56 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var bucket, dir string
-	if !m.StoreID.IsNull() {
-		s, err := store.Parse(m.StoreID.ValueString())
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("store_id"), "Invalid store ID", err.Error())
-			return
-		}
-		bucket, dir = s.Bucket, s.DirKey(store.CheckpointsDir)
-	} else {
-		var err error
-		if bucket, dir, err = checkpoint.ParseS3URI(m.CheckpointDir.ValueString()); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("checkpoint_dir"), "Invalid checkpoint_dir", err.Error())
-			return
-		}
+	bucket, dir, ok := checkpointDirOf(m.StoreID, m.CheckpointDir, &resp.Diagnostics)
+	if !ok {
+		return
 	}
 	c := d.meta.awsOrDiag(ctx, &resp.Diagnostics)
 	if c == nil {
 		return
 	}
-	cp, err := checkpoint.Latest(ctx, c.S3, bucket, dir, m.JobID.ValueString())
-	if err != nil {
-		addProblem(&resp.Diagnostics, "Finding", "the latest checkpoint under s3://"+bucket+"/"+dir+"/", err.Error(), "")
-		return
+	what := "the latest checkpoint under s3://" + bucket + "/" + dir + "/"
+	jobID, complete := m.JobID.ValueString(), m.Complete.ValueBool()
+	var cp *checkpoint.Checkpoint
+	if !complete || jobID == "" {
+		// Without complete, or to choose the job: the newest _metadata.
+		var err error
+		if cp, err = checkpoint.Latest(ctx, c.S3, bucket, dir, jobID); err != nil {
+			addProblem(&resp.Diagnostics, "Finding", what, awsErr(ctx, err), "")
+			return
+		}
+		if cp != nil {
+			jobID = cp.JobID
+		}
+	}
+	m.Skipped = types.ListNull(types.StringType)
+	var skipped []string
+	if complete {
+		if jobID != "" {
+			res, err := checkpoint.LatestComplete(ctx, c.S3, bucket, dir, jobID)
+			if err != nil {
+				addProblem(&resp.Diagnostics, "Finding", "the latest complete checkpoint under s3://"+bucket+"/"+dir+"/"+jobID+"/", awsErr(ctx, err), "")
+				return
+			}
+			cp = res.Checkpoint
+			for _, sk := range res.Skipped {
+				skipped = append(skipped, skippedLine(sk))
+			}
+		}
+		var diags diag.Diagnostics
+		m.Skipped, diags = types.ListValueFrom(ctx, types.StringType, append([]string{}, skipped...))
+		resp.Diagnostics.Append(diags...)
 	}
 	if cp == nil {
+		if m.Require.ValueBool() && len(skipped) > 0 {
+			addProblem(&resp.Diagnostics, "Finding", "the latest complete checkpoint under s3://"+bucket+"/"+dir+"/"+jobID+"/",
+				"No complete checkpoint: "+strings.Join(skipped, "; "),
+				"Restore from a savepoint instead (a flinkstate_snapshot's path, or data.flinkstate_latest_savepoint), or set require = false "+
+					"to get found = false instead of an error.")
+			return
+		}
 		if m.Require.ValueBool() {
-			addProblem(&resp.Diagnostics, "Finding", "the latest checkpoint under s3://"+bucket+"/"+dir+"/",
+			addProblem(&resp.Diagnostics, "Finding", what,
 				fmt.Sprintf("No completed checkpoint: no chk-N directory with _metadata under s3://%s/%s/ (job filter %q)", bucket, dir, m.JobID.ValueString()),
 				"Wait for the job to complete a checkpoint, or set require = false to get found = false instead of an error.")
 			return
@@ -119,4 +160,36 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 		m.JobID = types.StringValue(cp.JobID)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// skippedLine is a checkpoint LatestComplete passed over, as skipped lists
+// it: "chk-N: why", naming the first missing file.
+func skippedLine(sk checkpoint.SkippedCheckpoint) string {
+	if len(sk.Missing) == 0 {
+		return fmt.Sprintf("chk-%d: %s", sk.ID, sk.Reason)
+	}
+	more := ""
+	if len(sk.Missing) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(sk.Missing)-1)
+	}
+	return fmt.Sprintf("chk-%d: %s: %s%s", sk.ID, sk.Reason, sk.Missing[0], more)
+}
+
+// checkpointDirOf is the bucket and key prefix of a checkpoint directory
+// given as store_id (its checkpoints/) or checkpoint_dir.
+func checkpointDirOf(storeID, checkpointDir types.String, diags *diag.Diagnostics) (bucket, dir string, ok bool) {
+	if !storeID.IsNull() {
+		s, err := store.Parse(storeID.ValueString())
+		if err != nil {
+			diags.AddAttributeError(path.Root("store_id"), "Invalid store ID", err.Error())
+			return "", "", false
+		}
+		return s.Bucket, s.DirKey(store.CheckpointsDir), true
+	}
+	bucket, dir, err := checkpoint.ParseS3URI(checkpointDir.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("checkpoint_dir"), "Invalid checkpoint_dir", err.Error())
+		return "", "", false
+	}
+	return bucket, dir, true
 }

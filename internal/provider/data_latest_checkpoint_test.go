@@ -169,3 +169,50 @@ func TestLatestCheckpoint_invalidInput(t *testing.T) {
 		})
 	}
 }
+
+// complete = true passes over the newest checkpoint, whose shared file is
+// missing, returns the older complete one, and says which it skipped and
+// why; without it, the newest _metadata wins.
+func TestAccLatestCheckpoint_complete(t *testing.T) {
+	skipUnlessAcc(t)
+	cp := loadRealCheckpoint(t)
+	cp.plant(t, 3)
+	const gone = "00000000-0000-4000-8000-000000000000"
+	cp.put(t, cp.jobDir()+"/chk-4/_metadata", cp.withSharedFile(t, gone))
+	missing := cp.uri(cp.jobDir() + "/shared/" + gone)
+	ds := func(name string) string { return "data.flinkstate_latest_checkpoint." + name }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+data "flinkstate_latest_checkpoint" "complete" {
+  store_id = "%[1]s/%[2]s"
+  job_id   = %[3]q
+  complete = true
+}
+
+data "flinkstate_latest_checkpoint" "any_job" {
+  checkpoint_dir = "s3://%[1]s/%[2]s/checkpoints"
+  complete       = true
+}
+
+data "flinkstate_latest_checkpoint" "newest" {
+  store_id = "%[1]s/%[2]s"
+  job_id   = %[3]q
+}
+`, cp.bucket, cp.prefix, cp.jobID),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds("complete"), tfjsonPath("found"), knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(ds("complete"), tfjsonPath("checkpoint_id"), knownvalue.Int64Exact(3)),
+				statecheck.ExpectKnownValue(ds("complete"), tfjsonPath("path"), knownvalue.StringExact(cp.chk(3))),
+				statecheck.ExpectKnownValue(ds("complete"), tfjsonPath("skipped"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.StringExact("chk-4: 1 of the 1 files it references are missing: " + missing),
+				})),
+				statecheck.ExpectKnownValue(ds("any_job"), tfjsonPath("path"), knownvalue.StringExact(cp.chk(3))),
+				statecheck.ExpectKnownValue(ds("any_job"), tfjsonPath("job_id"), knownvalue.StringExact(cp.jobID)),
+				statecheck.ExpectKnownValue(ds("newest"), tfjsonPath("checkpoint_id"), knownvalue.Int64Exact(4)),
+				statecheck.ExpectKnownValue(ds("newest"), tfjsonPath("skipped"), knownvalue.Null()),
+			},
+		}},
+	})
+}

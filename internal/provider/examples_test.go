@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/config"
@@ -219,6 +220,28 @@ func TestAccExample_dataSourceLatestCheckpoint(t *testing.T) {
 				"flinkstate_state_store.orders.checkpoint_dir", fmt.Sprintf("%q", "s3://"+bucket+"/flink/orders/checkpoints")),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("restore_from", knownvalue.StringExact("s3://"+bucket+"/flink/orders/checkpoints/"+jobA+"/chk-2")),
+			},
+		}},
+	})
+}
+
+func TestAccExample_dataSourceOrphanedStateFiles(t *testing.T) {
+	skipUnlessAcc(t)
+	cp := loadRealCheckpoint(t)
+	cp.put(t, cp.jobDir()+"/shared/orphan-1", make([]byte, 100))
+	time.Sleep(1100 * time.Millisecond) // written a second before the checkpoint (S3 times: seconds)
+	cp.plant(t, 3)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: example(t, "data-sources/flinkstate_orphaned_state_files/data-source.tf",
+				"acme-flink-state/flink/orders", cp.bucket+"/"+cp.prefix, "flinkstate_deployment.orders.job_id", fmt.Sprintf("%q", cp.jobID)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orphaned_state", knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"files":     knownvalue.Int64Exact(1),
+					"bytes":     knownvalue.Int64Exact(100),
+					"read_from": knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact(cp.chk(3))}),
+				})),
 			},
 		}},
 	})

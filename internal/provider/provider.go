@@ -390,6 +390,7 @@ func (p *flinkstateProvider) DataSources(_ context.Context) []func() datasource.
 		newPolicyDocumentDataSource,
 		newLatestCheckpointDataSource,
 		newLatestSavepointDataSource,
+		newOrphanedStateFilesDataSource,
 		newFlinkConfigurationDataSource,
 	}
 }

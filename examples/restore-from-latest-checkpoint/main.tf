@@ -1,10 +1,13 @@
 # Disaster recovery: the FlinkDeployment is gone (deleted, or a new cluster),
-# its checkpoints are not. A new deployment starts from the newest completed
-# checkpoint (a chk-N directory with _metadata) in the store's checkpoint dir.
-# The provider checks that _metadata is there before creating the deployment.
+# its checkpoints are not. A new deployment starts from the newest complete
+# checkpoint (a chk-N directory whose _metadata references only files that
+# exist) in the store's checkpoint dir. The provider checks that again before
+# creating the deployment.
 
 data "flinkstate_latest_checkpoint" "orders" {
   store_id = "acme-flink-state/flink/orders"
+  # Read each candidate's _metadata and pass over checkpoints with missing files.
+  complete = true
 }
 
 resource "flinkstate_deployment" "orders" {
@@ -46,7 +49,7 @@ resource "flinkstate_deployment" "orders" {
   lifecycle {
     precondition {
       condition     = data.flinkstate_latest_checkpoint.orders.found
-      error_message = "No completed checkpoint under the store's checkpoint dir: nothing to restore from."
+      error_message = "No complete checkpoint under the store's checkpoint dir: nothing to restore from (see the data source's skipped)."
     }
     # Later checkpoints change the data source's path: do not redeploy for them.
     ignore_changes = [job.initial_savepoint_path]

@@ -335,6 +335,7 @@ resource "flinkstate_deployment" "orders_v2" {
   }
   job {
     jar_uri                = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    parallelism            = 2
     upgrade_mode           = "savepoint"
     initial_savepoint_path = flinkstate_snapshot.before_upgrade.path
   }

@@ -41,6 +41,16 @@ var ErrDeploymentTimeout = errors.New("FlinkDeployment not ready in time")
 // "running" cannot be waited for.
 const WaitSuspended = "suspended"
 
+// ErrSpecRejected: the operator's validator refused the spec. On a create
+// the operator records the ValidationException in status.error and the
+// lifecycle is FAILED, and it never deploys that spec
+// (ReconciliationUtils.applyValidationErrorAndResetSpec, CommonStatus.getLifecycleState:
+// FAILED before the first deployment with an error; flink-kubernetes-operator
+// release-1.15.0).
+var ErrSpecRejected = errors.New("the Flink operator rejected the spec")
+
+const validationException = "org.apache.flink.kubernetes.operator.exception.ValidationException"
+
 // DeploymentReady tells whether a FlinkDeployment has reached waitFor
 // ("deployed": lifecycleState DEPLOYED or STABLE; "running":
 // jobStatus.state RUNNING; WaitSuspended: lifecycleState SUSPENDED) for its
@@ -59,8 +69,12 @@ func DeploymentReady(obj *unstructured.Unstructured, waitFor string) (st Deploym
 		if msg == "" {
 			msg = "the operator gave no error message"
 		}
-		return st, current, false, fmt.Errorf("FlinkDeployment %s/%s failed (lifecycle %s, job %s): %s", obj.GetNamespace(), obj.GetName(),
+		err := fmt.Errorf("FlinkDeployment %s/%s failed (lifecycle %s, job %s): %s", obj.GetNamespace(), obj.GetName(),
 			orNone(st.LifecycleState), orNone(st.JobState), msg)
+		if st.LifecycleState == "FAILED" && strings.Contains(st.Error, validationException) {
+			err = fmt.Errorf("%w: %w", ErrSpecRejected, err)
+		}
+		return st, current, false, err
 	case waitFor == "deployed" && (st.LifecycleState == "DEPLOYED" || st.LifecycleState == "STABLE"):
 		return st, current, true, nil
 	case waitFor == "running" && st.JobState == "RUNNING":

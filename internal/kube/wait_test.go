@@ -169,3 +169,19 @@ func TestWaitRestored(t *testing.T) {
 		t.Fatalf("failed restore: got %v, want the operator's message at once", err)
 	}
 }
+
+// A spec the operator's validator refused on create (FAILED with a
+// ValidationException) is ErrSpecRejected, with the operator's message.
+func TestDeploymentReady_specRejected(t *testing.T) {
+	obj := deploymentWithStatus(1, 1, "FAILED", "")
+	_ = unstructured.SetNestedField(obj.Object, `{"type":"org.apache.flink.kubernetes.operator.exception.ValidationException","message":"Job parallelism must be larger than 0"}`, "status", "error")
+	_, _, _, err := DeploymentReady(obj, "deployed")
+	if !errors.Is(err, ErrSpecRejected) || !strings.Contains(err.Error(), "Job parallelism must be larger than 0") {
+		t.Fatalf("got %v, want ErrSpecRejected with the operator's message", err)
+	}
+	other := deploymentWithStatus(1, 1, "FAILED", "FAILED")
+	_ = unstructured.SetNestedField(other.Object, `{"type":"java.io.FileNotFoundException","message":"no such savepoint"}`, "status", "error")
+	if _, _, _, err := DeploymentReady(other, "deployed"); err == nil || errors.Is(err, ErrSpecRejected) {
+		t.Fatalf("got %v, want a failure that is not a rejected spec", err)
+	}
+}

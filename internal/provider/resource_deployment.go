@@ -149,7 +149,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description: "Pod template YAML merged with what the provider adds (fsGroup 9999 unless set, ENABLE_BUILT_IN_PLUGINS with the S3 plugin, an emptyDir at state.local_dir).",
 				Validators:  []validator.String{podTemplateCheck}},
 			"wait_for": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("deployed"),
-				Description: "What create and update wait for: `none`, `deployed` (default: lifecycleState DEPLOYED or STABLE) or `running` (jobStatus.state RUNNING). With job.state `suspended` both `deployed` and `running` wait for lifecycleState SUSPENDED (the suspend, with its savepoint in savepoint mode).",
+				Description: "What create and update wait for: `none`, `deployed` (default: lifecycleState DEPLOYED or STABLE) or `running` (jobStatus.state RUNNING). With job.state `suspended` both `deployed` and `running` wait for lifecycleState SUSPENDED (the suspend, with its savepoint in savepoint mode). A change that restores state (a create or redeploy from job.initial_savepoint_path, a replacement that carries a final savepoint, an upgrade or resume with upgrade_mode savepoint or last-state) waits, with `deployed` or `running`, until the job runs from it (jobStatus.state RUNNING, and status.jobStatus.upgradeSavepointPath the restore path): the operator reports DEPLOYED before Flink has restored anything. A restore that fails in Flink, or a spec the operator rejects, fails a create with the operator's message.",
 				Validators:  []validator.String{stringvalidator.OneOf("none", "deployed", "running")}},
 			"job_id":          schema.StringAttribute{Computed: true, Description: "status.jobStatus.jobId.", PlanModifiers: keep},
 			"lifecycle_state": schema.StringAttribute{Computed: true, Description: "status.lifecycleState.", PlanModifiers: keep},
@@ -552,6 +552,11 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	case err == nil:
 		setWaitPending(ctx, private, "", diags)
 		setPrivateString(ctx, private, privateRestorePending, "", diags)
+	case create && errors.Is(err, kube.ErrSpecRejected):
+		// Nothing runs, and nothing will: an error, not a kept create.
+		setWaitPending(ctx, private, err.Error(), diags)
+		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error(),
+			"Fix the setting the operator names; the next apply replaces this FlinkDeployment, which runs nothing.")
 	case create && plan.Restoring && !errors.Is(err, kube.ErrDeploymentTimeout):
 		// The restore failed in Flink (or the operator refused it): the job
 		// is not running with the state it was meant to have.

@@ -102,17 +102,19 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 		var ready bool
 		last, current, ready, err = DeploymentReady(obj, waitFor)
 		return ready, err
-	}, func(readErr error) error {
+	}, func(readErr error, end waitEnd) error {
 		switch {
 		case lastObj == nil:
-			return fmt.Errorf("%w: %s/%s after %s waiting for %s: could not read it%s", ErrDeploymentTimeout, namespace, name, timeout, waitFor, readFailure(readErr))
+			return fmt.Errorf("%w: %s/%s %s waiting for %s: could not read it%s", end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, readFailure(readErr))
 		case !current:
 			observed, _, _ := unstructured.NestedInt64(lastObj.Object, "status", "observedGeneration")
-			return fmt.Errorf("%w: %s/%s after %s waiting for %s: the operator has not observed generation %d yet (observed %d; is the Flink operator running?)%s%s",
-				ErrDeploymentTimeout, namespace, name, timeout, waitFor, lastObj.GetGeneration(), observed, operatorSays(last), readFailure(readErr))
+			return fmt.Errorf("%w: %s/%s %s waiting for %s: the operator has not observed generation %d yet (observed %d%s)%s%s",
+				end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, lastObj.GetGeneration(), observed,
+				end.hint("; is the Flink operator running?"), operatorSays(last), readFailure(readErr))
 		}
-		return fmt.Errorf("%w: %s/%s after %s waiting for %s: lifecycle state %s, job state %s (is the Flink operator running?)%s",
-			ErrDeploymentTimeout, namespace, name, timeout, waitFor, orNone(last.LifecycleState), orNone(last.JobState), readFailure(readErr))
+		return fmt.Errorf("%w: %s/%s %s waiting for %s: lifecycle state %s, job state %s%s%s",
+			end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, orNone(last.LifecycleState), orNone(last.JobState),
+			end.hint(" (is the Flink operator running?)"), readFailure(readErr))
 	})
 	return last, err
 }
@@ -141,7 +143,7 @@ func WaitRestored(ctx context.Context, dyn dynamic.Interface, namespace, name, p
 		last, current, running, err = DeploymentReady(obj, "running")
 		recorded, _, _ = unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath")
 		return running && (path == "" || strings.TrimSuffix(recorded, "/") == strings.TrimSuffix(path, "/")), err
-	}, func(readErr error) error {
+	}, func(readErr error, end waitEnd) error {
 		what := "its job running"
 		if path != "" {
 			what = "its job running from " + path
@@ -153,8 +155,8 @@ func WaitRestored(ctx context.Context, dyn dynamic.Interface, namespace, name, p
 		if !current {
 			detail = "the operator has not observed this generation yet"
 		}
-		return fmt.Errorf("%w: %s/%s after %s waiting for %s: %s (is the Flink operator running?)%s",
-			ErrDeploymentTimeout, namespace, name, timeout, what, detail, readFailure(readErr))
+		return fmt.Errorf("%w: %s/%s %s waiting for %s: %s%s%s",
+			end.err(ErrDeploymentTimeout), namespace, name, end.when(), what, detail, end.hint(" (is the Flink operator running?)"), readFailure(readErr))
 	})
 	return last, err
 }

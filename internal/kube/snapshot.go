@@ -159,12 +159,12 @@ func WaitSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, name st
 		var done bool
 		last, done, err = SnapshotEnded(obj)
 		return done, err
-	}, func(readErr error) error {
+	}, func(readErr error, end waitEnd) error {
 		state := last.State
 		if state == "" {
-			state = "no status yet (is the Flink operator running, and the deployment's job running?)"
+			state = "no status yet" + end.hint(" (is the Flink operator running, and the deployment's job running?)")
 		}
-		return fmt.Errorf("%w: FlinkStateSnapshot %s/%s after %s: last state %s, %d failure(s)%s", ErrSnapshotTimeout, namespace, name, timeout, state, last.Failures, readFailure(readErr))
+		return fmt.Errorf("%w: FlinkStateSnapshot %s/%s %s: last state %s, %d failure(s)%s", end.err(ErrSnapshotTimeout), namespace, name, end.when(), state, last.Failures, readFailure(readErr))
 	})
 	return last, err
 }
@@ -227,12 +227,16 @@ func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 			last = obj
 		}
 		return false, err
-	}, func(readErr error) error {
+	}, func(readErr error, end waitEnd) error {
 		if last == nil {
-			return fmt.Errorf("%s/%s: not confirmed gone %s after delete%s", namespace, name, timeout, readFailure(readErr))
+			return fmt.Errorf("%s/%s: not confirmed gone %s after delete%s", namespace, name, end.when(), readFailure(readErr))
+		}
+		if end.Interrupted {
+			return fmt.Errorf("%w: %s %s/%s was deleted but not yet gone %s (finalizers: %v): the operator finishes the delete on "+
+				"its own; the next apply removes it from state once it is gone", ErrInterrupted, last.GetKind(), namespace, name, end.when(), last.GetFinalizers())
 		}
 		return fmt.Errorf("%s %s/%s still exists %s after delete (finalizers: %v): is the Flink operator running?%s",
-			last.GetKind(), namespace, name, timeout, last.GetFinalizers(), readFailure(readErr))
+			last.GetKind(), namespace, name, end.when(), last.GetFinalizers(), readFailure(readErr))
 	})
 }
 

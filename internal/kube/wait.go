@@ -48,9 +48,10 @@ func Transient(err error) bool {
 // and retried until the timeout. Timing out returns ErrTimeout-wrapped
 // errors from the caller's describe, with the last read failure if the last
 // read failed.
-func poll(ctx context.Context, interval, timeout time.Duration, read func(context.Context) (done bool, err error), describe func(lastReadErr error) error) error {
+func poll(ctx context.Context, interval, timeout time.Duration, read func(context.Context) (done bool, err error), describe func(lastReadErr error, end waitEnd) error) error {
 	var readErr error
 	outer := ctx
+	start := time.Now()
 	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) {
 		// Reads run under the caller's context, not the poll's deadline: a
 		// read started just before the deadline would otherwise fail in
@@ -68,9 +69,51 @@ func poll(ctx context.Context, interval, timeout time.Duration, read func(contex
 		return done, err
 	})
 	if err != nil && wait.Interrupted(err) {
-		return describe(readErr)
+		end := waitEnd{Timeout: timeout}
+		if errors.Is(outer.Err(), context.Canceled) {
+			end.Interrupted, end.After = true, time.Since(start)
+		}
+		return describe(readErr, end)
 	}
 	return err
+}
+
+// ErrInterrupted: the run was cancelled while a wait was going on
+// (terraform's Ctrl-C, a stopped CI job: terraform-plugin-go cancels the
+// request's context when Terraform stops the provider).
+var ErrInterrupted = errors.New("interrupted")
+
+// waitEnd says how a wait ended without its condition: at its timeout, or
+// interrupted After some time. Waits word their errors with it, so that a
+// Ctrl-C is never reported as a timeout or an unreachable operator.
+type waitEnd struct {
+	Interrupted bool
+	After       time.Duration
+	Timeout     time.Duration
+}
+
+// err is the sentinel: ErrInterrupted, or the wait's own timeout error.
+func (e waitEnd) err(timeoutErr error) error {
+	if e.Interrupted {
+		return ErrInterrupted
+	}
+	return timeoutErr
+}
+
+// when is "after 10m0s" or "850ms into the wait (the run was cancelled)".
+func (e waitEnd) when() string {
+	if e.Interrupted {
+		return fmt.Sprintf("%s into the wait (the run was cancelled, e.g. by Ctrl-C)", e.After.Round(time.Millisecond))
+	}
+	return "after " + e.Timeout.String()
+}
+
+// hint is a question about the cause of a timeout; nothing when interrupted.
+func (e waitEnd) hint(h string) string {
+	if e.Interrupted {
+		return ""
+	}
+	return h
 }
 
 // readFailure words the last failed read of a wait that timed out.

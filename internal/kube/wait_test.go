@@ -185,3 +185,31 @@ func TestDeploymentReady_specRejected(t *testing.T) {
 		t.Fatalf("got %v, want a failure that is not a rejected spec", err)
 	}
 }
+
+// A cancelled run (terraform's Ctrl-C cancels the request's context) is
+// reported as interrupted, with how far the wait got: never as a timeout or
+// an operator that does not answer.
+func TestWait_interruptedIsNotATimeout(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := WaitDeployment(ctx, fakeDynamic(deploymentWithStatus(2, 2, "DEPLOYED", "RECONCILING"), 0, nil), "ns", "orders", "running", 10*time.Minute, time.Millisecond)
+	if !errors.Is(err, ErrInterrupted) || errors.Is(err, ErrDeploymentTimeout) || !strings.Contains(err.Error(), "into the wait") ||
+		strings.Contains(err.Error(), "10m0s") || strings.Contains(err.Error(), "operator running") {
+		t.Fatalf("got %v, want an interruption that names neither the timeout nor the operator", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if _, err := WaitSnapshot(ctx, fakeSnapshotDynamic(t), "ns", "sp", 10*time.Minute, time.Millisecond); !errors.Is(err, ErrInterrupted) || errors.Is(err, ErrSnapshotTimeout) {
+		t.Fatalf("snapshot wait: got %v, want ErrInterrupted", err)
+	}
+}
+
+// fakeSnapshotDynamic serves one FlinkStateSnapshot "sp" in "ns" that is
+// still IN_PROGRESS.
+func fakeSnapshotDynamic(t *testing.T) *dynfake.FakeDynamicClient {
+	t.Helper()
+	obj := SnapshotSpec{DeploymentName: "orders", Type: "savepoint", FormatType: "CANONICAL"}.Object("ns", "sp", "")
+	_ = unstructured.SetNestedField(obj.Object, SnapshotInProgress, "status", "state")
+	return dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{FlinkStateSnapshotGVR: "FlinkStateSnapshotList"}, obj)
+}

@@ -60,6 +60,7 @@ func awsErr(ctx context.Context, err error) string {
 func alreadyExists(what, importID string) string {
 	return fmt.Sprintf("%s already exists: created outside this configuration, by another one, or by an earlier apply whose answer was lost. "+
 		"Nothing was changed, and this resource does not take over existing objects. To manage it with this configuration, import it:\n\n"+
-		"  terraform import <resource address> %s\n\n"+
-		"with this resource's address in place of <resource address>; otherwise choose another name.", what, importID)
+		"  terraform import ADDRESS %s\n\n"+
+		"where ADDRESS is the resource address Terraform names above this message (after \"with\"), or add an import block with "+
+		"to = that address and id = %q. Otherwise choose another name.", what, importID, importID)
 }

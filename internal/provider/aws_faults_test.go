@@ -140,7 +140,7 @@ func TestAccBucket_createRefusesExisting(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      bucketConfig(bucket, "  force_destroy = true"),
-			ExpectError: errorRE("Bucket already exists", "terraform import <resource address> "+bucket),
+			ExpectError: errorRE("Bucket already exists", "terraform import ADDRESS "+bucket),
 			Check:       nil,
 		}, {
 			// Nothing was adopted: the next plan still wants to create it,
@@ -189,7 +189,7 @@ resource "flinkstate_iam_role" "r" {
   }
 }
 `, name),
-			ExpectError: errorRE("IAM role already exists", "terraform import <resource address> "+name),
+			ExpectError: errorRE("IAM role already exists", "terraform import ADDRESS "+name),
 		}},
 		CheckDestroy: func(*terraform.State) error {
 			got, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})

@@ -66,7 +66,7 @@ func addAlreadyExists(diags *diag.Diagnostics, resourceType, kind, namespace, na
 			"another configuration, or someone else, may own it, and a destroy here would delete it", kind, id),
 		fmt.Sprintf("If it is yours to manage, import it and apply again:\n\n"+
 			"  terraform import ADDRESS %s\n\n"+
-			"where ADDRESS is this resource's address (%s.<name>, shown below), or add an import block with to = ADDRESS and id = %q. "+
+			"where ADDRESS is the %s address Terraform names above this message (after \"with\"), or add an import block with to = ADDRESS and id = %q. "+
 			"Otherwise choose another name or namespace.", id, resourceType, id))
 }
 

@@ -369,7 +369,7 @@ func TestAccStateStore_createRefusesExistingStore(t *testing.T) {
 			{
 				PreConfig:   func() { f.writeTheirs(t) },
 				Config:      f.withOther("flink/theirs"),
-				ExpectError: errorRE("State store already exists", "terraform import <resource address> "+f.bucket+"/flink/theirs"),
+				ExpectError: errorRE("State store already exists", "terraform import ADDRESS "+f.bucket+"/flink/theirs"),
 			},
 			f.unchanged(t, true),
 		},

@@ -67,7 +67,9 @@ func WriteMarker(ctx context.Context, c OwnerAPI, s store.Store, owner, writer s
 	}
 	if _, err := c.PutObject(ctx, in); err != nil {
 		if awsclient.IsAPIError(err, "PreconditionFailed", "ConditionalRequestConflict") {
-			return &ConflictError{Detail: fmt.Sprintf("another store's marker was written at s3://%s/%s at the same time", s.Bucket, s.MarkerKey())}
+			return &ConflictError{Detail: fmt.Sprintf("another store's marker was written at s3://%s/%s at the same time: two applies are "+
+				"creating a store at this prefix at once. Let the other one finish; then, if the store is yours to manage, import it "+
+				"here (terraform import ADDRESS %s), or choose another prefix", s.Bucket, s.MarkerKey(), s.ID())}
 		}
 		return fmt.Errorf("s3:PutObject s3://%s/%s: %w", s.Bucket, s.MarkerKey(), err)
 	}
@@ -99,7 +101,7 @@ func CheckFree(ctx context.Context, c OwnerAPI, s store.Store) error {
 		return err
 	} else if m != nil {
 		return &ConflictError{ImportID: s.ID(),
-			Detail: fmt.Sprintf("s3://%s/%s/ already belongs to a state store (marker %s names %s), created by another configuration or by an earlier apply whose answer was lost",
+			Detail: fmt.Sprintf("s3://%s/%s/ already belongs to a state store (marker %s names %s)",
 				s.Bucket, s.Prefix, store.MarkerName, m.StoreID)}
 	}
 	for _, a := range s.Ancestors() {

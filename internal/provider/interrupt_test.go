@@ -101,7 +101,7 @@ func TestAccDeployment_interruptedCreateWait(t *testing.T) {
 					}
 					op.SetFaults(func(f *testbed.Faults) { f.Down = false })
 				},
-				Config:    cfg,
+				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionUpdate),
 				}},

@@ -431,7 +431,12 @@ func DisposalBlocked(ctx context.Context, dyn dynamic.Interface, namespace, name
 // namespace finds it by CarryToAnnotation, "namespace/name" of the new
 // deployment, and starts from it.
 const (
-	FinalSavepointLabel = "terraform-provider-flinkstate/final-savepoint-of"
+	// UpgradeSavepointAnnotation on a FlinkDeployment records the savepoint
+	// taken before its last upgrade (or the final savepoint it started
+	// from), written in the same server-side apply as the new spec, so a
+	// Read recovers it when terraform died before saving its state.
+	UpgradeSavepointAnnotation = "terraform-provider-flinkstate/upgrade-savepoint"
+	FinalSavepointLabel        = "terraform-provider-flinkstate/final-savepoint-of"
 	CarryToAnnotation   = "terraform-provider-flinkstate/carry-to"
 )
 

@@ -498,6 +498,11 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	defer cancel()
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	obj := spec.Render(ns, name)
+	if p := plan.UpgradeSavepoint.ValueString(); p != "" {
+		// In the same request as the spec it precedes: a run killed right
+		// after it still finds the savepoint (Read).
+		obj.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: p})
+	}
 	var live *unstructured.Unstructured
 	var err error
 	if create {
@@ -749,6 +754,9 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	if state.FinalSavepoint.IsNull() {
 		state.FinalSavepoint = types.BoolValue(true)
+	}
+	if p := live.GetAnnotations()[kube.UpgradeSavepointAnnotation]; p != "" {
+		state.UpgradeSavepoint = types.StringValue(p)
 	}
 	state.setStatus(kube.ReadDeploymentStatus(live))
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)

@@ -346,3 +346,29 @@ resource "flinkstate_snapshot" "sp" {
 		},
 	})
 }
+
+// The savepoint taken before an upgrade is recorded on the FlinkDeployment in
+// the same request as the new spec, so a run killed right after the upgrade
+// (its state never saved) loses nothing: a Read, here an import, finds it.
+func TestAccDeployment_upgradeSavepointRecoveredFromTheObject(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("recover-")
+	extra := `  wait_for = "running"
+  savepoint_before_upgrade {}`
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: restoreConfig(ns, prefix, "flink:2.2.1-java17", "", extra)},
+			{Config: restoreConfig(ns, prefix, "flink:2.2.1-java21", "", extra)},
+			{
+				ResourceName:            depAddr,
+				ImportState:             true,
+				ImportStateId:           ns + "/orders",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"wait_for", "timeouts", "savepoint_before_upgrade"},
+			},
+		},
+	})
+}

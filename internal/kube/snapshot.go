@@ -437,7 +437,7 @@ const (
 	// Read recovers it when terraform died before saving its state.
 	UpgradeSavepointAnnotation = "terraform-provider-flinkstate/upgrade-savepoint"
 	FinalSavepointLabel        = "terraform-provider-flinkstate/final-savepoint-of"
-	CarryToAnnotation   = "terraform-provider-flinkstate/carry-to"
+	CarryToAnnotation          = "terraform-provider-flinkstate/carry-to"
 )
 
 // FinalSavepointObject is the FlinkStateSnapshot of a deployment's final

@@ -12,6 +12,8 @@
 package flinkdeploy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -155,6 +157,13 @@ func operatorEnum(version string) string {
 		return v.OperatorEnum()
 	}
 	return version
+}
+
+// Hash identifies the object a spec renders (a hex SHA-256 prefix of its
+// canonical JSON).
+func (s Spec) Hash() string {
+	sum := sha256.Sum256([]byte(CanonicalJSON(s.renderSpec())))
+	return hex.EncodeToString(sum[:12])
 }
 
 // Equal tells whether two specs render the same object: the one test of

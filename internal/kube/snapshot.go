@@ -490,3 +490,51 @@ func ConsumeCarry(ctx context.Context, dyn dynamic.Interface, namespace, snapsho
 		metav1.PatchOptions{FieldManager: FieldManager})
 	return err
 }
+
+// The savepoint a flinkstate_deployment takes before an upgrade is labelled
+// with the deployment and annotated with what it precedes: the target spec
+// (a hash) and the FlinkDeployment's generation when it was taken. An apply
+// interrupted while waiting for it leaves it behind; the next apply of the
+// same change, with nothing applied since (same generation), waits for that
+// one instead of taking another (PendingUpgradeSavepoint).
+const (
+	UpgradeOfLabel          = "terraform-provider-flinkstate/upgrade-of"
+	ForSpecAnnotation       = "terraform-provider-flinkstate/for-spec"
+	ForGenerationAnnotation = "terraform-provider-flinkstate/for-generation"
+)
+
+// UpgradeSavepointObject is the savepoint taken before upgrading deployment
+// (at generation) to the spec whose hash is specHash.
+func UpgradeSavepointObject(namespace, deployment, format, specHash string, generation int64) *unstructured.Unstructured {
+	spec := SnapshotSpec{DeploymentName: deployment, Type: "savepoint", FormatType: format, DisposeOnDelete: false, BackoffLimit: 0}
+	obj := spec.Object(namespace, "", deployment+"-upgrade-")
+	obj.SetLabels(map[string]string{UpgradeOfLabel: deployment})
+	obj.SetAnnotations(map[string]string{ForSpecAnnotation: specHash, ForGenerationAnnotation: fmt.Sprint(generation)})
+	return obj
+}
+
+// PendingUpgradeSavepoint finds the savepoint an earlier, interrupted apply
+// started before the same upgrade (same target spec, same generation) and
+// that has not failed: "" when there is none.
+func PendingUpgradeSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, deployment, specHash string, generation int64) (string, error) {
+	list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: UpgradeOfLabel + "=" + deployment})
+	if err != nil {
+		return "", fmt.Errorf("listing the upgrade savepoints of %s/%s: %w", namespace, deployment, err)
+	}
+	best, newest := "", time.Time{}
+	for i := range list.Items {
+		obj := &list.Items[i]
+		a := obj.GetAnnotations()
+		if a[ForSpecAnnotation] != specHash || a[ForGenerationAnnotation] != fmt.Sprint(generation) || obj.GetDeletionTimestamp() != nil {
+			continue
+		}
+		switch ReadSnapshotStatus(obj).State {
+		case SnapshotFailed, SnapshotAbandoned:
+			continue
+		}
+		if t := obj.GetCreationTimestamp().Time; best == "" || t.After(newest) {
+			best, newest = obj.GetName(), t
+		}
+	}
+	return best, nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
@@ -328,22 +329,41 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 		format = "CANONICAL"
 	}
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	// A new FlinkStateSnapshot of the deployment's job, kept (not disposed)
-	// when the object is deleted; backoffLimit 0: one attempt, its failure is
-	// the update's (FlinkStateSnapshotSpec, operator release-1.15.0).
-	spec := kube.SnapshotSpec{DeploymentName: name, Type: "savepoint", FormatType: format, DisposeOnDelete: false, BackoffLimit: 0}
-	created, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx,
-		spec.Object(ns, "", name+"-upgrade-"), metav1.CreateOptions{FieldManager: kube.FieldManager})
+	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		diags.AddAttributeError(at, "Savepoint before upgrade failed",
+			fmt.Sprintf("FlinkDeployment %s/%s was not changed: reading it: %s", ns, name, readableAPIError(err)))
+		return
+	}
+	// The savepoint an interrupted apply of this same change started (same
+	// target spec, nothing applied since), or a new FlinkStateSnapshot of the
+	// deployment's job, kept (not disposed) when the object is deleted;
+	// backoffLimit 0: one attempt, its failure is the update's
+	// (FlinkStateSnapshotSpec, operator release-1.15.0).
+	hash := ""
+	if okP {
+		hash = ps.Hash()
+	}
+	snapshot, err := kube.PendingUpgradeSavepoint(ctx, c.Dynamic, ns, name, hash, live.GetGeneration())
+	if err == nil && snapshot == "" {
+		var created *unstructured.Unstructured
+		created, err = c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx,
+			kube.UpgradeSavepointObject(ns, name, format, hash, live.GetGeneration()), metav1.CreateOptions{FieldManager: kube.FieldManager})
+		if err == nil {
+			snapshot = created.GetName()
+		}
+	}
 	if err != nil {
 		diags.AddAttributeError(at, "Savepoint before upgrade failed",
 			fmt.Sprintf("FlinkDeployment %s/%s was not changed: creating the FlinkStateSnapshot: %s", ns, name, readableAPIError(err)))
 		return
 	}
-	st, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, created.GetName(), timeout, upgradeSnapshotPoll)
+	st, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, snapshot, timeout, upgradeSnapshotPoll)
 	if err != nil {
 		diags.AddAttributeError(at, "Savepoint before upgrade failed",
 			fmt.Sprintf("FlinkDeployment %s/%s was not changed and keeps running its current spec: %s. Fix the cause and apply again "+
-				"(a new savepoint is taken), or remove savepoint_before_upgrade to upgrade without one.", ns, name, err))
+				"(if this savepoint is still under way, that apply waits for it rather than taking another), or remove "+
+				"savepoint_before_upgrade to upgrade without one.", ns, name, err))
 		return
 	}
 	plan.UpgradeSavepoint = types.StringValue(st.Path)

@@ -372,3 +372,51 @@ func TestAccDeployment_upgradeSavepointRecoveredFromTheObject(t *testing.T) {
 		},
 	})
 }
+
+// An apply whose savepoint before the upgrade did not end in time leaves
+// that savepoint under way; the next apply of the same change waits for it
+// instead of taking a second one, so no savepoint is left untracked.
+func TestAccDeployment_upgradeSavepointNotTakenTwice(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	prefix := randName("once-")
+	extra := "  wait_for = \"running\"\n  savepoint_before_upgrade {\n    timeout = \"3s\"\n  }"
+	upgrades := func() []kube.SnapshotStatus {
+		list, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).List(context.Background(),
+			metav1.ListOptions{LabelSelector: kube.UpgradeOfLabel + "=orders"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []kube.SnapshotStatus
+		for i := range list.Items {
+			out = append(out, kube.ReadSnapshotStatus(&list.Items[i]))
+		}
+		return out
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: restoreConfig(ns, prefix, "flink:2.2.1-java17", "", extra)},
+			{
+				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.Down = true }) },
+				Config:      restoreConfig(ns, prefix, "flink:2.2.1-java21", "", extra),
+				ExpectError: errorRE("Savepoint before upgrade failed", "was not changed"),
+			},
+			{
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.Down = false }) },
+				Config:    restoreConfig(ns, prefix, "flink:2.2.1-java21", "", extra),
+				Check: func(s *terraform.State) error {
+					sps := upgrades()
+					if len(sps) != 1 || sps[0].State != kube.SnapshotCompleted {
+						return fmt.Errorf("upgrade savepoints %+v, want exactly one, COMPLETED", sps)
+					}
+					if got := attrOf(s, depAddr, "upgrade_savepoint_path"); got != sps[0].Path {
+						return fmt.Errorf("upgrade_savepoint_path %q, want the one savepoint's %q", got, sps[0].Path)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

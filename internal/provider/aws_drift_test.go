@@ -152,3 +152,42 @@ resource "flinkstate_iam_role" "r" {
 		},
 	})
 }
+
+// A bucket without default encryption (removed outside Terraform, or a
+// create cut short before it was set) shows in the next plan, and apply sets
+// it again.
+func TestAccBucket_missingEncryptionRestored(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-enc-")
+	ctx, c := context.Background(), testAWS(t).S3
+	cfg := storesConfig(bucket, true, false, true)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					if _, err := c.DeleteBucketEncryption(ctx, &s3.DeleteBucketEncryptionInput{Bucket: aws.String(bucket)}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.state", plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					rules, err := s3state.FindEncryption(ctx, c, bucket)
+					if err != nil || len(rules) == 0 {
+						return fmt.Errorf("default encryption after apply: %v, %v", rules, err)
+					}
+					return nil
+				},
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws/arn"
@@ -42,6 +43,7 @@ type bucketModel struct {
 	TagsAll                         types.Map      `tfsdk:"tags_all"`
 	ForceDestroy                    types.Bool     `tfsdk:"force_destroy"`
 	PublicAccessBlocked             types.Bool     `tfsdk:"public_access_blocked"`
+	EncryptionConfigured            types.Bool     `tfsdk:"encryption_configured"`
 	UnsafeLifecycleRules            types.List     `tfsdk:"unsafe_lifecycle_rules"`
 	ForeignPolicyStatements         types.List     `tfsdk:"foreign_policy_statements"`
 	Timeouts                        timeouts.Value `tfsdk:"timeouts"`
@@ -112,6 +114,12 @@ func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Validators:  []validator.Map{awsTagsCheck},
 			},
 			"tags_all": tagsAllAttribute(),
+			"encryption_configured": schema.BoolAttribute{
+				Computed: true,
+				Description: "Whether the bucket has a default encryption configuration (SSE-S3, or SSE-KMS with kms_key_arn). Always " +
+					"planned as true: a bucket without one (removed outside Terraform, or a create interrupted before it was set) shows " +
+					"in the next plan, and apply sets it.",
+			},
 			"public_access_blocked": schema.BoolAttribute{
 				Computed: true,
 				Description: "Whether all four Block Public Access settings are on. Always planned as true: if they are turned off " +
@@ -204,13 +212,31 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 	// leaves a tainted resource Terraform knows about, not an orphan.
 	plan.ID = types.StringValue(name)
 	plan.ARN = types.StringValue(bucketARN(r.partition(ctx), name))
-	plan.PublicAccessBlocked = types.BoolValue(false) // until PutPublicAccessBlock succeeds
+	plan.PublicAccessBlocked = types.BoolValue(false)  // until PutPublicAccessBlock succeeds
+	plan.EncryptionConfigured = types.BoolValue(false) // until PutBucketEncryption succeeds
 	plan.UnsafeLifecycleRules, plan.ForeignPolicyStatements = emptyList(), emptyList()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if !r.harden(ctx, cl, plan, nil, &resp.Diagnostics) {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// Interrupted (Ctrl-C): an error would taint the bucket and the
+			// next apply would destroy and recreate it. It is kept, not
+			// hardened yet (public_access_blocked and encryption_configured
+			// false), so the next plan shows an update that finishes the job.
+			var kept diag.Diagnostics
+			for _, d := range resp.Diagnostics {
+				if d.Severity() != diag.SeverityError {
+					kept.Append(d)
+				}
+			}
+			resp.Diagnostics = kept
+			resp.Diagnostics.AddWarning("Bucket created, hardening interrupted",
+				fmt.Sprintf("s3://%s was created, but the run was cancelled before its hardening was complete. It is kept (not "+
+					"replaced): the next plan shows an update, and that apply finishes the hardening.", name))
+		}
 		return
 	}
 	plan.PublicAccessBlocked = types.BoolValue(true)
+	plan.EncryptionConfigured = types.BoolValue(true)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -232,6 +258,7 @@ func (r *bucketResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("public_access_blocked"), true)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("encryption_configured"), true)...)
 	var tags types.Map
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("tags"), &tags)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("tags_all"), r.meta.planTagsAll(ctx, tags, &resp.Diagnostics))...)
@@ -295,6 +322,7 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	plan.PublicAccessBlocked = types.BoolValue(true)
+	plan.EncryptionConfigured = types.BoolValue(true)
 	plan.UnsafeLifecycleRules, plan.ForeignPolicyStatements = emptyList(), emptyList()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -331,7 +359,8 @@ func (m bucketModel) settings(ctx context.Context, diags *diag.Diagnostics) s3st
 
 // hardening is the bucket as last read (the state), drift included.
 func (m bucketModel) hardening(ctx context.Context, diags *diag.Diagnostics) s3state.Hardening {
-	h := s3state.Hardening{Settings: m.settings(ctx, diags), PublicAccessBlocked: m.PublicAccessBlocked.ValueBool()}
+	h := s3state.Hardening{Settings: m.settings(ctx, diags), PublicAccessBlocked: m.PublicAccessBlocked.ValueBool(),
+		EncryptionMissing: !m.EncryptionConfigured.IsNull() && !m.EncryptionConfigured.ValueBool()}
 	h.UnsafeLifecycleRules = stringList(ctx, m.UnsafeLifecycleRules, diags)
 	h.ForeignPolicyStatements = stringList(ctx, m.ForeignPolicyStatements, diags)
 	return h
@@ -372,6 +401,7 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 	state.Bucket = types.StringValue(name)
 	state.ARN = types.StringValue(bucketARN(r.partition(ctx), name))
 	state.PublicAccessBlocked = types.BoolValue(h.PublicAccessBlocked)
+	state.EncryptionConfigured = types.BoolValue(!h.EncryptionMissing)
 	state.KMSKeyARN = types.StringNull()
 	if h.KMSKeyARN != "" {
 		state.KMSKeyARN = types.StringValue(h.KMSKeyARN)

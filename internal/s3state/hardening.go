@@ -50,6 +50,10 @@ type Hardening struct {
 	Settings
 	// PublicAccessBlocked: all four Block Public Access settings are on.
 	PublicAccessBlocked bool
+	// EncryptionMissing: the bucket has no default encryption configuration
+	// (GetBucketEncryption answers ServerSideEncryptionConfigurationNotFoundError),
+	// e.g. a bucket made by a create that was killed before it was hardened.
+	EncryptionMissing bool
 	// HasNoncurrentRule: the provider's noncurrent-version rule is there
 	// (else Settings.NoncurrentVersionExpirationDays is 0 and says nothing).
 	HasNoncurrentRule bool
@@ -165,6 +169,7 @@ func ReadHardening(ctx context.Context, c HardeningAPI, bucket string) (Hardenin
 		return h, err
 	}
 	h.KMSKeyARN = KMSKeyOf(enc)
+	h.EncryptionMissing = len(enc) == 0
 
 	status, err := FindVersioning(ctx, c, bucket)
 	if err != nil {
@@ -310,7 +315,7 @@ func Writes(bucket, partition string, want Settings, prior *Hardening) []Write {
 		// BucketOwnerEnforced is set by CreateBucket (x-amz-object-ownership),
 		// atomically with the bucket itself (see CreateBucket).
 	}
-	if prior == nil || prior.KMSKeyARN != want.KMSKeyARN {
+	if prior == nil || prior.EncryptionMissing || prior.KMSKeyARN != want.KMSKeyARN {
 		add("s3:PutBucketEncryption", func(ctx context.Context, c HardeningAPI) error {
 			_, err := c.PutBucketEncryption(ctx, &s3.PutBucketEncryptionInput{Bucket: b,
 				ServerSideEncryptionConfiguration: &s3types.ServerSideEncryptionConfiguration{

@@ -29,8 +29,11 @@ const (
 // endpoint that the test switches between passing, answering 404 to
 // everything, and freezing. The provider reaches AWS through it (aws.endpoint).
 type faultProxy struct {
-	URL    string
-	mode   atomic.Int32
+	URL  string
+	mode atomic.Int32
+	// before, when set, runs before a passed-through request is forwarded
+	// (what another client does at that very moment).
+	before atomic.Pointer[func(*http.Request)]
 	closed chan struct{}
 	once   sync.Once
 }
@@ -57,6 +60,9 @@ func newFaultProxy(t *testing.T) *faultProxy {
 			case <-p.closed:
 			}
 		default:
+			if f := p.before.Load(); f != nil {
+				(*f)(r)
+			}
 			rp.ServeHTTP(w, r)
 		}
 	})}

@@ -259,7 +259,31 @@ func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	token := s3state.NewOwnerToken()
 	if err := s3state.WriteMarker(ctx, cl, st, token, r.meta.userAgent(), true); err != nil {
+		var c *s3state.ConflictError
+		if errors.As(err, &c) {
+			resp.Diagnostics.AddAttributeError(path.Root("prefix"), "Prefix not free for a new state store", c.Detail+". Nothing was written.")
+			return
+		}
 		resp.Diagnostics.AddAttributeError(path.Root("prefix"), "Creating state store failed", awsErr(ctx, err))
+		return
+	}
+	// The nesting check ran before the marker existed: a store created at
+	// the same time above or below this prefix passed its own check too.
+	// Checked again now that both markers exist; the loser (both, when the
+	// two checks see each other) removes its own marker again.
+	if err := s3state.CheckNotNested(ctx, cl, st); err != nil {
+		undo := s3state.RemoveOwnMarker(ctx, cl, st, token)
+		detail := err.Error() + ". This store's marker was removed again; nothing else was written."
+		if undo != nil {
+			detail = err.Error() + fmt.Sprintf(". Removing this store's marker again failed (%s): delete s3://%s/%s if no configuration manages the store.",
+				awsErr(ctx, undo), st.Bucket, st.MarkerKey())
+		}
+		var c *s3state.ConflictError
+		if errors.As(err, &c) {
+			resp.Diagnostics.AddAttributeError(path.Root("prefix"), "Prefix not free for a new state store", detail)
+		} else {
+			addProblem(&resp.Diagnostics, "Creating", "state store "+st.ID(), "checking for stores created at the same time: "+detail, "")
+		}
 		return
 	}
 	plan.fill()

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -516,4 +517,55 @@ resource "flinkstate_bucket" "state" {
 			},
 		},
 	})
+}
+
+// Two applies create nested stores at once (flink/a here, flink/a/b by
+// another configuration): both pass the nesting check before either marker
+// exists. The proxy lets the other marker appear just before this create's
+// marker is written; the check after the write sees it, this create removes
+// its own marker and fails, and the other store is left alone.
+func TestAccStateStore_nestedByRaceRefused(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-race-")
+	ctx, c := context.Background(), testAWS(t).S3
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = s3state.DeleteAll(ctx, c, bucket, "", nil)
+		_, _ = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
+	})
+	inner := store.Store{Bucket: bucket, Prefix: "flink/a/b"}
+	outer := store.Store{Bucket: bucket, Prefix: "flink/a"}
+	p := newFaultProxy(t)
+	var once sync.Once
+	race := func(r *http.Request) {
+		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/"+outer.MarkerKey()) {
+			once.Do(func() {
+				if err := s3state.WriteMarker(ctx, c, inner, "the-other-apply", "test", true); err != nil {
+					t.Errorf("writing the other store's marker: %v", err)
+				}
+			})
+		}
+	}
+	p.before.Store(&race)
+	cfg := awsProxyProvider(p.URL) + fmt.Sprintf(`
+resource "flinkstate_state_store" "a" {
+  bucket = %q
+  prefix = "flink/a"
+}
+`, bucket)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      cfg,
+			ExpectError: errorRE("Prefix not free", "flink/a/b was created at the same time", "marker was removed again"),
+		}},
+	})
+	if m, err := s3state.ReadMarker(ctx, c, outer); err != nil || m != nil {
+		t.Errorf("the losing store's marker: %+v, %v; want it removed", m, err)
+	}
+	if m, err := s3state.ReadMarker(ctx, c, inner); err != nil || m == nil || m.Owner != "the-other-apply" {
+		t.Errorf("the other store's marker: %+v, %v; want it left alone", m, err)
+	}
 }

@@ -152,3 +152,52 @@ func NestedStores(ctx context.Context, c OwnerAPI, s store.Store) ([]store.Store
 		in.ContinuationToken = page.NextContinuationToken
 	}
 }
+
+// CheckNotNested is CheckFree's nesting rule, run again after the marker is
+// written: a store created at the same time at an ancestor or below this
+// prefix (it passed its own check before this marker existed, as this one
+// did before its marker) is a ConflictError. Two applies racing for nested
+// prefixes then both see the other's marker, and both give up.
+func CheckNotNested(ctx context.Context, c OwnerAPI, s store.Store) error {
+	for _, a := range s.Ancestors() {
+		parent := store.Store{Bucket: s.Bucket, Prefix: a}
+		m, err := ReadMarker(ctx, c, parent)
+		if err != nil {
+			return err
+		}
+		if m != nil {
+			return &ConflictError{Detail: fmt.Sprintf("the state store %s was created at the same time, and s3://%s/%s/ is inside it: "+
+				"nested stores would share directories and one's force_destroy would reach the other's state. Choose a prefix outside "+
+				"s3://%s/%s/", parent.ID(), s.Bucket, s.Prefix, s.Bucket, a)}
+		}
+	}
+	nested, err := NestedStores(ctx, c, s)
+	if err != nil {
+		return err
+	}
+	if len(nested) > 0 {
+		return &ConflictError{Detail: fmt.Sprintf("the state store %s was created at the same time inside s3://%s/%s/: nested stores "+
+			"would share directories and this one's force_destroy would reach its state. Choose a prefix that holds no store", nested[0].ID(), s.Bucket, s.Prefix)}
+	}
+	return nil
+}
+
+// MarkerDeleteAPI deletes a marker.
+type MarkerDeleteAPI interface {
+	OwnerAPI
+	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opts ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+}
+
+// RemoveOwnMarker deletes the store's marker if it still names owner (the
+// token this create wrote): undoing a create that lost a race never removes
+// another store's marker.
+func RemoveOwnMarker(ctx context.Context, c MarkerDeleteAPI, s store.Store, owner string) error {
+	m, err := ReadMarker(ctx, c, s)
+	if err != nil || m == nil || m.Owner != owner {
+		return err
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(s.MarkerKey())}); err != nil {
+		return fmt.Errorf("s3:DeleteObject s3://%s/%s: %w", s.Bucket, s.MarkerKey(), err)
+	}
+	return nil
+}

@@ -132,6 +132,7 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 // the wait with the operator's message (DeploymentReady).
 func WaitRestored(ctx context.Context, dyn dynamic.Interface, namespace, name, path string, timeout, every time.Duration) (DeploymentStatus, error) {
 	var last DeploymentStatus
+	var lastObj *unstructured.Unstructured
 	var recorded string
 	var current bool
 	err := poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
@@ -139,6 +140,7 @@ func WaitRestored(ctx context.Context, dyn dynamic.Interface, namespace, name, p
 		if err != nil {
 			return false, fmt.Errorf("reading FlinkDeployment %s/%s: %w", namespace, name, err)
 		}
+		lastObj = obj
 		var running bool
 		last, current, running, err = DeploymentReady(obj, "running")
 		recorded, _, _ = unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath")
@@ -152,8 +154,9 @@ func WaitRestored(ctx context.Context, dyn dynamic.Interface, namespace, name, p
 		if path != "" && last.JobState == "RUNNING" {
 			detail += fmt.Sprintf(", restored from %s", orNone(recorded))
 		}
-		if !current {
-			detail = "the operator has not observed this generation yet"
+		if !current && lastObj != nil {
+			observed, _, _ := unstructured.NestedInt64(lastObj.Object, "status", "observedGeneration")
+			detail = fmt.Sprintf("the operator has not observed generation %d yet (observed %d)%s", lastObj.GetGeneration(), observed, operatorSays(last))
 		}
 		return fmt.Errorf("%w: %s/%s %s waiting for %s: %s%s%s",
 			end.err(ErrDeploymentTimeout), namespace, name, end.when(), what, detail, end.hint(" (is the Flink operator running?)"), readFailure(readErr))

@@ -47,6 +47,10 @@ func realFlinkConf(t *testing.T, bucket, identity string, edit ...func(*flinkcon
 		State: flinkconf.State{CheckpointDir: prefix + "/checkpoints", SavepointDir: prefix + "/savepoints", HADir: prefix + "/ha",
 			Backend: "rocksdb", Incremental: &inc, CheckpointInterval: "2s"},
 	}
+	// Without HA unless a test asks for it (flinkconf turns it on for
+	// savepoint upgrades when there is an HA directory).
+	off := false
+	in.HighAvailability = &off
 	for _, e := range edit {
 		e(&in)
 	}
@@ -390,7 +394,7 @@ func TestRealFlink_lastStateRecoversFromHAMetadata(t *testing.T) {
 		"metadata": map[string]any{"name": ns}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	conf, _ := realFlinkConf(t, b.bucket, "irsa", func(in *flinkconf.Input) { in.UpgradeMode = "last-state" })
+	conf, _ := realFlinkConf(t, b.bucket, "irsa", func(in *flinkconf.Input) { in.UpgradeMode, in.HighAvailability = "last-state", nil })
 	if conf["high-availability.type"] != flinkconf.KubernetesHAFactory {
 		t.Fatalf("last-state derived high-availability.type = %q", conf["high-availability.type"])
 	}

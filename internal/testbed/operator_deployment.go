@@ -472,11 +472,7 @@ func (o *Operator) observe(ctx context.Context, c depCtx) {
 		if o.Flink != nil {
 			// Real Flink: the dummy path means "resume from HA metadata",
 			// which Kubernetes HA does by itself for the same cluster id.
-			path := restore
-			if path == LastStateDummyPath {
-				path = ""
-			}
-			id, err := o.Flink.start(ctx, c.obj, path)
+			id, err := o.Flink.start(ctx, c.obj, restore)
 			if err != nil {
 				st.JobState = flinkFailed
 				st.Error = operatorException("org.apache.flink.runtime.client.JobInitializationException", firstLines(err.Error(), 3))

@@ -36,6 +36,9 @@ type RealFlink struct {
 	clusters map[string]*FlinkCluster // deployment UID -> its running cluster
 }
 
+// fixedJobIDKey is Flink's PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID.
+const fixedJobIDKey = "$internal.pipeline.job-id"
+
 // JobOf is what the operator hands Flink for a deployment: its
 // flinkConfiguration, the S3 plugin its pod template enables, its
 // parallelism, and the given restore path.
@@ -58,9 +61,27 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 
 // start runs the deployment's cluster and waits until its job runs; it
 // returns the job's id. A job that fails or never runs is the error.
+//
+// restore is what the operator passes: a path, LastStateDummyPath (resume
+// from HA metadata, which Kubernetes HA does by itself for the same cluster
+// id), or "". Every deploy that does not resume the last state gets a new
+// job id, as the operator sets $internal.pipeline.job-id
+// (ApplicationReconciler.setJobIdIfNecessary, flink-kubernetes-operator
+// release-1.15.0); without it Flink with Kubernetes HA would reuse the id it
+// derives from the cluster id.
 func (f *RealFlink) start(ctx context.Context, dep *unstructured.Unstructured, restore string) (string, error) {
 	f.stop(dep, false)
-	job := JobOf(dep, restore)
+	path := restore
+	if path == LastStateDummyPath {
+		path = ""
+	}
+	job := JobOf(dep, path)
+	if restore != LastStateDummyPath {
+		if job.Configuration == nil {
+			job.Configuration = map[string]string{}
+		}
+		job.Configuration[fixedJobIDKey] = randomHex(16)
+	}
 	env, err := f.PodEnv(ctx, dep)
 	if err != nil {
 		return "", err

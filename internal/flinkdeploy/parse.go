@@ -1,6 +1,8 @@
 package flinkdeploy
 
 import (
+	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -24,7 +26,9 @@ func Parse(obj *unstructured.Unstructured, versionHint string) Spec {
 		ServiceAccount: str("serviceAccount"),
 	}
 	s.FlinkVersion = fullVersion(str("flinkVersion"), versionHint, obj)
-	s.FlinkConfiguration, _, _ = unstructured.NestedStringMap(obj.Object, "spec", "flinkConfiguration")
+	if raw, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "flinkConfiguration"); ok {
+		s.FlinkConfiguration, s.UnreadableConfig = FlattenConfiguration(raw)
+	}
 	if pod, ok, _ := unstructured.NestedMap(obj.Object, "spec", "podTemplate"); ok {
 		s.PodTemplate = pod
 	}
@@ -199,4 +203,51 @@ func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 		}
 	}
 	return s
+}
+
+// FlattenConfiguration reads spec.flinkConfiguration as the operator does:
+// the CRD accepts any YAML there, and the operator flattens nested maps into
+// dotted keys (flink-kubernetes-operator-api, ConfigObjectNode.asFlatMap)
+// and hands Flink the scalars as strings. Numbers keep their written form
+// (an integer as an integer), booleans become true/false. A value Flink's
+// flat configuration cannot hold here (a list, null) is not guessed: its key
+// is returned in unreadable, so an import can say so instead of dropping it.
+func FlattenConfiguration(raw any) (flat map[string]string, unreadable []string) {
+	flat = map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				key := k
+				if prefix != "" {
+					key = prefix + "." + k
+				}
+				walk(key, e)
+			}
+		case string:
+			flat[prefix] = x
+		case bool:
+			flat[prefix] = strconv.FormatBool(x)
+		case int64:
+			flat[prefix] = strconv.FormatInt(x, 10)
+		case int:
+			flat[prefix] = strconv.Itoa(x)
+		case float64:
+			if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+				flat[prefix] = strconv.FormatInt(int64(x), 10)
+			} else {
+				flat[prefix] = strconv.FormatFloat(x, 'f', -1, 64)
+			}
+		default:
+			unreadable = append(unreadable, prefix)
+		}
+	}
+	if m, ok := raw.(map[string]any); ok {
+		walk("", m)
+	} else if raw != nil {
+		unreadable = append(unreadable, "(flinkConfiguration itself)")
+	}
+	sort.Strings(unreadable)
+	return flat, unreadable
 }

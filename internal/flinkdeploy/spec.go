@@ -47,6 +47,9 @@ type Spec struct {
 	JobManager  *JobManager
 	TaskManager *TaskManager
 	Job         *Job
+	// UnreadableConfig (Parse only) names flinkConfiguration keys whose
+	// values a flat Flink configuration cannot hold (FlattenConfiguration).
+	UnreadableConfig []string
 }
 
 // JobManager is spec.jobManager.

@@ -188,3 +188,30 @@ func TestParseConfigurationCollapsesStore(t *testing.T) {
 		t.Fatalf("directories of different places collapsed: %+v", s)
 	}
 }
+
+// flinkConfiguration as other tools write it (the operator's examples use
+// numbers, booleans and nested maps) reads as the operator flattens it; a
+// list is named, never dropped.
+func TestFlattenConfiguration(t *testing.T) {
+	raw := map[string]any{
+		"taskmanager.numberOfTaskSlots": int64(2),
+		"state.savepoints.dir":          "file:///flink-data/savepoints",
+		"job.autoscaler.enabled":        true,
+		"kubernetes.operator":           map[string]any{"job.restart.failed": false, "periodic.savepoint.interval": "1h"},
+		"taskmanager.memory.fraction":   0.25,
+		"parallelism.default":           float64(4),
+		"pipeline.classpaths":           []any{"a", "b"},
+	}
+	flat, unreadable := FlattenConfiguration(raw)
+	want := map[string]string{
+		"taskmanager.numberOfTaskSlots": "2", "state.savepoints.dir": "file:///flink-data/savepoints", "job.autoscaler.enabled": "true",
+		"kubernetes.operator.job.restart.failed": "false", "kubernetes.operator.periodic.savepoint.interval": "1h",
+		"taskmanager.memory.fraction": "0.25", "parallelism.default": "4",
+	}
+	if !reflect.DeepEqual(flat, want) {
+		t.Errorf("flat %v, want %v", flat, want)
+	}
+	if !reflect.DeepEqual(unreadable, []string{"pipeline.classpaths"}) {
+		t.Errorf("unreadable %v, want the list's key", unreadable)
+	}
+}

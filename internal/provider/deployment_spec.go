@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -84,6 +86,13 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 // show as a diff. Blocks the configuration leaves out stay out unless imported.
 func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstructured, imported bool, diags *diag.Diagnostics) {
 	s := flinkdeploy.Parse(live, m.FlinkVersion.ValueString())
+	if imported && len(s.UnreadableConfig) > 0 {
+		addProblem(diags, "Importing", "FlinkDeployment "+live.GetNamespace()+"/"+live.GetName(),
+			fmt.Sprintf("spec.flinkConfiguration holds values a flat Flink configuration cannot hold for %s (a list or null): the "+
+				"provider writes flinkConfiguration as key: string pairs and would drop them", strings.Join(s.UnreadableConfig, ", ")),
+			"Write each as the string Flink parses (a list as \"a;b\"), e.g. with kubectl edit, then import again.")
+		return
+	}
 	m.ID = types.StringValue(live.GetNamespace() + "/" + live.GetName())
 	m.Image = types.StringValue(s.Image)
 	m.FlinkVersion = types.StringValue(s.FlinkVersion)

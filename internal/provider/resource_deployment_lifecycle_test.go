@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
@@ -418,5 +419,49 @@ func TestAccDeployment_upgradeSavepointNotTakenTwice(t *testing.T) {
 				},
 			},
 		},
+	})
+}
+
+// A FlinkDeployment written as other tools write it (numbers, booleans and
+// nested maps in flinkConfiguration, as the operator's own examples do) is
+// imported with every key, as the operator flattens them, never dropped.
+func TestAccDeployment_importKeepsNonStringConfiguration(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	runningJob(t, ns, "orders", map[string]any{
+		"fs.s3a.aws.credentials.provider":       flinkconf.IRSACredentialsProvider,
+		"execution.checkpointing.dir":           "s3://acme-flink-state/flink/orders/checkpoints",
+		"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints",
+		"taskmanager.numberOfTaskSlots":         int64(2),
+		"metrics.latency.interval":              int64(1000),
+		"pipeline.object-reuse":                 true,
+		"kubernetes.operator":                   map[string]any{"savepoint.history.max.count": int64(5)},
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:        deploymentConfig(ns, "flink:2.2.1-java17", ""),
+			ResourceName:  depAddr,
+			ImportState:   true,
+			ImportStateId: ns + "/orders",
+			ImportStateCheck: func(is []*terraform.InstanceState) error {
+				if len(is) != 1 {
+					return fmt.Errorf("imported %d instances", len(is))
+				}
+				a := is[0].Attributes
+				for k, want := range map[string]string{
+					"flink_configuration.metrics.latency.interval":                        "1000",
+					"flink_configuration.pipeline.object-reuse":                           "true",
+					"flink_configuration.kubernetes.operator.savepoint.history.max.count": "5",
+					"task_manager.task_slots":                                             "2",
+				} {
+					if a[k] != want {
+						return fmt.Errorf("%s = %q, want %q (imported: %v)", k, a[k], want, a)
+					}
+				}
+				return nil
+			},
+		}},
 	})
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -108,7 +107,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
 			"backoff_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
 				Description: "Retries the operator makes before FAILED. Default 1. (The operator's -1, retry forever, is refused: nobody would be told.)",
-				Validators:  []validator.Int64{int64validator.Between(0, 100)}, PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()}},
+				Validators:  []validator.Int64{int64validator.Between(0, 100)}},
 			"name_prefix": schema.StringAttribute{Optional: true, Computed: true,
 				Description:   "generateName of the object; default `<deployment_name>-`.",
 				Validators:    []validator.String{stringvalidator.LengthBetween(1, 200), namePrefixCheck},
@@ -187,6 +186,15 @@ func (snapshotConfigValidator) ValidateResource(ctx context.Context, req resourc
 // ABANDONED) holds no savepoint and is replaced.
 func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		var state snapshotModel
+		if !req.State.Raw.IsNull() {
+			if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); !resp.Diagnostics.HasError() && state.DisposeOnDelete.ValueBool() &&
+				state.Path.ValueString() != "" {
+				resp.Diagnostics.AddAttributeWarning(path.Root("dispose_on_delete"), "Destroy deletes the savepoint's files",
+					fmt.Sprintf("dispose_on_delete = true: destroying FlinkStateSnapshot %s has the Flink operator delete the savepoint at %s "+
+						"(StateSnapshotReconciler.cleanup). Set dispose_on_delete = false and apply first to keep them.", state.ID.ValueString(), state.Path.ValueString()))
+			}
+		}
 		return
 	}
 	var plan snapshotModel
@@ -365,16 +373,23 @@ func readSnapshotSpec(obj *unstructured.Unstructured, m *snapshotModel) {
 	}
 	dep, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
 	m.DeploymentName = types.StringValue(dep)
+	// Absent fields read as the operator defaults them
+	// (flink-kubernetes-operator-api release-1.15.0: FlinkStateSnapshotSpec.backoffLimit
+	// -1, SavepointSpec.formatType CANONICAL, disposeOnDelete true,
+	// alreadyExists false), never as this provider's defaults: an imported
+	// savepoint the operator would dispose of on delete says so.
+	m.BackoffLimit = types.Int64Value(-1)
 	if bl, ok, _ := unstructured.NestedInt64(obj.Object, "spec", "backoffLimit"); ok {
 		m.BackoffLimit = types.Int64Value(bl)
 	}
 	if sp, ok, _ := unstructured.NestedMap(obj.Object, "spec", "savepoint"); ok {
 		m.Type = types.StringValue("savepoint")
+		m.FormatType = types.StringValue("CANONICAL")
 		if f, ok := sp["formatType"].(string); ok {
 			m.FormatType = types.StringValue(f)
 		}
-		d, _ := sp["disposeOnDelete"].(bool)
-		m.DisposeOnDelete = types.BoolValue(d)
+		d, ok := sp["disposeOnDelete"].(bool)
+		m.DisposeOnDelete = types.BoolValue(d || !ok)
 		exists, _ := sp["alreadyExists"].(bool)
 		m.AlreadyExists = types.BoolValue(exists)
 		if p, _ := sp["path"].(string); p != "" && !exists {
@@ -392,6 +407,16 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 	c := r.meta.kubeOrDiag(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if !plan.BackoffLimit.Equal(state.BackoffLimit) {
+		// In place: it only bounds the operator's retries of a snapshot not
+		// taken yet (an imported one may carry the operator's -1).
+		patch := fmt.Sprintf(`{"spec":{"backoffLimit":%d}}`, plan.BackoffLimit.ValueInt64())
+		if _, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(state.Namespace.ValueString()).Patch(ctx,
+			state.Name.ValueString(), ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("backoff_limit"), "Updating FlinkStateSnapshot failed", err.Error())
+			return
+		}
 	}
 	if !plan.DisposeOnDelete.Equal(state.DisposeOnDelete) {
 		patch := fmt.Sprintf(`{"spec":{"savepoint":{"disposeOnDelete":%v}}}`, plan.DisposeOnDelete.ValueBool())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -374,5 +375,77 @@ data "flinkstate_latest_savepoint" "orders" {
 				}),
 			},
 		}},
+	})
+}
+
+// A FlinkStateSnapshot written as the operator's examples write it
+// (savepoint: {}) imports with the operator's defaults (SavepointSpec:
+// disposeOnDelete true, formatType CANONICAL; backoffLimit -1), not this
+// provider's: otherwise state says false while the operator would dispose of
+// the savepoint on delete. Adopting it with this provider's defaults is an
+// in-place update (the same object, its savepoint kept), never a replacement.
+func TestAccSnapshot_importReadsOperatorDefaults(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	ctx := context.Background()
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkStateSnapshot",
+		"metadata": map[string]any{"name": "adopted", "namespace": ns},
+		"spec":     map[string]any{"jobReference": map[string]any{"kind": "FlinkDeployment", "name": "orders"}, "savepoint": map[string]any{}},
+	}}
+	created, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.WaitSnapshot(ctx, testKube(t).Dynamic, ns, "adopted", time.Minute, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf(`
+resource "flinkstate_snapshot" "adopted" {
+  namespace       = %q
+  deployment_name = "orders"
+  name_prefix     = "adopted"
+}
+`, ns)
+	const addr = "flinkstate_snapshot.adopted"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             cfg,
+				ResourceName:       addr,
+				ImportState:        true,
+				ImportStateId:      ns + "/adopted",
+				ImportStatePersist: true,
+				ImportStateCheck: func(is []*terraform.InstanceState) error {
+					a := is[0].Attributes
+					for k, want := range map[string]string{"dispose_on_delete": "true", "format_type": "CANONICAL", "backoff_limit": "-1"} {
+						if a[k] != want {
+							return fmt.Errorf("imported %s = %q, want the operator's default %q", k, a[k], want)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					live, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Get(ctx, "adopted", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if live.GetUID() != created.GetUID() {
+						return fmt.Errorf("the snapshot was replaced")
+					}
+					if d, _, _ := unstructured.NestedBool(live.Object, "spec", "savepoint", "disposeOnDelete"); d {
+						return fmt.Errorf("disposeOnDelete still true")
+					}
+					return nil
+				},
+			},
+		},
 	})
 }

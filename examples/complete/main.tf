@@ -26,7 +26,7 @@ variable "oidc_provider_arn" {
 }
 
 variable "image" {
-  description = "Flink image; changing it takes a savepoint first (flinkstate_snapshot.before_upgrade)."
+  description = "Flink image; changing it takes a savepoint first (savepoint_before_upgrade, path in upgrade_savepoint_path)."
   type        = string
   default     = "flink:2.2.1-java17"
 }

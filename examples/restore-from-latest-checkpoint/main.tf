@@ -4,6 +4,16 @@
 # exist) in the store's checkpoint dir. The provider checks that again before
 # creating the deployment.
 
+terraform {
+  required_providers {
+    flinkstate = {
+      source = "flinkstate/flinkstate"
+    }
+  }
+}
+
+provider "flinkstate" {}
+
 data "flinkstate_latest_checkpoint" "orders" {
   store_id = "acme-flink-state/flink/orders"
   # Read each candidate's _metadata and pass over checkpoints with missing files.

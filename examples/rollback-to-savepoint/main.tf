@@ -6,6 +6,16 @@
 # job's current state is replaced. The provider checks that the savepoint's
 # _metadata exists before it touches the deployment.
 
+terraform {
+  required_providers {
+    flinkstate = {
+      source = "flinkstate/flinkstate"
+    }
+  }
+}
+
+provider "flinkstate" {}
+
 resource "flinkstate_deployment" "orders" {
   namespace       = "data-processing"
   name            = "orders"

@@ -444,6 +444,18 @@ func TestAccDeployment_savepointBeforeUpgradeFails(t *testing.T) {
 
 // exampleConfig reads examples/<path> and applies replacements (old, new
 // pairs); an old string that is no longer there fails the test.
+// exampleProviderBlock is how every example under examples/ starts.
+const exampleProviderBlock = `terraform {
+  required_providers {
+    flinkstate = {
+      source = "flinkstate/flinkstate"
+    }
+  }
+}
+
+provider "flinkstate" {}
+`
+
 func exampleConfig(t *testing.T, path string, replacements ...string) string {
 	t.Helper()
 	_, here, _, _ := runtime.Caller(0)
@@ -451,7 +463,9 @@ func exampleConfig(t *testing.T, path string, replacements ...string) string {
 	if err != nil {
 		t.Fatalf("reading example: %v", err)
 	}
-	cfg := string(b)
+	// The example's required_providers block names the published source;
+	// the test serves the provider under its local name instead.
+	cfg := strings.Replace(string(b), exampleProviderBlock, "", 1)
 	for i := 0; i+1 < len(replacements); i += 2 {
 		if !strings.Contains(cfg, replacements[i]) {
 			t.Fatalf("example %s no longer contains %q: update this test", path, replacements[i])

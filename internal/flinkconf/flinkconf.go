@@ -488,7 +488,7 @@ func Derive(in Input) (map[string]string, []Finding) {
 	return cfg, fs
 }
 
-var durationRE = regexp.MustCompile(`^(\d+)\s*([a-zA-Z]*)$`)
+var durationRE = regexp.MustCompile(`^(\d+)\s*([a-zA-Zµ]*)$`)
 
 // ParseDuration parses Flink's duration syntax ("60s", "2 s", "10 min",
 // "500ms", "1h"); a bare number is milliseconds, as in Flink.
@@ -501,13 +501,20 @@ func ParseDuration(s string) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%q: %w", s, err)
 	}
+	// The unit labels of Flink's TimeUtils.TimeUnit (flink-core,
+	// org.apache.flink.util.TimeUtils, 2.2.1): singular labels have no
+	// plural ("min" and "m", but no "mins"), case-insensitive.
 	var unit time.Duration
 	switch strings.ToLower(m[2]) {
+	case "ns", "nano", "nanos", "nanosecond", "nanoseconds":
+		unit = time.Nanosecond
+	case "µs", "micro", "micros", "microsecond", "microseconds":
+		unit = time.Microsecond
 	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
 		unit = time.Millisecond
 	case "s", "sec", "secs", "second", "seconds":
 		unit = time.Second
-	case "m", "min", "mins", "minute", "minutes":
+	case "m", "min", "minute", "minutes":
 		unit = time.Minute
 	case "h", "hour", "hours":
 		unit = time.Hour

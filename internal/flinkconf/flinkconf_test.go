@@ -192,12 +192,14 @@ func TestDerive_defaultsAndExtras(t *testing.T) {
 
 func TestParseDuration(t *testing.T) {
 	for s, want := range map[string]time.Duration{"60s": time.Minute, "2 s": 2 * time.Second, "10 min": 10 * time.Minute,
-		"500": 500 * time.Millisecond, "500 ms": 500 * time.Millisecond, "1h": time.Hour, "1 d": 24 * time.Hour} {
+		"500": 500 * time.Millisecond, "500 ms": 500 * time.Millisecond, "1h": time.Hour, "1 d": 24 * time.Hour,
+		"2 MIN": 2 * time.Minute, "3 minutes": 3 * time.Minute, "500 µs": 500 * time.Microsecond, "7 nanos": 7 * time.Nanosecond} {
 		if got, err := ParseDuration(s); err != nil || got != want {
 			t.Errorf("%q: %v %v, want %v", s, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "s", "1.5s", "-1s", "10 parsecs"} {
+	// Flink's TimeUtils has no "mins" (its singular labels have no plural).
+	for _, bad := range []string{"", "s", "1.5s", "-1s", "10 parsecs", "2 mins", "2 hrs"} {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

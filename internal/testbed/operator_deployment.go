@@ -430,7 +430,7 @@ func (o *Operator) observe(ctx context.Context, c depCtx) {
 		// Real Flink whose processes are gone (an earlier test bed run
 		// ended): the pods come back, as the kubelet restarts them, and
 		// with Kubernetes HA the job resumes from its HA metadata.
-		if id, err := o.Flink.start(ctx, c.obj, ""); err != nil {
+		if id, err := o.Flink.start(ctx, c.obj, LastStateDummyPath, st.JobID, false); err != nil {
 			st.JobState = flinkFailed
 			st.Error = operatorException("org.apache.flink.runtime.client.JobInitializationException", firstLines(err.Error(), 3))
 		} else {
@@ -472,7 +472,7 @@ func (o *Operator) observe(ctx context.Context, c depCtx) {
 		if o.Flink != nil {
 			// Real Flink: the dummy path means "resume from HA metadata",
 			// which Kubernetes HA does by itself for the same cluster id.
-			id, err := o.Flink.start(ctx, c.obj, restore)
+			id, err := o.Flink.start(ctx, c.obj, restore, st.JobID, true)
 			if err != nil {
 				st.JobState = flinkFailed
 				st.Error = operatorException("org.apache.flink.runtime.client.JobInitializationException", firstLines(err.Error(), 3))

@@ -64,23 +64,42 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 //
 // restore is what the operator passes: a path, LastStateDummyPath (resume
 // from HA metadata, which Kubernetes HA does by itself for the same cluster
-// id), or "". Every deploy that does not resume the last state gets a new
-// job id, as the operator sets $internal.pipeline.job-id
-// (ApplicationReconciler.setJobIdIfNecessary, flink-kubernetes-operator
-// release-1.15.0); without it Flink with Kubernetes HA would reuse the id it
-// derives from the cluster id.
-func (f *RealFlink) start(ctx context.Context, dep *unstructured.Unstructured, restore string) (string, error) {
+// id), or "". jobID is the id the operator chose (the model's deploy, as
+// ApplicationReconciler.setJobIdIfNecessary: a new one for every deploy
+// that does not resume the last state), passed as
+// $internal.pipeline.job-id; without it Flink with Kubernetes HA would
+// derive one id from the cluster id for every deploy. As the operator does
+// before it submits (flink-kubernetes-operator release-1.15.0), a cluster
+// with an HA directory gets a job result store of its own
+// (ApplicationReconciler.setRandomJobResultStorePath) and the job graphs in
+// its Kubernetes HA ConfigMaps are removed
+// (AbstractFlinkService.submitApplicationCluster,
+// FlinkUtils.deleteJobGraphInKubernetesHA), so a finished job is not
+// recovered in place of the new one.
+//
+// submit is false when the kubelet restarts the pods of a deployed cluster
+// (the operator submits nothing then: the job resumes from its HA metadata).
+func (f *RealFlink) start(ctx context.Context, dep *unstructured.Unstructured, restore, jobID string, submit bool) (string, error) {
 	f.stop(dep, false)
 	path := restore
 	if path == LastStateDummyPath {
 		path = ""
 	}
 	job := JobOf(dep, path)
-	if restore != LastStateDummyPath {
-		if job.Configuration == nil {
-			job.Configuration = map[string]string{}
+	if job.Configuration == nil {
+		job.Configuration = map[string]string{}
+	}
+	if jobID != "" {
+		job.Configuration[fixedJobIDKey] = jobID
+	}
+	if ha := job.Configuration["high-availability.storageDir"]; ha != "" {
+		if _, ok := job.Configuration["job-result-store.delete-on-commit"]; !ok {
+			job.Configuration["job-result-store.delete-on-commit"] = "false"
 		}
-		job.Configuration[fixedJobIDKey] = randomHex(16)
+		job.Configuration["job-result-store.storage-path"] = strings.TrimSuffix(ha, "/") + "/job-result-store/" + dep.GetName() + "/" + randomHex(16)
+		if submit {
+			f.deleteJobGraphs(ctx, dep)
+		}
 	}
 	env, err := f.PodEnv(ctx, dep)
 	if err != nil {
@@ -101,6 +120,35 @@ func (f *RealFlink) start(ctx context.Context, dep *unstructured.Unstructured, r
 		f.Logf("operator: Flink of %s/%s: REST API %s, logs %s", dep.GetNamespace(), dep.GetName(), c.RESTURL, c.Dir+"/log")
 	}
 	return c.RunningJob(ctx, 3*time.Minute)
+}
+
+// deleteJobGraphs removes the jobGraph- entries (Flink's
+// Constants.JOB_GRAPH_STORE_KEY_PREFIX) from the deployment's Kubernetes HA
+// ConfigMaps, as FlinkUtils.deleteJobGraphInKubernetesHA does.
+func (f *RealFlink) deleteJobGraphs(ctx context.Context, dep *unstructured.Unstructured) {
+	if f.Dyn == nil {
+		return
+	}
+	r := f.Dyn.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(dep.GetNamespace())
+	list, err := r.List(ctx, metav1.ListOptions{LabelSelector: "app=" + dep.GetName() + ",type=flink-native-kubernetes"})
+	if err != nil {
+		return
+	}
+	for i := range list.Items {
+		cm := &list.Items[i]
+		data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
+		changed := false
+		for k := range data {
+			if strings.HasPrefix(k, "jobGraph-") {
+				delete(data, k)
+				changed = true
+			}
+		}
+		if changed {
+			_ = unstructured.SetNestedStringMap(cm.Object, data, "data")
+			_, _ = r.Update(ctx, cm, metav1.UpdateOptions{})
+		}
+	}
 }
 
 func (f *RealFlink) cluster(dep *unstructured.Unstructured) *FlinkCluster {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 // metadataKeyRE matches a completed checkpoint's metadata file anywhere in a
@@ -33,7 +35,11 @@ func NewestInBucket(ctx context.Context, c S3API, bucket string, maxKeys int) (b
 		if err != nil {
 			return nil, seen, false, fmt.Errorf("listing s3://%s: %w", bucket, err)
 		}
-		seen += len(out.Contents)
+		for _, o := range out.Contents {
+			if aws.ToString(o.Key) != store.BucketMarkerKey {
+				seen++
+			}
+		}
 		for _, o := range out.Contents {
 			m := metadataKeyRE.FindStringSubmatch(aws.ToString(o.Key))
 			if m == nil {

@@ -34,8 +34,11 @@ type faultProxy struct {
 	// before, when set, runs before a passed-through request is forwarded
 	// (what another client does at that very moment).
 	before atomic.Pointer[func(*http.Request)]
-	closed chan struct{}
-	once   sync.Once
+	// intercept, when set, may answer a passed-through request itself (it
+	// returns true) instead of the AWS endpoint.
+	intercept atomic.Pointer[func(http.ResponseWriter, *http.Request) bool]
+	closed    chan struct{}
+	once      sync.Once
 }
 
 func newFaultProxy(t *testing.T) *faultProxy {
@@ -62,6 +65,9 @@ func newFaultProxy(t *testing.T) *faultProxy {
 		default:
 			if f := p.before.Load(); f != nil {
 				(*f)(r)
+			}
+			if f := p.intercept.Load(); f != nil && (*f)(w, r) {
+				return
 			}
 			rp.ServeHTTP(w, r)
 		}

@@ -32,6 +32,7 @@ func newBucketResource() resource.Resource { return &bucketResource{} }
 
 type bucketModel struct {
 	ID                              types.String   `tfsdk:"id"`
+	OwnerToken                      types.String   `tfsdk:"owner_token"`
 	Bucket                          types.String   `tfsdk:"bucket"`
 	ARN                             types.String   `tfsdk:"arn"`
 	KMSKeyARN                       types.String   `tfsdk:"kms_key_arn"`
@@ -63,6 +64,14 @@ func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"id": schema.StringAttribute{
 				Computed:      true,
 				Description:   "The bucket name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"owner_token": schema.StringAttribute{
+				Computed: true,
+				Description: "The token of the bucket's ownership marker (`.flinkstate-bucket.json`), written with a conditional " +
+					"write right after the bucket is created: of two applies racing to create one bucket (in us-east-1 S3 answers 200 " +
+					"to creating a bucket the account already owns), only one gets it, and force_destroy deletes nothing unless the " +
+					"marker still names this token. Null for a bucket created by an earlier version of the provider.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"bucket": schema.StringAttribute{
@@ -208,6 +217,24 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		return
 	}
+	// CreateBucket's success does not say this apply made the bucket (200
+	// in us-east-1 for a bucket the account owns): the ownership marker,
+	// written only if none exists, does. A loser records and changes nothing.
+	token := s3state.NewOwnerToken()
+	plan.OwnerToken = types.StringNull()
+	if err := s3state.WriteBucketMarker(ctx, cl, name, token, r.meta.userAgent()); err != nil {
+		var c *s3state.ConflictError
+		if errors.As(err, &c) {
+			resp.Diagnostics.AddAttributeError(path.Root("bucket"), "Bucket already exists", alreadyExists(c.Detail+"; the bucket", name))
+			return
+		}
+		// The bucket is there and no one else claimed it: recorded below
+		// (tainted by this error), never an orphan.
+		resp.Diagnostics.AddAttributeError(path.Root("bucket"), problemSummary("Recording ownership of", "bucket "+name),
+			problemDetail(awsErr(ctx, err), "The bucket was created and is kept in state; the next apply replaces it."))
+	} else {
+		plan.OwnerToken = types.StringValue(token)
+	}
 	// From here on the bucket exists: record it, so that a later failure
 	// leaves a tainted resource Terraform knows about, not an orphan.
 	plan.ID = types.StringValue(name)
@@ -216,6 +243,9 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 	plan.EncryptionConfigured = types.BoolValue(false) // until PutBucketEncryption succeeds
 	plan.UnsafeLifecycleRules, plan.ForeignPolicyStatements = emptyList(), emptyList()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if !r.harden(ctx, cl, plan, nil, &resp.Diagnostics) {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			// Interrupted (Ctrl-C): an error would taint the bucket and the
@@ -398,6 +428,15 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 		addProblem(&resp.Diagnostics, "Reading", "bucket "+name, awsErr(ctx, err), "")
 		return
 	}
+	if state.OwnerToken.IsNull() {
+		// An import takes the bucket as it is, marker included.
+		if m, err := s3state.ReadBucketMarker(ctx, cl, name); err != nil {
+			addProblem(&resp.Diagnostics, "Reading", "bucket "+name, awsErr(ctx, err), "")
+			return
+		} else if m != nil {
+			state.OwnerToken = types.StringValue(m.Owner)
+		}
+	}
 	state.Bucket = types.StringValue(name)
 	state.ARN = types.StringValue(bucketARN(r.partition(ctx), name))
 	state.PublicAccessBlocked = types.BoolValue(h.PublicAccessBlocked)
@@ -445,6 +484,23 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	name := state.ID.ValueString()
+	if token := state.OwnerToken.ValueString(); token != "" {
+		// Only the bucket this configuration created: its marker still
+		// names this token.
+		m, err := s3state.ReadBucketMarker(ctx, cl, name)
+		if err != nil {
+			addProblem(&resp.Diagnostics, "Checking the ownership of", "bucket "+name, awsErr(ctx, err), "Nothing was deleted.")
+			return
+		}
+		// A marker that is gone is this resource's own destroy cut short
+		// after removing it (the marker goes last, just before the bucket).
+		if m != nil && m.Owner != token {
+			addProblem(&resp.Diagnostics, "Deleting", "bucket "+name,
+				fmt.Sprintf("its ownership marker (%s) names another owner: it is not the bucket this configuration created, so nothing was deleted", s3state.BucketMarkerKey),
+				"If it is not yours, remove it from this state (terraform state rm ADDRESS, the address Terraform names above). If it is, import it again.")
+			return
+		}
+	}
 	if state.ForceDestroy.ValueBool() {
 		n, err := s3state.DeleteAll(ctx, cl, name, "", nil)
 		if err != nil {
@@ -467,6 +523,11 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 					"to have the provider delete them.", name, countObjects(n, more)))
 			return
 		}
+	}
+	// The ownership marker (every version) goes last, just before the bucket.
+	if _, err := s3state.DeleteAll(ctx, cl, name, s3state.BucketMarkerKey, nil); err != nil {
+		addProblem(&resp.Diagnostics, "Deleting", "bucket "+name, "removing its ownership marker: "+awsErr(ctx, err), "The bucket was kept; apply the destroy again.")
+		return
 	}
 	if err := s3state.DeleteBucket(ctx, cl, name); err != nil {
 		addProblem(&resp.Diagnostics, "Deleting", "bucket "+name, awsErr(ctx, err), "")

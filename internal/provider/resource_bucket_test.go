@@ -249,6 +249,10 @@ func TestAccBucket_disappears(t *testing.T) {
 			{Config: bucketConfig(name, bucketVersioned)},
 			{
 				PreConfig: func() {
+					// Emptied first (its ownership marker), as S3 deletes only empty buckets.
+					if _, err := s3state.DeleteAll(context.Background(), testAWS(t).S3, name, "", nil); err != nil {
+						t.Fatalf("emptying bucket out of band: %v", err)
+					}
 					if _, err := testAWS(t).S3.DeleteBucket(context.Background(), &s3.DeleteBucketInput{Bucket: aws.String(name)}); err != nil {
 						t.Fatalf("deleting bucket out of band: %v", err)
 					}

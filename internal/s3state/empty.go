@@ -17,8 +17,9 @@ type S3API interface {
 }
 
 // Contents counts the current objects under prefix ("" for the whole
-// bucket; a non-empty prefix must end with "/" so that "app1/" never
-// matches "app10/"), following pagination. It stops counting at limit and
+// bucket, leaving out its ownership marker BucketMarkerKey; a non-empty
+// prefix must end with "/" so that "app1/" never matches "app10/"),
+// following pagination. It stops counting at limit and
 // says whether there is more.
 func Contents(ctx context.Context, c S3API, bucket, prefix string, limit int) (count int, more bool, err error) {
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(bucket)}
@@ -30,7 +31,11 @@ func Contents(ctx context.Context, c S3API, bucket, prefix string, limit int) (c
 		if err != nil {
 			return count, false, fmt.Errorf("listing s3://%s/%s: %w", bucket, prefix, err)
 		}
-		count += len(out.Contents)
+		for _, o := range out.Contents {
+			if !IsBucketMarker(aws.ToString(o.Key)) {
+				count++
+			}
+		}
 		truncated := aws.ToBool(out.IsTruncated) && out.NextContinuationToken != nil
 		if count >= limit || !truncated {
 			return count, truncated, nil

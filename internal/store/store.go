@@ -106,6 +106,11 @@ func Parse(id string) (Store, error) {
 	return Store{Bucket: bucket, Prefix: prefix}, nil
 }
 
+// BucketMarkerKey is the key of a bucket's ownership marker, at the bucket's
+// root (written by s3state.WriteBucketMarker); listings that judge a
+// bucket's contents leave it out.
+const BucketMarkerKey = ".flinkstate-bucket.json"
+
 // MarkerName is the ownership marker's file name, directly under a store's
 // prefix: <prefix>/.flinkstate-store.json. The provider writes it when it
 // creates (or first applies after importing) a store; Flink never reads or

@@ -148,7 +148,7 @@ func TestAccBucket_createTimeoutKeepsBucketTracked(t *testing.T) {
 		CheckDestroy:             checkBucketGone(t, bucket),
 		Steps: []resource.TestStep{
 			{
-				Config:      cfg,
+				Config: cfg,
 				// The first call after CreateBucket writes the ownership marker.
 				ExpectError: errorRE("Recording ownership of bucket "+bucket+" failed", "no answer from "+p.URL, "within 10s"),
 			},

@@ -444,8 +444,15 @@ const (
 // savepoint: taken now, or, with existingPath, recording the savepoint a
 // suspend already took (alreadyExists). carryTo ("" for none) names the
 // replacement that starts from it.
+//
+// The operator retries a failed trigger up to FinalSavepointRetries times
+// (FlinkStateSnapshotSpec.backoffLimit; 10 s × 2^(failures-1) apart,
+// FlinkStateSnapshotController.updateErrorStatus): Flink refuses a savepoint
+// while the job's tasks are still being deployed ("Not all required tasks
+// are currently running"), e.g. right after the job restarted, and a destroy
+// should not fail on that.
 func FinalSavepointObject(namespace, deployment, format, existingPath, carryTo string) *unstructured.Unstructured {
-	spec := SnapshotSpec{DeploymentName: deployment, Type: "savepoint", FormatType: format, DisposeOnDelete: false, BackoffLimit: 0}
+	spec := SnapshotSpec{DeploymentName: deployment, Type: "savepoint", FormatType: format, DisposeOnDelete: false, BackoffLimit: FinalSavepointRetries}
 	if existingPath != "" {
 		spec.AlreadyExists, spec.Path = true, existingPath
 	}
@@ -456,6 +463,9 @@ func FinalSavepointObject(namespace, deployment, format, existingPath, carryTo s
 	}
 	return obj
 }
+
+// FinalSavepointRetries is the final savepoint's backoffLimit.
+const FinalSavepointRetries = 3
 
 // CarriedSavepoint finds the newest COMPLETED final savepoint in namespace
 // whose CarryToAnnotation names namespace/name: the state a replacement of

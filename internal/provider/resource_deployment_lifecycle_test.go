@@ -191,11 +191,13 @@ func checkFinalSavepoint(t *testing.T, ns, name string) error {
 
 // Destroying a stateful deployment takes a final savepoint first: the
 // operator would cancel the job without one and delete its HA metadata
-// (ApplicationReconciler.cleanupInternal, savepoint-on-deletion off).
+// (ApplicationReconciler.cleanupInternal, savepoint-on-deletion off). A
+// first attempt that fails (Flink refuses a savepoint while tasks are still
+// being deployed) is retried by the operator.
 func TestAccDeployment_destroyTakesFinalSavepoint(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
-	startOperator(t, ns)
+	op := startOperator(t, ns)
 	prefix := randName("final-")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -211,6 +213,10 @@ func TestAccDeployment_destroyTakesFinalSavepoint(t *testing.T) {
 				if sps := finalSavepoints(t, ns, "orders"); len(sps) != 0 {
 					return fmt.Errorf("a final savepoint before any destroy: %+v", sps)
 				}
+				// The destroy that follows: its first savepoint attempt fails.
+				op.SetFaults(func(f *testbed.Faults) {
+					f.SavepointFailures, f.SavepointError = 1, "Not all required tasks are currently running"
+				})
 				return nil
 			},
 		}},
@@ -231,7 +237,8 @@ func TestAccDeployment_destroyRefusedWhenFinalSavepointFails(t *testing.T) {
 			{Config: cfg},
 			{
 				PreConfig: func() {
-					op.SetFaults(func(f *testbed.Faults) { f.SavepointFailures, f.SavepointError = 1, "disk full" })
+					// Every attempt the operator makes fails (the first and its retries).
+					op.SetFaults(func(f *testbed.Faults) { f.SavepointFailures, f.SavepointError = kube.FinalSavepointRetries+1, "disk full" })
 				},
 				Config:      cfg,
 				Destroy:     true,

@@ -238,7 +238,9 @@ func TestAccDeployment_destroyRefusedWhenFinalSavepointFails(t *testing.T) {
 			{
 				PreConfig: func() {
 					// Every attempt the operator makes fails (the first and its retries).
-					op.SetFaults(func(f *testbed.Faults) { f.SavepointFailures, f.SavepointError = kube.FinalSavepointRetries+1, "disk full" })
+					op.SetFaults(func(f *testbed.Faults) {
+						f.SavepointFailures, f.SavepointError = kube.FinalSavepointRetries+1, "disk full"
+					})
 				},
 				Config:      cfg,
 				Destroy:     true,

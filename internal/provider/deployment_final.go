@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -42,30 +41,6 @@ const (
 	// restore wait too.
 	privateRestorePending = "restore_pending"
 )
-
-func setPrivateString(ctx context.Context, p privateSetter, key, v string, diags *diag.Diagnostics) {
-	if p == nil {
-		return
-	}
-	var b []byte
-	if v != "" {
-		b, _ = json.Marshal(v)
-	}
-	diags.Append(p.SetKey(ctx, key, b)...)
-}
-
-func privateString(ctx context.Context, p privateGetter, key string, diags *diag.Diagnostics) string {
-	if p == nil {
-		return ""
-	}
-	b, d := p.GetKey(ctx, key)
-	diags.Append(d...)
-	var v string
-	if len(b) == 0 || json.Unmarshal(b, &v) != nil {
-		return ""
-	}
-	return v
-}
 
 // keepsState: a final savepoint applies (a stateful upgrade mode, and
 // final_savepoint not turned off).

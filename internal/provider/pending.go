@@ -33,28 +33,38 @@ type privateSetter interface {
 
 // setWaitPending records why a wait is pending; "" clears the mark.
 func setWaitPending(ctx context.Context, p privateSetter, reason string, diags *diag.Diagnostics) {
-	if p == nil {
-		return
-	}
-	var v []byte
-	if reason != "" {
-		v, _ = json.Marshal(reason)
-	}
-	diags.Append(p.SetKey(ctx, privateWaitPending, v)...)
+	setPrivateString(ctx, p, privateWaitPending, reason, diags)
 }
 
 // waitPending returns the reason recorded by setWaitPending, "" if none.
 func waitPending(ctx context.Context, p privateGetter, diags *diag.Diagnostics) string {
+	return privateString(ctx, p, privateWaitPending, diags)
+}
+
+// setPrivateString records a string under key in private state ("" removes it).
+func setPrivateString(ctx context.Context, p privateSetter, key, v string, diags *diag.Diagnostics) {
+	if p == nil {
+		return
+	}
+	var b []byte
+	if v != "" {
+		b, _ = json.Marshal(v)
+	}
+	diags.Append(p.SetKey(ctx, key, b)...)
+}
+
+// privateString reads what setPrivateString recorded under key, "" if nothing.
+func privateString(ctx context.Context, p privateGetter, key string, diags *diag.Diagnostics) string {
 	if p == nil {
 		return ""
 	}
-	b, d := p.GetKey(ctx, privateWaitPending)
+	b, d := p.GetKey(ctx, key)
 	diags.Append(d...)
-	var reason string
-	if len(b) == 0 || json.Unmarshal(b, &reason) != nil {
+	var v string
+	if len(b) == 0 || json.Unmarshal(b, &v) != nil {
 		return ""
 	}
-	return reason
+	return v
 }
 
 // addAlreadyExists is the error of a create that found an object of the
@@ -76,24 +86,13 @@ func addAlreadyExists(diags *diag.Diagnostics, resourceType, kind, namespace, na
 const privateUID = "uid"
 
 func setObjectUID(ctx context.Context, p privateSetter, uid string, diags *diag.Diagnostics) {
-	if p == nil || uid == "" {
-		return
+	if uid != "" {
+		setPrivateString(ctx, p, privateUID, uid, diags)
 	}
-	v, _ := json.Marshal(uid)
-	diags.Append(p.SetKey(ctx, privateUID, v)...)
 }
 
 func objectUID(ctx context.Context, p privateGetter, diags *diag.Diagnostics) string {
-	if p == nil {
-		return ""
-	}
-	b, d := p.GetKey(ctx, privateUID)
-	diags.Append(d...)
-	var uid string
-	if len(b) == 0 || json.Unmarshal(b, &uid) != nil {
-		return ""
-	}
-	return uid
+	return privateString(ctx, p, privateUID, diags)
 }
 
 // replacedOutsideTerraform tells whether obj, read for a resource whose

@@ -276,8 +276,10 @@ var staticCredentialOptions = map[string]bool{"access.key": true, "secret.key": 
 
 // deprecatedKeys maps the deprecated names Flink still reads to the
 // option the provider writes (withDeprecatedKeys of CheckpointingOptions,
-// StateBackendOptions, HighAvailabilityOptions, RocksDBOptions).
+// StateBackendOptions, HighAvailabilityOptions, RocksDBOptions,
+// StateRecoveryOptions; flink-core release-2.2.1).
 var deprecatedKeys = map[string]string{
+	"execution.savepoint-restore-mode":       ClaimModeKey,
 	"state.backend":                          "state.backend.type",
 	"state.checkpoint-storage":               "execution.checkpointing.storage",
 	"state.checkpoints.dir":                  "execution.checkpointing.dir",

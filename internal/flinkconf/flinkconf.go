@@ -124,7 +124,24 @@ type Input struct {
 	ClaimMode   string // CLAIM, NO_CLAIM; "" leaves Flink's default (NO_CLAIM)
 	State       State
 	Extra       map[string]string // flink_configuration
+	// Unwritten are provider defaults an imported object did not have
+	// (the Absent* names): while their attribute is unset they stay
+	// unwritten, so adopting an object does not change its spec.
+	Unwritten map[string]bool
 }
+
+// Provider defaults an adopted object may lack (Input.Unwritten). Written
+// to a running job they would change its spec, which the operator applies
+// as an upgrade: a restart (flink-kubernetes-operator release-1.15.0,
+// ReflectiveDiffBuilder over FlinkDeploymentSpec).
+const (
+	AbsentMode      = "spec.mode"                      // mode native (FlinkDeploymentSpec.mode's default is native anyway)
+	AbsentBackend   = "state.backend.type"             // rocksdb (Flink's default is hashmap: StateBackendOptions.STATE_BACKEND)
+	AbsentLocalDir  = "state.backend.rocksdb.localdir" // the local directory and its emptyDir
+	AbsentRetention = RetentionKey                     // RETAIN_ON_CANCELLATION for savepoint and last-state
+	AbsentStorage   = "execution.checkpointing.storage"
+	AbsentFSGroup   = "podTemplate.spec.securityContext.fsGroup"
+)
 
 // HAEnabled tells whether Kubernetes HA is on: explicitly, or by default
 // for the stateful upgrade modes. The operator's safety nets for stateful
@@ -169,6 +186,9 @@ func (in Input) LocalDir() string {
 
 // UsesLocalDir tells whether the backend keeps local files that need a volume.
 func (in Input) UsesLocalDir() bool {
+	if in.Unwritten[AbsentLocalDir] && in.State.LocalDir == "" {
+		return false
+	}
 	return in.State.Backend == "rocksdb" || in.State.Backend == "forst"
 }
 
@@ -279,6 +299,9 @@ func Derive(in Input) (map[string]string, []Finding) {
 
 	st := in.State
 	switch st.Backend {
+	case "":
+		// Only an adopted object without state.backend.type (Unwritten):
+		// Flink's default applies.
 	case "rocksdb", "hashmap", "forst":
 		cfg["state.backend.type"] = st.Backend
 	default:
@@ -302,7 +325,9 @@ func Derive(in Input) (map[string]string, []Finding) {
 			add(Error, "Invalid local directory", fmt.Sprintf("state.local_dir %q %s.", in.LocalDir(), msg), "state", "local_dir")
 		}
 	}
-	cfg["execution.checkpointing.storage"] = "filesystem"
+	if !in.Unwritten[AbsentStorage] {
+		cfg["execution.checkpointing.storage"] = "filesystem"
+	}
 	if st.CheckpointDir != "" {
 		cfg["execution.checkpointing.dir"] = st.CheckpointDir
 	}
@@ -378,7 +403,7 @@ func Derive(in Input) (map[string]string, []Finding) {
 	}
 	if st.ExternalizedRetention != "" {
 		cfg[RetentionKey] = st.ExternalizedRetention
-	} else if d := DefaultRetention(in.UpgradeMode); d != "" {
+	} else if d := DefaultRetention(in.UpgradeMode); d != "" && !in.Unwritten[AbsentRetention] {
 		cfg[RetentionKey] = d
 	}
 	if st.ExternalizedRetention == "DELETE_ON_CANCELLATION" {

@@ -44,9 +44,11 @@ func PodTemplate(userYAML string, in Input) (map[string]any, []Finding) {
 		return nil, fs
 	}
 	spec := child(pod, "spec")
-	sc := child(spec, "securityContext")
-	if _, ok := sc["fsGroup"]; !ok {
-		sc["fsGroup"] = FlinkFSGroup
+	if !in.Unwritten[AbsentFSGroup] {
+		sc := child(spec, "securityContext")
+		if _, ok := sc["fsGroup"]; !ok {
+			sc["fsGroup"] = FlinkFSGroup
+		}
 	}
 
 	containers, _ := spec["containers"].([]any)
@@ -157,4 +159,99 @@ func readOnlyMount(spec map[string]any, mount map[string]any) string {
 		}
 	}
 	return ""
+}
+
+// StripAdditions is the reverse of PodTemplate for an imported object's pod
+// template: it removes what PodTemplate would add back (fsGroup 9999, the
+// S3 plugin variable naming only the plugin, the emptyDir at the local
+// directory), where re-adding puts it back in the same place, and returns
+// what is left as the user's pod_template (nil: nothing left). The caller
+// checks that PodTemplate(result) gives the live template again.
+func StripAdditions(live map[string]any, in Input) map[string]any {
+	pod := deepCopy(live).(map[string]any)
+	spec, _ := pod["spec"].(map[string]any)
+	if spec == nil {
+		return pod
+	}
+	if sc, ok := spec["securityContext"].(map[string]any); ok && !in.Unwritten[AbsentFSGroup] {
+		if g, ok := sc["fsGroup"]; ok && fmt.Sprint(g) == fmt.Sprint(FlinkFSGroup) {
+			delete(sc, "fsGroup")
+			if len(sc) == 0 {
+				delete(spec, "securityContext")
+			}
+		}
+	}
+	containers, _ := spec["containers"].([]any)
+	for i, c := range containers {
+		m, _ := c.(map[string]any)
+		if m == nil || m["name"] != MainContainer {
+			continue
+		}
+		if v, err := ParseVersion(in.FlinkVersion); err == nil {
+			dropLast(m, "env", func(e map[string]any) bool { return e["name"] == PluginsEnv && e["value"] == v.S3PluginJar() })
+		}
+		if in.UsesLocalDir() {
+			if dropLast(m, "volumeMounts", func(e map[string]any) bool {
+				return e["name"] == LocalVolumeName && e["mountPath"] == in.LocalDir() && len(e) == 2
+			}) {
+				dropLast(spec, "volumes", func(e map[string]any) bool {
+					ed, _ := e["emptyDir"].(map[string]any)
+					return e["name"] == LocalVolumeName && ed != nil && len(ed) == 0 && len(e) == 2
+				})
+			}
+		}
+		if len(m) == 1 && i == len(containers)-1 {
+			containers = containers[:i]
+			if len(containers) == 0 {
+				delete(spec, "containers")
+			} else {
+				spec["containers"] = containers
+			}
+		}
+		break
+	}
+	if len(spec) == 0 {
+		delete(pod, "spec")
+	}
+	if len(pod) == 0 {
+		return nil
+	}
+	return pod
+}
+
+// dropLast removes the last element of the list m[key] when match says so
+// (PodTemplate appends its additions), and the list when it is left empty.
+func dropLast(m map[string]any, key string, match func(map[string]any) bool) bool {
+	list, _ := m[key].([]any)
+	if len(list) == 0 {
+		return false
+	}
+	last, _ := list[len(list)-1].(map[string]any)
+	if last == nil || !match(last) {
+		return false
+	}
+	if list = list[:len(list)-1]; len(list) == 0 {
+		delete(m, key)
+	} else {
+		m[key] = list
+	}
+	return true
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
 }

@@ -1,6 +1,7 @@
 package flinkdeploy
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -136,72 +137,133 @@ type Settings struct {
 	State   flinkconf.State
 	// Extra are the keys the provider does not manage (flink_configuration).
 	Extra map[string]string
+	// Unrepresentable says, per setting, what the provider cannot manage as
+	// the object has it (an import fails with these, naming each).
+	Unrepresentable []string
 }
 
 // ParseConfiguration rebuilds the provider's inputs from a flinkConfiguration
 // written by Derive (or by hand, for an import), for a job of upgradeMode.
+// Every managed key is read under the deprecated keys Flink still reads too
+// (flinkconf.Lookup), and enum values in the provider's spelling (Flink reads
+// them case-insensitively). What the provider cannot represent is returned in
+// Unrepresentable, one sentence per setting, never dropped.
 func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 	var s Settings
-	switch cfg["fs.s3a.aws.credentials.provider"] {
+	get := func(key string) string {
+		v, _, _ := flinkconf.Lookup(cfg, key)
+		return strings.TrimSpace(v)
+	}
+	has := func(key string) bool {
+		_, _, ok := flinkconf.Lookup(cfg, key)
+		return ok
+	}
+	switch cp := get("fs.s3a.aws.credentials.provider"); cp {
 	case flinkconf.IRSACredentialsProvider:
 		s.Identity = "irsa"
 	case flinkconf.PodIdentityCredentialsProvider:
 		s.Identity = "pod_identity"
+	case "":
+	default:
+		s.Unrepresentable = append(s.Unrepresentable, fmt.Sprintf("fs.s3a.aws.credentials.provider is %q: the provider sets "+
+			"it from identity, to %s (irsa) or %s (pod_identity)", cp, flinkconf.IRSACredentialsProvider, flinkconf.PodIdentityCredentialsProvider))
 	}
-	// high_availability stays unset when it is what the upgrade mode implies.
-	if _, ha := cfg["high-availability.type"]; ha != (upgradeMode == "last-state") {
-		s.HighAvailability = &ha
+	ha := false
+	if t, key, ok := flinkconf.Lookup(cfg, "high-availability.type"); ok {
+		switch {
+		case flinkconf.IsKubernetesHA(t):
+			ha = true
+		case flinkconf.IsNoHA(t):
+		default:
+			s.Unrepresentable = append(s.Unrepresentable, fmt.Sprintf("%s is %q: the provider manages Kubernetes HA only "+
+				"(high_availability), not ZooKeeper or a custom factory", key, t))
+		}
 	}
 	st := flinkconf.State{
-		CheckpointDir:         cfg["execution.checkpointing.dir"],
-		SavepointDir:          cfg["execution.checkpointing.savepoint-dir"],
-		HADir:                 cfg["high-availability.storageDir"],
-		Backend:               cfg["state.backend.type"],
-		CheckpointInterval:    cfg["execution.checkpointing.interval"],
-		MinPause:              cfg["execution.checkpointing.min-pause"],
-		Timeout:               cfg["execution.checkpointing.timeout"],
-		Mode:                  cfg["execution.checkpointing.mode"],
-		ExternalizedRetention: cfg[flinkconf.RetentionKey],
+		CheckpointDir:         get("execution.checkpointing.dir"),
+		SavepointDir:          get("execution.checkpointing.savepoint-dir"),
+		HADir:                 get("high-availability.storageDir"),
+		Backend:               strings.ToLower(get("state.backend.type")),
+		CheckpointInterval:    get("execution.checkpointing.interval"),
+		MinPause:              get("execution.checkpointing.min-pause"),
+		Timeout:               get("execution.checkpointing.timeout"),
+		Mode:                  strings.ToUpper(get("execution.checkpointing.mode")),
+		ExternalizedRetention: strings.ToUpper(get(flinkconf.RetentionKey)),
+	}
+	if !ha && st.HADir != "" {
+		_, key, _ := flinkconf.Lookup(cfg, "high-availability.storageDir")
+		s.Unrepresentable = append(s.Unrepresentable, fmt.Sprintf("%s is set while high availability is off: the provider "+
+			"writes it only with Kubernetes HA (Flink reads it only then); remove it or turn HA on", key))
+	}
+	for _, d := range []struct{ key, attr, v string }{
+		{"execution.checkpointing.dir", "state.checkpoint_dir", st.CheckpointDir},
+		{"execution.checkpointing.savepoint-dir", "state.savepoint_dir", st.SavepointDir},
+		{"high-availability.storageDir", "state.ha_dir", st.HADir},
+	} {
+		if d.v != "" && !strings.HasPrefix(d.v, "s3://") {
+			_, key, _ := flinkconf.Lookup(cfg, d.key)
+			s.Unrepresentable = append(s.Unrepresentable, fmt.Sprintf("%s is %q: the provider keeps state on S3 only (%s takes an s3:// URI)", key, d.v, d.attr))
+		}
+	}
+	if sto, ok := get("execution.checkpointing.storage"), has("execution.checkpointing.storage"); ok && !strings.EqualFold(sto, "filesystem") {
+		s.Unrepresentable = append(s.Unrepresentable, fmt.Sprintf("execution.checkpointing.storage is %q: the provider writes "+
+			"checkpoints to the file system at state.checkpoint_dir (filesystem)", sto))
 	}
 	// The default for the upgrade mode is what an unset attribute gives.
 	if st.ExternalizedRetention == flinkconf.DefaultRetention(upgradeMode) {
 		st.ExternalizedRetention = ""
 	}
-	s.ClaimMode = cfg[flinkconf.ClaimModeKey]
+	if v := get(flinkconf.ClaimModeKey); v != "" {
+		s.ClaimMode = strings.ToUpper(v)
+	}
 	// Directories of one store collapse back into its ID.
 	if sto, ok := store.FromCheckpointDir(st.CheckpointDir); ok {
 		_, sp, h := sto.Dirs()
-		if (st.SavepointDir == "" || st.SavepointDir == sp) && (st.HADir == "" || st.HADir == h) {
+		// Not without the savepoint directory: store_id would add one.
+		if st.SavepointDir == sp && (st.HADir == "" || st.HADir == h) {
 			s.StoreID = sto.ID()
 			st.CheckpointDir, st.SavepointDir, st.HADir = "", "", ""
 		}
 	}
-	if v, ok := cfg["execution.checkpointing.incremental"]; ok {
-		b := v == "true"
+	if st.CheckpointDir == "" && s.StoreID == "" {
+		s.Unrepresentable = append(s.Unrepresentable, "it sets no checkpoint directory (execution.checkpointing.dir): "+
+			"flinkstate_deployment manages jobs that keep their state on S3 (state.store_id or state.checkpoint_dir)")
+	}
+	// high_availability stays unset when it is what the upgrade mode implies
+	// (flinkconf.Input.HAEnabled), with the store's HA directory when the
+	// directories are one store's.
+	effective := st
+	if s.StoreID != "" {
+		if sto, err := store.Parse(s.StoreID); err == nil {
+			_, _, effective.HADir = sto.Dirs()
+		}
+	}
+	if ha != (flinkconf.Input{UpgradeMode: upgradeMode, State: effective}).HAEnabled() {
+		s.HighAvailability = &ha
+	}
+	if has("execution.checkpointing.incremental") {
+		b := strings.EqualFold(get("execution.checkpointing.incremental"), "true")
 		st.Incremental = &b
 	}
-	if n, err := strconv.ParseInt(cfg["execution.checkpointing.num-retained"], 10, 64); err == nil {
+	if n, err := strconv.ParseInt(get("execution.checkpointing.num-retained"), 10, 64); err == nil {
 		st.NumRetained = &n
 	}
-	if v := cfg["state.backend.rocksdb.localdir"] + cfg["state.backend.forst.local-dir"]; v != "" && v != flinkconf.DefaultLocalDir {
+	if v := get("state.backend.rocksdb.localdir") + get("state.backend.forst.local-dir"); v != "" && v != flinkconf.DefaultLocalDir {
 		st.LocalDir = v
 	}
 	s.State = st
-	if n, err := strconv.ParseInt(cfg["taskmanager.numberOfTaskSlots"], 10, 64); err == nil {
+	if n, err := strconv.ParseInt(get("taskmanager.numberOfTaskSlots"), 10, 64); err == nil {
 		s.TaskSlots = &n
 	}
-	managed := map[string]bool{}
-	for _, k := range flinkconf.ManagedKeys() {
-		managed[k] = true
-	}
 	for k, v := range cfg {
-		if !managed[k] {
+		if attr, _ := flinkconf.ManagedAttr(k); attr == "" {
 			if s.Extra == nil {
 				s.Extra = map[string]string{}
 			}
 			s.Extra[k] = v
 		}
 	}
+	sort.Strings(s.Unrepresentable)
 	return s
 }
 

@@ -50,6 +50,10 @@ type Spec struct {
 	// UnreadableConfig (Parse only) names flinkConfiguration keys whose
 	// values a flat Flink configuration cannot hold (FlattenConfiguration).
 	UnreadableConfig []string
+	// LiveConfiguration is the live object's spec.flinkConfiguration as it
+	// is (nil: none, or not read): Render writes FlinkConfiguration in its
+	// shape (ShapeConfiguration). Hash and Equal ignore it.
+	LiveConfiguration any
 }
 
 // JobManager is spec.jobManager.
@@ -91,17 +95,28 @@ func (s Spec) Render(namespace, name string) *unstructured.Unstructured {
 		"apiVersion": APIVersion,
 		"kind":       Kind,
 		"metadata":   map[string]any{"name": name, "namespace": namespace},
-		"spec":       s.renderSpec(),
+		"spec":       s.renderLive(),
 	}}
+}
+
+// renderLive is renderSpec with flinkConfiguration in the live object's shape.
+func (s Spec) renderLive() map[string]any {
+	spec := s.renderSpec()
+	if s.LiveConfiguration != nil {
+		spec["flinkConfiguration"] = ShapeConfiguration(s.FlinkConfiguration, s.LiveConfiguration)
+	}
+	return spec
 }
 
 func (s Spec) renderSpec() map[string]any {
 	spec := map[string]any{
 		"image":          s.Image,
 		"flinkVersion":   operatorEnum(s.FlinkVersion),
-		"mode":           s.Mode,
 		"serviceAccount": s.ServiceAccount,
 	}
+	// Unset: the operator's default (native, FlinkDeploymentSpec.mode);
+	// an imported object without it keeps it absent.
+	setString(spec, "mode", s.Mode)
 	cfg := make(map[string]any, len(s.FlinkConfiguration))
 	for k, v := range s.FlinkConfiguration {
 		cfg[k] = v

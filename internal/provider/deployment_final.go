@@ -40,6 +40,11 @@ const (
 	// ("from:<path>", path empty for an upgrade): the pending wait is a
 	// restore wait too.
 	privateRestorePending = "restore_pending"
+	// privateUnwritten: the provider defaults an imported object lacked
+	// (flinkdeploy.AbsentDefaults, comma-separated); privateAdopt: its
+	// fields are not taken over yet (kube.TakeOwnership on the next update).
+	privateUnwritten = "unwritten"
+	privateAdopt     = "adopt"
 )
 
 // keepsState: a final savepoint applies (a stateful upgrade mode, and

@@ -7,9 +7,11 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 )
 
@@ -31,6 +33,9 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 		Mode:               m.Mode.ValueString(),
 		ServiceAccount:     m.ServiceAccount.ValueString(),
 		FlinkConfiguration: m.writtenConfig(ctx, diags),
+	}
+	if m.Live != nil {
+		s.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(m.Live.Object, "spec", "flinkConfiguration")
 	}
 	for _, e := range m.EffectiveConfig.Elements() {
 		if e.IsUnknown() {
@@ -86,17 +91,33 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 // show as a diff. Blocks the configuration leaves out stay out unless imported.
 func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstructured, imported bool, diags *diag.Diagnostics) {
 	s := flinkdeploy.Parse(live, m.FlinkVersion.ValueString())
+	what := "FlinkDeployment " + live.GetNamespace() + "/" + live.GetName()
 	if imported && len(s.UnreadableConfig) > 0 {
-		addProblem(diags, "Importing", "FlinkDeployment "+live.GetNamespace()+"/"+live.GetName(),
+		addProblem(diags, "Importing", what,
 			fmt.Sprintf("spec.flinkConfiguration holds values a flat Flink configuration cannot hold for %s (a list or null): the "+
 				"provider writes flinkConfiguration as key: string pairs and would drop them", strings.Join(s.UnreadableConfig, ", ")),
 			"Write each as the string Flink parses (a list as \"a;b\"), e.g. with kubectl edit, then import again.")
 		return
 	}
+	if imported {
+		v, guessed, err := flinkdeploy.ImportVersion(live)
+		if err != nil {
+			addProblem(diags, "Importing", what, err.Error(), "Upgrade the job to a supported Flink version before importing it.")
+			return
+		}
+		if guessed {
+			diags.AddAttributeWarning(path.Root("flink_version"), "Flink patch version assumed",
+				fmt.Sprintf("%s says flinkVersion %s and image %q, neither of which names the Flink patch version; flink_version "+
+					"was imported as %s, the newest release of that minor the provider knows. The patch names the S3 plugin jar the "+
+					"provider enables (flink-s3-fs-hadoop-<version>.jar, in the image's /opt/flink/opt): set flink_version to the "+
+					"image's version before the first apply.", what, live.Object["spec"].(map[string]any)["flinkVersion"], s.Image, v))
+		}
+		s.FlinkVersion = v
+	}
 	m.ID = types.StringValue(live.GetNamespace() + "/" + live.GetName())
 	m.Image = types.StringValue(s.Image)
 	m.FlinkVersion = types.StringValue(s.FlinkVersion)
-	m.Mode = types.StringValue(s.Mode)
+	m.Mode = optionalString(s.Mode)
 	m.ServiceAccount = optionalString(s.ServiceAccount)
 
 	if jm := s.JobManager; jm != nil && (m.JobManager != nil || imported) {
@@ -150,11 +171,23 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 
 	effective := map[string]string{}
 	if imported {
+		// The whole pod template: the provider writes spec.podTemplate as
+		// one value, and the API server replaces its lists whole (the CRD
+		// declares no list keys), so a part left out would be deleted.
 		effective = s.FlinkConfiguration
-		m.fromConfiguration(ctx, s.FlinkConfiguration, diags)
+		if !m.fromConfiguration(ctx, s.FlinkConfiguration, what, diags) {
+			return
+		}
+		m.PodTemplate = importedPodTemplate(ctx, m, s.PodTemplate)
 	} else {
-		for k := range m.EffectiveConfig.Elements() {
-			if v, ok := s.FlinkConfiguration[k]; ok {
+		prior := stringMap(ctx, m.EffectiveConfig, diags)
+		for k, was := range prior {
+			// Under the key or a deprecated one; a value Flink reads the
+			// same as the recorded one is no drift (flinkconf.Equivalent).
+			if v, _, ok := flinkconf.Lookup(s.FlinkConfiguration, k); ok {
+				if flinkconf.Equivalent(k, v, was) {
+					v = was
+				}
 				effective[k] = v
 			}
 		}
@@ -170,13 +203,26 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 }
 
 // fromConfiguration sets identity, high_availability, task slots, the state
-// block and the extra keys from an imported object's configuration.
-func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]string, diags *diag.Diagnostics) {
+// block and the extra keys from an imported object's configuration; false
+// (an error) when the object holds settings the provider cannot manage.
+func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]string, what string, diags *diag.Diagnostics) bool {
 	upgradeMode := ""
 	if m.Job != nil {
 		upgradeMode = m.Job.UpgradeMode.ValueString()
 	}
 	set := flinkdeploy.ParseConfiguration(cfg, upgradeMode)
+	if len(set.Unrepresentable) > 0 {
+		addProblem(diags, "Importing", what, "spec.flinkConfiguration: "+strings.Join(set.Unrepresentable, "; "),
+			"Change these settings on the object (or keep managing it with the tool that wrote it); nothing was imported.")
+		return false
+	}
+	if set.Identity == "" {
+		diags.AddAttributeWarning(path.Root("identity"), "Identity not set on the object",
+			what+" sets no fs.s3a.aws.credentials.provider, so nothing in it says how its pods get AWS credentials. Set identity "+
+				"to \"irsa\" (ServiceAccount annotated with an IAM role) or \"pod_identity\" (an EKS Pod Identity association) "+
+				"in the configuration; the first apply then writes the matching credentials class, which the operator applies "+
+				"as an upgrade (a restart with the job's upgrade mode).")
+	}
 	m.Identity = optionalString(set.Identity)
 	m.HighAvailability = types.BoolPointerValue(set.HighAvailability)
 	st := set.State
@@ -206,4 +252,32 @@ func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]
 	if set.TaskSlots != nil && m.TaskManager != nil {
 		m.TaskManager.TaskSlots = types.Int64Value(*set.TaskSlots)
 	}
+	return true
+}
+
+// importedPodTemplate is pod_template for an imported object: its pod
+// template without what the provider adds itself (flinkconf.StripAdditions),
+// when adding it back gives the same template; else the whole template.
+func importedPodTemplate(ctx context.Context, m *deploymentModel, live map[string]any) types.String {
+	if live == nil {
+		return types.StringNull()
+	}
+	whole := flinkdeploy.CanonicalJSON(live)
+	var d diag.Diagnostics
+	in, ok := m.input(ctx, &d)
+	if !ok || d.HasError() {
+		return types.StringValue(whole)
+	}
+	stripped := flinkconf.StripAdditions(live, in)
+	user := ""
+	if stripped != nil {
+		user = flinkdeploy.CanonicalJSON(stripped)
+	}
+	if merged, fs := flinkconf.PodTemplate(user, in); len(fs) == 0 && merged != nil && flinkdeploy.CanonicalJSON(merged) == whole {
+		if user == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(user)
+	}
+	return types.StringValue(whole)
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
@@ -291,12 +292,12 @@ func checkSavepointDirAtApply(ctx context.Context, c *kube.Client, plan snapshot
 	if err != nil {
 		return // a missing deployment is reported by the operator's own status
 	}
-	conf, _, _ := unstructured.NestedStringMap(live.Object, "spec", "flinkConfiguration")
-	// execution.checkpointing.savepoint-dir and its deprecated name (CheckpointingOptions.SAVEPOINT_DIRECTORY).
-	for _, k := range []string{"execution.checkpointing.savepoint-dir", "state.savepoints.dir"} {
-		if conf[k] != "" {
-			return
-		}
+	raw, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "flinkConfiguration")
+	conf, _ := flinkdeploy.FlattenConfiguration(raw)
+	// execution.checkpointing.savepoint-dir or a deprecated name
+	// (CheckpointingOptions.SAVEPOINT_DIRECTORY), nested or flat.
+	if v, _, _ := flinkconf.Lookup(conf, "execution.checkpointing.savepoint-dir"); v != "" {
+		return
 	}
 	diags.AddAttributeError(path.Root("target_dir"), "Savepoint without a directory", fmt.Sprintf(
 		"FlinkDeployment %s/%s has no savepoint directory (execution.checkpointing.savepoint-dir) and this savepoint sets no target_dir: "+

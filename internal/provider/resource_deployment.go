@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,10 +68,18 @@ type deploymentModel struct {
 	// Restoring: this create or update restores state (from RestoreFrom,
 	// or, empty, by an upgrade of a stateful job); its wait ends when the
 	// job runs from it (kube.WaitRestored). Not attributes.
-	Restoring        bool           `tfsdk:"-"`
-	RestoreFrom      string         `tfsdk:"-"`
-	UpgradeSavepoint types.String   `tfsdk:"upgrade_savepoint_path"`
-	Timeouts         timeouts.Value `tfsdk:"timeouts"`
+	Restoring   bool   `tfsdk:"-"`
+	RestoreFrom string `tfsdk:"-"`
+	// Unwritten are the provider defaults an imported object lacked
+	// (flinkconf.Input.Unwritten, kept in private state); Live is the live
+	// object an update writes over (its flinkConfiguration's shape is kept:
+	// flinkdeploy.ShapeConfiguration); Adopting: an imported object whose
+	// fields the provider does not own yet (kube.TakeOwnership). Not attributes.
+	Unwritten        []string                   `tfsdk:"-"`
+	Live             *unstructured.Unstructured `tfsdk:"-"`
+	Adopting         bool                       `tfsdk:"-"`
+	UpgradeSavepoint types.String               `tfsdk:"upgrade_savepoint_path"`
+	Timeouts         timeouts.Value             `tfsdk:"timeouts"`
 }
 
 // upgradeSPModel is the savepoint_before_upgrade block.
@@ -133,8 +142,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"flink_version": schema.StringAttribute{Required: true,
 				Description: "The full Flink version of the image, e.g. `2.2.1`: gives the operator's flinkVersion (v2_2) and the S3 plugin jar (flink-s3-fs-hadoop-2.2.1.jar).",
 				Validators:  []validator.String{flinkVersionCheck}},
-			"mode": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("native"),
-				Description: "Deployment mode: `native` (default) or `standalone`.", Validators: []validator.String{stringvalidator.OneOf("native", "standalone")}},
+			"mode": schema.StringAttribute{Optional: true, Computed: true,
+				Description: "Deployment mode: `native` (default) or `standalone`. Unset on an imported FlinkDeployment without spec.mode: not written (the operator runs it native).", Validators: []validator.String{stringvalidator.OneOf("native", "standalone")}},
 			"service_account": schema.StringAttribute{Required: true, Description: "ServiceAccount of the Flink pods (e.g. flinkstate_service_account.x.name).",
 				Validators: objectNameValidators()},
 			"identity": schema.StringAttribute{Required: true,
@@ -297,6 +306,15 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 		State:        m.State.flinkState(diags, path.Root("state")),
 		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),
 	}
+	if len(m.Unwritten) > 0 {
+		in.Unwritten = map[string]bool{}
+		for _, k := range m.Unwritten {
+			in.Unwritten[k] = true
+		}
+		if in.Unwritten[flinkconf.AbsentBackend] && (m.State == nil || m.State.Backend.IsNull()) {
+			in.State.Backend = "" // Flink's default, as the object had it
+		}
+	}
 	if m.Job != nil {
 		in.HasJob, in.Parallelism = true, m.Job.Parallelism.ValueInt64Pointer()
 		in.UpgradeMode = m.Job.UpgradeMode.ValueString()
@@ -328,6 +346,12 @@ func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) b
 	addFindings(diags, append(fs, pfs...))
 	if diags.HasError() {
 		return false
+	}
+	// Spelled as the object has it (the live one on an update).
+	if m.Live != nil {
+		raw, _, _ := unstructured.NestedFieldNoCopy(m.Live.Object, "spec", "flinkConfiguration")
+		live, _ := flinkdeploy.FlattenConfiguration(raw)
+		cfg = flinkconf.Respell(cfg, live)
 	}
 	m.EffectiveConfig = m.effectiveConfig(ctx, cfg, in, diags)
 	m.EffectivePod = types.StringValue("")
@@ -393,6 +417,20 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.Unwritten = unwrittenDefaults(ctx, req.Private, &resp.Diagnostics)
+	if state != nil {
+		state.Unwritten = plan.Unwritten
+	}
+	var cfgMode types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
+	if cfgMode.IsNull() {
+		// Unset: native, the operator's default; not written at all on an
+		// imported object that did not have it (flinkconf.AbsentMode).
+		plan.Mode = types.StringValue("native")
+		if slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
+			plan.Mode = types.StringNull()
+		}
+	}
 	// namespace and name are the attributes that force a replacement (the
 	// framework gives ModifyPlan an empty RequiresReplace, whatever the
 	// attributes' plan modifiers said).
@@ -428,6 +466,11 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if state != nil && !replacing {
+		// Spelled as the object has it (flinkconf.Respell): an adopted
+		// object's deprecated keys and equivalent values are no change.
+		cfg = flinkconf.Respell(cfg, stringMap(ctx, state.EffectiveConfig, &resp.Diagnostics))
 	}
 	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
 	if replacing {
@@ -671,10 +714,12 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	// Never rewrite another object of that name (a plan made without
 	// refresh, or a replacement since): only the UID this resource owns.
-	r.checkStillOurs(ctx, state, req.Private, &resp.Diagnostics)
+	live := r.checkStillOurs(ctx, state, req.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.Unwritten = unwrittenDefaults(ctx, req.Private, &resp.Diagnostics)
+	state.Unwritten, plan.Live, state.Live = plan.Unwritten, live, live
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
 	r.verifyRestoreTarget(ctx, &plan, &state, timeout, &resp.Diagnostics)
@@ -694,16 +739,23 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
+	if privateString(ctx, req.Private, privateAdopt, &resp.Diagnostics) != "" && live != nil {
+		plan.Live = r.takeOwnership(ctx, &state, resp.Private, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			return
+		}
+	}
 	r.apply(ctx, plan, false, timeout, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // checkStillOurs fails an update when the FlinkDeployment of that name is
 // not the object this resource created or imported (its UID).
-func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymentModel, private privateGetter, diags *diag.Diagnostics) {
+func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymentModel, private privateGetter, diags *diag.Diagnostics) *unstructured.Unstructured {
 	uid := objectUID(ctx, private, diags)
 	c := r.meta.kubeOrDiag(diags)
-	if uid == "" || diags.HasError() {
-		return
+	if diags.HasError() {
+		return nil
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
@@ -713,11 +765,56 @@ func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymen
 			"Run terraform apply again: the refresh removes it from state and the plan creates it.")
 	case err != nil:
 		addProblem(diags, "Reading", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "")
-	case string(live.GetUID()) != uid:
+	case uid != "" && string(live.GetUID()) != uid:
 		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name,
 			fmt.Sprintf("it was replaced outside Terraform: the object of that name has UID %s, not %s, and is left alone", live.GetUID(), uid),
 			"Run terraform apply again: the refresh drops it from this state. Import it to manage it.")
+	default:
+		return live
 	}
+	return nil
+}
+
+// takeOwnership, on the first update after an import, makes the provider
+// the only owner of the fields it read from the object (kube.TakeOwnership),
+// so that a setting removed from the configuration is removed from the
+// object. It returns the object as it is afterwards.
+func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, private privateSetter, diags *diag.Diagnostics) *unstructured.Unstructured {
+	c := r.meta.kubeOrDiag(diags)
+	var d diag.Diagnostics
+	spec, ok := state.spec(ctx, &d)
+	if c == nil || !ok || d.HasError() {
+		return state.Live
+	}
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	obj := spec.Render(ns, name)
+	if p := state.UpgradeSavepoint.ValueString(); p != "" {
+		obj.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: p})
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*kube.RequestTimeout)
+	defer cancel()
+	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
+	switch {
+	case errors.Is(err, kube.ErrTakeoverChanges):
+		diags.AddWarning("Fields of the imported FlinkDeployment not taken over",
+			fmt.Sprintf("FlinkDeployment %s/%s: %s (it changed since the import), so the fields the provider manages stay co-owned "+
+				"by the tool that wrote them: a setting removed from the configuration may stay in the object. Run terraform "+
+				"apply -refresh-only, then apply again.", ns, name, err))
+		return state.Live
+	case err != nil:
+		addProblem(diags, "Taking over", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "Nothing in its spec was changed; apply again.")
+		return nil
+	}
+	setPrivateString(ctx, private, privateAdopt, "", diags)
+	return live
+}
+
+// unwrittenDefaults reads the provider defaults an imported object lacked.
+func unwrittenDefaults(ctx context.Context, p privateGetter, diags *diag.Diagnostics) []string {
+	if v := privateString(ctx, p, privateUnwritten, diags); v != "" {
+		return strings.Split(v, ",")
+	}
+	return nil
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -741,6 +838,13 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	imported := takeImported(ctx, req, resp)
+	if imported {
+		state.Unwritten = flinkdeploy.AbsentDefaults(live)
+		setPrivateString(ctx, resp.Private, privateUnwritten, strings.Join(state.Unwritten, ","), &resp.Diagnostics)
+		setPrivateString(ctx, resp.Private, privateAdopt, "pending", &resp.Diagnostics)
+	} else {
+		state.Unwritten = unwrittenDefaults(ctx, req.Private, &resp.Diagnostics)
+	}
 	var noPath bool
 	if state.Job != nil {
 		noPath = state.Job.InitialSavepointPath.IsNull()

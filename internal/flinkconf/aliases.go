@@ -1,0 +1,132 @@
+package flinkconf
+
+import (
+	"sort"
+	"strings"
+)
+
+// Objects written by hand or by other tools use the deprecated keys of
+// deprecatedKeys (the operator's own examples write state.checkpoints.dir and
+// high-availability: kubernetes), so an import reads them and an update keeps
+// the spelling the object has (flinkdeploy.ShapeConfiguration).
+
+// Aliases returns key followed by the deprecated keys Flink reads for it, in
+// the order Flink looks them up (the key itself wins:
+// Configuration.getRawValueFromOption).
+func Aliases(key string) []string {
+	out := []string{key}
+	for _, d := range deprecatedKeyList {
+		if deprecatedKeys[d] == key {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// deprecatedKeyList is deprecatedKeys' keys, sorted (a stable lookup order).
+var deprecatedKeyList = func() []string {
+	out := make([]string, 0, len(deprecatedKeys))
+	for k := range deprecatedKeys {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}()
+
+// Lookup finds key, or one of its deprecated keys, in a flat configuration:
+// the value Flink would use and the key it was found under.
+func Lookup(cfg map[string]string, key string) (value, foundKey string, ok bool) {
+	for _, k := range Aliases(key) {
+		if v, ok := cfg[k]; ok {
+			return v, k, true
+		}
+	}
+	return "", "", false
+}
+
+// valueKind says how Flink parses a managed key's value, for Equivalent.
+var valueKind = map[string]string{
+	"execution.checkpointing.incremental":                       "bool",
+	"execution.checkpointing.mode":                              "enum",
+	"execution.checkpointing.externalized-checkpoint-retention": "enum",
+	ClaimModeKey:                        "enum",
+	"execution.checkpointing.storage":   "enum",
+	"state.backend.type":                "enum",
+	"execution.checkpointing.interval":  "duration",
+	"execution.checkpointing.min-pause": "duration",
+	"execution.checkpointing.timeout":   "duration",
+	"high-availability.type":            "ha",
+}
+
+// Equivalent tells whether Flink reads two values of key the same way, so
+// that an object spelling a value differently from the provider need not be
+// rewritten (a rewrite changes the spec, which the operator applies as an
+// upgrade: a restart). Enums and booleans are case-insensitive
+// (ConfigurationUtils.convertToEnum, convertToBoolean; the state backend
+// name is lower-cased by StateBackendLoader.loadFromApplicationOrConfigOrDefaultInternal),
+// durations compare by length (TimeUtils.parseDuration), and the Kubernetes
+// HA type may be written as "kubernetes" or as its factory class
+// (HighAvailabilityMode.fromConfig; the operator's FlinkUtils.isKubernetesHAActivated).
+func Equivalent(key, a, b string) bool {
+	if a == b {
+		return true
+	}
+	switch valueKind[canonicalKey(key)] {
+	case "bool", "enum":
+		return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+	case "duration":
+		da, errA := ParseDuration(a)
+		db, errB := ParseDuration(b)
+		return errA == nil && errB == nil && da == db
+	case "ha":
+		return IsKubernetesHA(a) && IsKubernetesHA(b)
+	}
+	return false
+}
+
+// IsKubernetesHA tells whether a high-availability.type value selects
+// Kubernetes HA: "kubernetes" in any case (HighAvailabilityMode.valueOf of the
+// upper-cased value) or the factory class.
+func IsKubernetesHA(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.EqualFold(v, "kubernetes") || v == KubernetesHAFactory
+}
+
+// IsNoHA tells whether a high-availability.type value turns HA off: NONE,
+// or the old default "standalone" (HighAvailabilityMode.fromConfig).
+func IsNoHA(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.EqualFold(v, "none") || strings.EqualFold(v, "standalone")
+}
+
+// canonicalKey maps a deprecated key to the key the provider writes.
+func canonicalKey(key string) string {
+	if k, ok := deprecatedKeys[key]; ok {
+		return k
+	}
+	return key
+}
+
+// Respell writes a derived configuration the way prior (what the object
+// holds, as last read) spells it: a derived key whose setting prior holds
+// under a deprecated key, or with a value Flink reads the same
+// (Equivalent), takes prior's key and value. So the plan of an adopted
+// object shows no change where the object already says what the provider
+// would write.
+func Respell(derived, prior map[string]string) map[string]string {
+	if len(prior) == 0 {
+		return derived
+	}
+	out := make(map[string]string, len(derived))
+	for k, v := range derived {
+		key, val := k, v
+		for _, a := range Aliases(k) {
+			if pv, ok := prior[a]; ok && Equivalent(k, pv, v) {
+				key, val = a, pv
+				break
+			}
+		}
+		out[key] = val
+	}
+	return out
+}

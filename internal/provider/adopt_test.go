@@ -1,0 +1,239 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// operatorExamples reads the operator's example objects of one kind
+// (testdata/operator-examples, copied unchanged from release-1.15.0).
+func operatorExamples(t *testing.T, kind string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "operator-examples", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no operator examples: %v", err)
+	}
+	out := map[string]*unstructured.Unstructured{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(b), "\n---") {
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if m == nil || m["kind"] != kind {
+				continue
+			}
+			out[strings.TrimSuffix(filepath.Base(f), ".yaml")] = &unstructured.Unstructured{Object: m}
+		}
+	}
+	return out
+}
+
+// adaptExample makes an operator example fit the provider's scope, and
+// nothing else: state paths (file://) move to S3 under the fixture bucket
+// (a job without a checkpoint directory gets one),
+// the main container enables the S3 plugin of the example's Flink version,
+// and an S3 credentials class (IRSA's) is set when none is. Keys, nesting,
+// value types, the rest of the pod template and every other field stay.
+func adaptExample(t *testing.T, obj *unstructured.Unstructured, ns, name string) {
+	t.Helper()
+	obj.SetNamespace(ns)
+	obj.SetName(name)
+	spec, _ := obj.Object["spec"].(map[string]any)
+	if spec == nil {
+		t.Skipf("%s has no spec", name)
+	}
+	var toS3 func(v any) any
+	toS3 = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = toS3(e)
+			}
+		case string:
+			if rest, ok := strings.CutPrefix(x, "file:///flink-data/"); ok {
+				return "s3://" + fixtureBucket + "/adopt/" + name + "/" + rest
+			}
+		}
+		return v
+	}
+	for _, k := range []string{"flinkConfiguration", "job"} {
+		if v, ok := spec[k]; ok {
+			spec[k] = toS3(v)
+		}
+	}
+	cfg, _ := spec["flinkConfiguration"].(map[string]any)
+	if cfg == nil {
+		cfg = map[string]any{}
+		spec["flinkConfiguration"] = cfg
+	}
+	if flat, _ := flinkdeploy.FlattenConfiguration(cfg); flat != nil {
+		if _, _, ok := flinkconf.Lookup(flat, "execution.checkpointing.dir"); !ok {
+			// The provider manages jobs whose state is on S3: a job
+			// without checkpoints gets a checkpoint directory.
+			cfg["execution.checkpointing.dir"] = "s3://" + fixtureBucket + "/adopt/" + name + "/checkpoints"
+		}
+	}
+	if _, ok := cfg["fs.s3a.aws.credentials.provider"]; !ok {
+		cfg["fs.s3a.aws.credentials.provider"] = flinkconf.IRSACredentialsProvider
+	}
+	enum, _ := spec["flinkVersion"].(string)
+	minor := strings.ReplaceAll(strings.TrimPrefix(enum, "v"), "_", ".")
+	patches := flinkconf.ReleasedVersions[minor]
+	if len(patches) == 0 {
+		t.Fatalf("%s: flinkVersion %s is not one the provider manages", name, enum)
+	}
+	sort.Ints(patches)
+	jar := fmt.Sprintf("flink-s3-fs-hadoop-%s.%d.jar", minor, patches[len(patches)-1])
+	pod, _ := spec["podTemplate"].(map[string]any)
+	if pod == nil {
+		pod = map[string]any{}
+		spec["podTemplate"] = pod
+	}
+	ps, _ := pod["spec"].(map[string]any)
+	if ps == nil {
+		ps = map[string]any{}
+		pod["spec"] = ps
+	}
+	containers, _ := ps["containers"].([]any)
+	var main map[string]any
+	for _, c := range containers {
+		if m, _ := c.(map[string]any); m["name"] == flinkconf.MainContainer {
+			main = m
+		}
+	}
+	if main == nil {
+		main = map[string]any{"name": flinkconf.MainContainer}
+		containers = append(containers, main)
+		ps["containers"] = containers
+	}
+	env, _ := main["env"].([]any)
+	main["env"] = append(env, map[string]any{"name": flinkconf.PluginsEnv, "value": jar})
+}
+
+// kubectlApply writes obj as kubectl apply does: server-side (field manager
+// kubectl, operation Apply, no force) or client-side (a create by
+// kubectl-client-side-apply, operation Update, with the
+// last-applied-configuration annotation).
+func kubectlApply(t *testing.T, obj *unstructured.Unstructured, serverSide bool) *unstructured.Unstructured {
+	t.Helper()
+	ctx := context.Background()
+	r := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(obj.GetNamespace())
+	if serverSide {
+		body, err := json.Marshal(obj.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live, err := r.Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body, metav1.PatchOptions{FieldManager: "kubectl"})
+		if err != nil {
+			t.Fatalf("kubectl apply --server-side %s: %v", obj.GetName(), err)
+		}
+		return live
+	}
+	last, err := json.Marshal(obj.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(last)})
+	live, err := r.Create(ctx, obj, metav1.CreateOptions{FieldManager: "kubectl-client-side-apply"})
+	if err != nil {
+		t.Fatalf("kubectl apply %s: %v", obj.GetName(), err)
+	}
+	return live
+}
+
+// Every operator example FlinkDeployment, applied as kubectl applies it and
+// adapted only to the provider's scope, imports with an import block and
+// -generate-config-out: the generated configuration is valid as written and
+// the import plans no change.
+func TestAccDeployment_adoptOperatorExamples(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	examples := operatorExamples(t, "FlinkDeployment")
+	if len(examples) < 14 {
+		t.Fatalf("found %d example FlinkDeployments, want the operator's 14", len(examples))
+	}
+	names := make([]string, 0, len(examples))
+	for n := range examples {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		obj := examples[n]
+		name := strings.ReplaceAll(strings.ReplaceAll(n, "_", "-"), ".", "-")
+		if len(name) > 40 {
+			name = name[:40]
+		}
+		name = strings.TrimRight(name, "-")
+		serverSide := i%2 == 0
+		t.Run(n, func(t *testing.T) {
+			adaptExample(t, obj, ns, name)
+			kubectlApply(t, obj, serverSide)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:          "# adopting " + n + "\n",
+					ResourceName:    "flinkstate_deployment.adopted",
+					ImportState:     true,
+					ImportStateKind: resource.ImportBlockWithID,
+					ImportStateId:   ns + "/" + name,
+					GenerateConfig:  true,
+				}},
+			})
+		})
+	}
+}
+
+// An object the provider cannot represent is not imported: the import fails
+// naming the setting and what to do, and nothing is written to state. The
+// operator's basic example keeps no state anywhere (no checkpoint
+// directory) and its state paths in basic-checkpoint-ha are on a local
+// volume (file://).
+func TestAccDeployment_adoptRefusesUnrepresentable(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	examples := operatorExamples(t, "FlinkDeployment")
+	basic := examples["basic"]
+	basic.SetNamespace(ns)
+	kubectlApply(t, basic, true)
+	local := examples["basic-checkpoint-ha"]
+	local.SetNamespace(ns)
+	kubectlApply(t, local, false)
+	for _, c := range []struct{ name, want string }{
+		{"basic-example", "sets no checkpoint directory"},
+		{"basic-checkpoint-ha-example", `state.checkpoints.dir is "file:///flink-data/checkpoints": the provider keeps state on S3 only`},
+	} {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:          "# adopting " + c.name + "\n",
+				ResourceName:    "flinkstate_deployment.adopted",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   ns + "/" + c.name,
+				GenerateConfig:  true,
+				ExpectError:     errorRE("Importing FlinkDeployment "+ns+"/"+c.name, c.want, "nothing was imported"),
+			}},
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
@@ -236,4 +237,133 @@ func TestAccDeployment_adoptRefusesUnrepresentable(t *testing.T) {
 			}},
 		})
 	}
+}
+
+// adoptedHAConfig is the configuration a user writes by hand to match the
+// operator's basic-checkpoint-ha example (adapted to S3), with extra lines.
+func adoptedHAConfig(ns, name, extraConf, extra string) string {
+	return fmt.Sprintf(`
+resource "flinkstate_deployment" "adopted" {
+  namespace       = %[1]q
+  name            = %[2]q
+  image           = "flink:2.2"
+  flink_version   = "2.2.1"
+  service_account = "flink"
+  identity        = "irsa"
+  flink_configuration = {
+%[3]s
+  }
+  pod_template = jsonencode({
+    spec = {
+      containers = [{
+        name         = "flink-main-container"
+        volumeMounts = [{ mountPath = "/flink-data", name = "flink-volume" }]
+      }]
+      volumes = [{ name = "flink-volume", hostPath = { path = "/tmp/flink", type = "Directory" } }]
+    }
+  })
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory     = "2048m"
+    cpu        = 1
+    task_slots = 2
+  }
+  job {
+    jar_uri      = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
+    parallelism  = 2
+    upgrade_mode = "savepoint"
+    state        = "running"
+  }
+  state {
+    store_id = "acme-flink-state/adopt/%[2]s"
+  }
+%[4]s
+}
+`, ns, name, extraConf, extra)
+}
+
+// Adopting a running job written by kubectl apply (client-side), with the
+// configuration a user writes by hand: the import plans nothing; an update
+// that changes nothing in the spec leaves the generation as it was (no
+// restart) and makes the provider the only owner of its fields; a setting
+// then removed from the configuration is removed from the object, and
+// nothing the provider does not manage (a field of the job it does not
+// model, the pod template's volume) changes.
+func TestAccDeployment_adoptTakesOwnership(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	name := "ha-adopt"
+	obj := operatorExamples(t, "FlinkDeployment")["basic-checkpoint-ha"]
+	adaptExample(t, obj, ns, name)
+	gen0 := kubectlApply(t, obj, false).GetGeneration()
+	format := `    "kubernetes.operator.savepoint.format.type" = "NATIVE"`
+	live := func() *unstructured.Unstructured {
+		o, err := getDeployment(t, ns, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             adoptedHAConfig(ns, name, format, ""),
+				ResourceName:       "flinkstate_deployment.adopted",
+				ImportState:        true,
+				ImportStateId:      ns + "/" + name,
+				ImportStatePersist: true,
+			},
+			{
+				// The hand-written configuration matches: nothing to do.
+				Config:   adoptedHAConfig(ns, name, format, ""),
+				PlanOnly: true,
+			},
+			{
+				// An update that changes nothing in the spec.
+				Config: adoptedHAConfig(ns, name, format, "  timeouts {\n    update = \"9m\"\n  }"),
+				Check: func(*terraform.State) error {
+					o := live()
+					if o.GetGeneration() != gen0 {
+						return fmt.Errorf("generation %d after an update that changes nothing, want %d (the operator would restart the job)", o.GetGeneration(), gen0)
+					}
+					for _, e := range o.GetManagedFields() {
+						if e.Manager == "kubectl-client-side-apply" && strings.Contains(string(e.FieldsV1.Raw), "kubernetes.operator.savepoint.format.type") {
+							return fmt.Errorf("kubectl-client-side-apply still co-owns a key the provider manages: %s", e.FieldsV1.Raw)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				// The setting removed from the configuration is removed from the object.
+				Config: adoptedHAConfig(ns, name, "", "  timeouts {\n    update = \"9m\"\n  }"),
+				Check: func(*terraform.State) error {
+					o := live()
+					cfg, _, _ := unstructured.NestedMap(o.Object, "spec", "flinkConfiguration")
+					if _, ok := cfg["kubernetes.operator.savepoint.format.type"]; ok {
+						return fmt.Errorf("kubernetes.operator.savepoint.format.type still in the object after its removal: %v", cfg)
+					}
+					if st, _ := cfg["state"].(map[string]any); st["checkpoints.dir"] != "s3://"+fixtureBucket+"/adopt/"+name+"/checkpoints" {
+						return fmt.Errorf("the nested state.checkpoints.dir was rewritten: %v", cfg)
+					}
+					if n, ok, _ := unstructured.NestedInt64(o.Object, "spec", "job", "savepointTriggerNonce"); !ok || n != 0 {
+						return fmt.Errorf("spec.job.savepointTriggerNonce, which the provider does not manage, changed: %v %v", n, ok)
+					}
+					vols, _, _ := unstructured.NestedSlice(o.Object, "spec", "podTemplate", "spec", "volumes")
+					if len(vols) != 1 || !strings.Contains(fmt.Sprint(vols), "hostPath") {
+						return fmt.Errorf("the pod template's volumes changed: %v", vols)
+					}
+					if o.GetGeneration() != gen0+1 {
+						return fmt.Errorf("generation %d, want %d: one spec change", o.GetGeneration(), gen0+1)
+					}
+					return nil
+				},
+			},
+		},
+	})
 }

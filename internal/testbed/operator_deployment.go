@@ -14,6 +14,8 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -195,10 +197,13 @@ func jobField(spec map[string]any, field, def string) string {
 	return def
 }
 
+// confValue reads flinkConfiguration as the operator and Flink do: nested
+// maps flattened (ConfigObjectNode.asFlatMap), scalars as strings, and a
+// key's deprecated names read too (ConfigOption.withDeprecatedKeys).
 func confValue(spec map[string]any, keys ...string) string {
-	cfg, _, _ := unstructured.NestedStringMap(spec, "flinkConfiguration")
+	cfg, _ := flinkdeploy.FlattenConfiguration(spec["flinkConfiguration"])
 	for _, k := range keys {
-		if v := cfg[k]; v != "" {
+		if v, _, _ := flinkconf.Lookup(cfg, k); v != "" {
 			return v
 		}
 	}

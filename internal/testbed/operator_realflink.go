@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 )
 
 // RealFlink makes the model's jobs real: where the model would only report
@@ -43,7 +44,10 @@ const fixedJobIDKey = "$internal.pipeline.job-id"
 // flinkConfiguration, the S3 plugin its pod template enables, its
 // parallelism, and the given restore path.
 func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
-	conf, _, _ := unstructured.NestedStringMap(dep.Object, "spec", "flinkConfiguration")
+	// As the operator hands it to Flink: flattened, scalars as strings
+	// (ConfigObjectNode.asFlatMap).
+	raw, _, _ := unstructured.NestedFieldNoCopy(dep.Object, "spec", "flinkConfiguration")
+	conf, _ := flinkdeploy.FlattenConfiguration(raw)
 	job := FlinkJob{Configuration: conf, Namespace: dep.GetNamespace(), Name: dep.GetName(), RestorePath: restore}
 	containers, _, _ := unstructured.NestedSlice(dep.Object, "spec", "podTemplate", "spec", "containers")
 	for _, c := range containers {

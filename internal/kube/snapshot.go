@@ -45,9 +45,11 @@ type SnapshotSpec struct {
 // Object renders the FlinkStateSnapshot. disposeOnDelete is always written:
 // the operator's default (true) deletes the savepoint's files with the object.
 func (s SnapshotSpec) Object(namespace, name, generateName string) *unstructured.Unstructured {
-	spec := map[string]any{
-		"jobReference": map[string]any{"kind": "FlinkDeployment", "name": s.DeploymentName},
-		"backoffLimit": s.BackoffLimit,
+	spec := map[string]any{"backoffLimit": s.BackoffLimit}
+	if s.DeploymentName != "" {
+		// An existing savepoint may be recorded without a job
+		// (FlinkStateSnapshotSpec.jobReference is optional with alreadyExists).
+		spec["jobReference"] = map[string]any{"kind": "FlinkDeployment", "name": s.DeploymentName}
 	}
 	if s.Type == "checkpoint" {
 		spec["checkpoint"] = map[string]any{}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -82,7 +82,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"id": schema.StringAttribute{Computed: true, Description: "`namespace/name`.", PlanModifiers: keepS},
 			"namespace": schema.StringAttribute{Required: true, Description: "Namespace of the FlinkDeployment.",
 				Validators: namespaceValidators(), PlanModifiers: replaceS},
-			"deployment_name": schema.StringAttribute{Required: true, Description: "Name of the FlinkDeployment whose job is snapshotted (spec.jobReference).",
+			"deployment_name": schema.StringAttribute{Optional: true, Description: "Name of the FlinkDeployment whose job is snapshotted (spec.jobReference). " +
+				"Required, except with already_exists = true, where it may be left out: a savepoint recorded without a job (the operator's " +
+				"SavepointSpec allows it).",
 				Validators: objectNameValidators(), PlanModifiers: replaceS},
 			"type": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("savepoint"),
 				Description: "`savepoint` (default) or `checkpoint`.", Validators: []validator.String{stringvalidator.OneOf("savepoint", "checkpoint")},
@@ -106,8 +108,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators:    []validator.String{s3PathCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
 			"backoff_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
-				Description: "Retries the operator makes before FAILED. Default 1. (The operator's -1, retry forever, is refused: nobody would be told.)",
-				Validators:  []validator.Int64{int64validator.Between(0, 100)}},
+				Description: "Retries the operator makes before FAILED. Default 1. The operator's -1 (retry forever, its default) is refused " +
+					"for a new snapshot, where nobody would be told; an imported one may keep it.",
+				Validators: []validator.Int64{int64validator.Between(-1, 100)}},
 			"name_prefix": schema.StringAttribute{Optional: true, Computed: true,
 				Description:   "generateName of the object; default `<deployment_name>-`.",
 				Validators:    []validator.String{stringvalidator.LengthBetween(1, 200), namePrefixCheck},
@@ -131,7 +134,6 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 
 func (r *snapshotResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
-		resourcevalidator.Conflicting(path.MatchRoot("target_dir"), path.MatchRoot("path")),
 		snapshotConfigValidator{},
 	}
 }
@@ -153,9 +155,13 @@ func (snapshotConfigValidator) ValidateResource(ctx context.Context, req resourc
 		return
 	}
 	exists := m.AlreadyExists.ValueBool()
-	if !m.Path.IsNull() && !m.Path.IsUnknown() && !exists && !m.AlreadyExists.IsUnknown() {
-		resp.Diagnostics.AddAttributeError(path.Root("path"), "path needs already_exists",
-			"path names an existing savepoint and is only set with already_exists = true; to choose where a new savepoint goes, set target_dir.")
+	// path without already_exists is refused at plan, for a new snapshot
+	// only (ModifyPlan): an imported one's generated configuration holds
+	// the path it completed with.
+	if m.DeploymentName.IsNull() && !exists && !m.AlreadyExists.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("deployment_name"), "Missing deployment_name",
+			"deployment_name is required: it names the FlinkDeployment whose job takes the snapshot. Only a savepoint recorded with "+
+				"already_exists = true may leave it out.")
 	}
 	if exists && m.DisposeOnDelete.ValueBool() {
 		resp.Diagnostics.AddAttributeError(path.Root("dispose_on_delete"), "Would delete a savepoint this configuration did not take",
@@ -166,12 +172,18 @@ func (snapshotConfigValidator) ValidateResource(ctx context.Context, req resourc
 		resp.Diagnostics.AddAttributeError(path.Root("already_exists"), "already_exists needs path",
 			"already_exists = true records an existing savepoint: set path to it.")
 	}
+	if exists && !m.TargetDir.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("target_dir"), "target_dir is for a new savepoint",
+			"target_dir says where a new savepoint goes; with already_exists = true the savepoint exists at path. Remove target_dir.")
+	}
 	if m.Type.ValueString() == "checkpoint" {
+		// Only settings that would do something: an imported checkpoint's
+		// generated configuration holds the schema's defaults.
 		for _, a := range []struct {
 			name string
 			set  bool
-		}{{"format_type", !m.FormatType.IsNull()}, {"target_dir", !m.TargetDir.IsNull()}, {"already_exists", !m.AlreadyExists.IsNull()},
-			{"path", !m.Path.IsNull()}, {"dispose_on_delete", !m.DisposeOnDelete.IsNull()}} {
+		}{{"format_type", m.FormatType.ValueString() == "NATIVE"}, {"target_dir", !m.TargetDir.IsNull()}, {"already_exists", m.AlreadyExists.ValueBool()},
+			{"dispose_on_delete", m.DisposeOnDelete.ValueBool()}} {
 			if a.set {
 				resp.Diagnostics.AddAttributeError(path.Root(a.name), "Not for checkpoints",
 					fmt.Sprintf("%s applies to savepoints only, and type is \"checkpoint\".", a.name))
@@ -209,6 +221,21 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		if resp.Diagnostics.HasError() {
 			return
 		}
+		if !config.Path.IsNull() && !config.Path.IsUnknown() && !plan.AlreadyExists.ValueBool() && !config.Path.Equal(state.Path) {
+			resp.Diagnostics.AddAttributeError(path.Root("path"), "path is the snapshot's result",
+				fmt.Sprintf("path is where the operator put this snapshot (%q) and cannot be chosen; remove it from the configuration, "+
+					"or set target_dir for where a new snapshot goes.", state.Path.ValueString()))
+			return
+		}
+		if replaced := snapshotReplacedBy(plan, state, config); replaced != "" && state.DisposeOnDelete.ValueBool() &&
+			state.Path.ValueString() != "" && state.State.ValueString() == kube.SnapshotCompleted {
+			resp.Diagnostics.AddAttributeError(path.Root(replaced), "Replacing the snapshot would delete its savepoint",
+				fmt.Sprintf("The change to %s replaces FlinkStateSnapshot %s, and with dispose_on_delete = true (the operator's default for a "+
+					"savepoint that does not say) deleting it has the Flink operator delete the savepoint's files at %s "+
+					"(StateSnapshotReconciler.cleanup). Set dispose_on_delete = false and apply that alone first; the replacement then "+
+					"keeps the savepoint.", replaced, state.ID.ValueString(), state.Path.ValueString()))
+			return
+		}
 		switch s := state.State.ValueString(); {
 		case s == kube.SnapshotFailed || s == kube.SnapshotAbandoned:
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("state"))
@@ -222,8 +249,26 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
+	var config snapshotModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &config)...); resp.Diagnostics.HasError() {
+		return
+	}
+	if !config.Path.IsNull() && !config.Path.IsUnknown() && !plan.AlreadyExists.ValueBool() && !plan.AlreadyExists.IsUnknown() {
+		resp.Diagnostics.AddAttributeError(path.Root("path"), "path needs already_exists",
+			"path names an existing savepoint and is only set with already_exists = true; to choose where a new savepoint goes, set target_dir.")
+		return
+	}
+	if plan.BackoffLimit.ValueInt64() < 0 && !plan.AlreadyExists.ValueBool() {
+		resp.Diagnostics.AddAttributeError(path.Root("backoff_limit"), "Invalid backoff_limit",
+			"backoff_limit = -1 has the operator retry a failing snapshot forever, and nobody would be told: set 0 to 100 (default 1).")
+		return
+	}
 	if plan.NamePrefix.IsUnknown() && !plan.DeploymentName.IsUnknown() {
-		plan.NamePrefix = types.StringValue(plan.DeploymentName.ValueString() + "-")
+		prefix := plan.DeploymentName.ValueString() + "-"
+		if plan.DeploymentName.IsNull() {
+			prefix = "savepoint-"
+		}
+		plan.NamePrefix = types.StringValue(prefix)
 	}
 	r.checkSnapshotPlan(plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -372,7 +417,7 @@ func readSnapshotSpec(obj *unstructured.Unstructured, m *snapshotModel) {
 		m.NamePrefix = types.StringValue(obj.GetName())
 	}
 	dep, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
-	m.DeploymentName = types.StringValue(dep)
+	m.DeploymentName = optionalString(dep)
 	// Absent fields read as the operator defaults them
 	// (flink-kubernetes-operator-api release-1.15.0: FlinkStateSnapshotSpec.backoffLimit
 	// -1, SavepointSpec.formatType CANONICAL, disposeOnDelete true,
@@ -394,9 +439,17 @@ func readSnapshotSpec(obj *unstructured.Unstructured, m *snapshotModel) {
 		m.AlreadyExists = types.BoolValue(exists)
 		if p, _ := sp["path"].(string); p != "" && !exists {
 			m.TargetDir = types.StringValue(p)
+		} else if p != "" && m.Path.ValueString() == "" {
+			// An existing savepoint's path is the spec's (its status has
+			// none until the operator records it).
+			m.Path = types.StringValue(p)
 		}
 	} else {
+		// CheckpointSpec has no savepoint options: they read as the
+		// schema's defaults, which a checkpoint ignores, so an import plans
+		// no replacement.
 		m.Type = types.StringValue("checkpoint")
+		m.FormatType, m.DisposeOnDelete, m.AlreadyExists = types.StringValue("CANONICAL"), types.BoolValue(false), types.BoolValue(false)
 	}
 }
 
@@ -504,4 +557,26 @@ func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportS
 	if importNamespaceName(ctx, req, resp) {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait"), true)...)
 	}
+}
+
+// snapshotReplacedBy names an attribute whose change replaces the snapshot
+// (the attributes with RequiresReplace), "" if none.
+func snapshotReplacedBy(plan, state, config snapshotModel) string {
+	for _, a := range []struct {
+		name         string
+		planV, state attr.Value
+	}{
+		{"namespace", plan.Namespace, state.Namespace}, {"deployment_name", plan.DeploymentName, state.DeploymentName},
+		{"type", plan.Type, state.Type}, {"format_type", plan.FormatType, state.FormatType},
+		{"target_dir", plan.TargetDir, state.TargetDir}, {"already_exists", plan.AlreadyExists, state.AlreadyExists},
+		{"name_prefix", plan.NamePrefix, state.NamePrefix}, {"triggers", plan.Triggers, state.Triggers},
+	} {
+		if !a.planV.IsUnknown() && !a.planV.Equal(a.state) {
+			return a.name
+		}
+	}
+	if !config.Path.IsNull() && !config.Path.Equal(state.Path) {
+		return "path"
+	}
+	return ""
 }

@@ -279,8 +279,9 @@ func TestAccSnapshot_operatorFailures(t *testing.T) {
 func TestSnapshot_invalidInput(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct{ body, want string }{
-		"path without already_exists": {`  path = "s3://b/sp/savepoint-1"`, "path needs already_exists"},
+		"path without already_exists": {`  path = "s3://acme-flink-state/sp/savepoint-1"`, "path needs already_exists"},
 		"already_exists without path": {`  already_exists = true`, "already_exists needs path"},
+		"no deployment_name":          {"-", "deployment_name is required"},
 		"savepoint options on checkpoint": {`  type = "checkpoint"
   format_type = "NATIVE"`, "format_type applies to savepoints only"},
 		"infinite backoff":  {`  backoff_limit = -1`, "backoff_limit"},
@@ -293,7 +294,7 @@ func TestSnapshot_invalidInput(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
-					Config:      snapshotConfig("data", tc.body),
+					Config:      strings.Replace(snapshotConfig("data", tc.body), "  deployment_name = \"orders\"\n-", "", 1),
 					PlanOnly:    true,
 					ExpectError: errorRE(strings.Split(tc.want, "|")...),
 				}},

@@ -130,3 +130,25 @@ func Respell(derived, prior map[string]string) map[string]string {
 	}
 	return out
 }
+
+// sensitiveKeyParts are the parts of a configuration key whose value Flink
+// hides (GlobalConfiguration.SENSITIVE_KEYS, flink-core release-2.2.1).
+var sensitiveKeyParts = []string{"password", "secret", "fs.azure.account.key", "apikey", "api-key", "auth-params",
+	"service-key", "token", "basic-auth", "jaas.config", "http-headers"}
+
+// IsSensitiveKey tells whether Flink treats a key's value as a secret: its
+// lower-cased name contains one of sensitiveKeyParts
+// (GlobalConfiguration.isSensitive).
+func IsSensitiveKey(key string) bool {
+	k := strings.ToLower(key)
+	for _, p := range sensitiveKeyParts {
+		if strings.Contains(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// SensitivePlaceholder stands for a sensitive value in a configuration shown
+// in plans (effective_flink_configuration).
+const SensitivePlaceholder = "(sensitive)"

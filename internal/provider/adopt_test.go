@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -199,19 +200,67 @@ func TestAccDeployment_adoptOperatorExamples(t *testing.T) {
 		t.Run(n, func(t *testing.T) {
 			adaptExample(t, obj, ns, name)
 			kubectlApply(t, obj, serverSide)
+			step := resource.TestStep{
+				Config:          "# adopting " + n + "\n",
+				ResourceName:    "flinkstate_deployment.adopted",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   ns + "/" + name,
+				GenerateConfig:  true,
+			}
+			if n == "flink-tls-example_basic-secure" {
+				// Its keystore passwords are imported as sensitive, and
+				// Terraform writes a sensitive value as null in generated
+				// configuration: the plan removes exactly those keys until
+				// the user sets them, and nothing else.
+				step.ExpectNonEmptyPlan = true
+				step.ImportPlanChecks.PreApply = []plancheck.PlanCheck{onlySecretsChange{"flinkstate_deployment.adopted"}}
+			}
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:          "# adopting " + n + "\n",
-					ResourceName:    "flinkstate_deployment.adopted",
-					ImportState:     true,
-					ImportStateKind: resource.ImportBlockWithID,
-					ImportStateId:   ns + "/" + name,
-					GenerateConfig:  true,
-				}},
+				Steps:                    []resource.TestStep{step},
 			})
 		})
 	}
+}
+
+// onlySecretsChange: the planned change of addr touches only the sensitive
+// configuration (and the secrets' keys in the effective configuration).
+type onlySecretsChange struct{ addr string }
+
+func (c onlySecretsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.addr {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)
+		after, _ := rc.Change.After.(map[string]any)
+		var changed []string
+		for k, b := range before {
+			if fmt.Sprint(b) == fmt.Sprint(after[k]) || k == "job_id" || k == "job_state" || k == "lifecycle_state" {
+				continue
+			}
+			switch k {
+			case "sensitive_flink_configuration":
+				continue
+			case "effective_flink_configuration":
+				bm, _ := b.(map[string]any)
+				am, _ := after[k].(map[string]any)
+				for key, v := range bm {
+					if fmt.Sprint(am[key]) != fmt.Sprint(v) && !flinkconf.IsSensitiveKey(key) {
+						changed = append(changed, k+"."+key)
+					}
+				}
+				continue
+			}
+			changed = append(changed, k)
+		}
+		if len(changed) > 0 {
+			resp.Error = fmt.Errorf("%s: the import plan changes %v besides the secrets", c.addr, changed)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("no planned change for %s", c.addr)
 }
 
 // An object the provider cannot represent is not imported: the import fails
@@ -509,6 +558,46 @@ resource "flinkstate_snapshot" "adopted" {
 					}
 					return nil
 				},
+			},
+		},
+	})
+}
+
+// A secret in sensitive_flink_configuration reaches the object but never the
+// plan's effective configuration; changed outside Terraform it is planned
+// back.
+func TestAccDeployment_sensitiveConfiguration(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	secret := `  sensitive_flink_configuration = { "security.ssl.keystore-password" = "s3cr3t" }` + "\n" + waitRunning
+	key := "security.ssl.keystore-password"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config: deploymentConfig(ns, "flink:2.2.1-java17", secret),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("effective_flink_configuration").AtMapKey(key), knownString(flinkconf.SensitivePlaceholder)),
+					expectAPI(func() error {
+						o, err := getDeployment(t, ns, "orders")
+						if err != nil {
+							return err
+						}
+						if v, _, _ := unstructured.NestedString(o.Object, "spec", "flinkConfiguration", key); v != "s3cr3t" {
+							return fmt.Errorf("%s in the object is %q, want the secret", key, v)
+						}
+						return nil
+					}),
+				},
+			},
+			{
+				PreConfig: func() {
+					patchDeployment(t, ns, `{"spec":{"flinkConfiguration":{"security.ssl.keystore-password":"changed"}}}`)
+				},
+				Config:           deploymentConfig(ns, "flink:2.2.1-java17", secret),
+				ConfigPlanChecks: deploymentPlanAction(plancheck.ResourceActionUpdate),
 			},
 		},
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -181,6 +182,18 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		m.PodTemplate = importedPodTemplate(ctx, m, s.PodTemplate)
 	} else {
 		prior := stringMap(ctx, m.EffectiveConfig, diags)
+		sens := stringMap(ctx, m.SensitiveConfig, diags)
+		changed := false
+		for k, want := range sens {
+			// A secret changed outside Terraform shows as a change of the
+			// sensitive value (effectiveConfig masks it either way).
+			if v, _, ok := flinkconf.Lookup(s.FlinkConfiguration, k); ok && v != want {
+				sens[k], changed = v, true
+			}
+		}
+		if changed {
+			m.SensitiveConfig = mapFrom(ctx, sens, diags)
+		}
 		for k, was := range prior {
 			// Under the key or a deprecated one; a value Flink reads the
 			// same as the recorded one is no drift (flinkconf.Equivalent).
@@ -244,10 +257,30 @@ func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]
 	if m.Job != nil {
 		m.Job.ClaimMode = optionalString(set.ClaimMode)
 	}
-	if len(set.Extra) > 0 {
-		m.FlinkConfiguration = mapFrom(ctx, set.Extra, diags)
-	} else {
-		m.FlinkConfiguration = types.MapNull(types.StringType)
+	// Secrets (GlobalConfiguration.isSensitive) go to the sensitive map.
+	plain, secret := map[string]string{}, map[string]string{}
+	for k, v := range set.Extra {
+		if flinkconf.IsSensitiveKey(k) {
+			secret[k] = v
+		} else {
+			plain[k] = v
+		}
+	}
+	m.FlinkConfiguration, m.SensitiveConfig = types.MapNull(types.StringType), types.MapNull(types.StringType)
+	if len(plain) > 0 {
+		m.FlinkConfiguration = mapFrom(ctx, plain, diags)
+	}
+	if len(secret) > 0 {
+		m.SensitiveConfig = mapFrom(ctx, secret, diags)
+		keys := make([]string, 0, len(secret))
+		for k := range secret {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		diags.AddAttributeWarning(path.Root("sensitive_flink_configuration"), "Secrets imported as sensitive",
+			what+" holds values Flink treats as secrets ("+strings.Join(keys, ", ")+"): they were imported into "+
+				"sensitive_flink_configuration, which plans never show. Generated configuration writes it as null: set it "+
+				"(e.g. from a variable marked sensitive) before applying, or the apply removes these keys.")
 	}
 	if set.TaskSlots != nil && m.TaskManager != nil {
 		m.TaskManager.TaskSlots = types.Int64Value(*set.TaskSlots)

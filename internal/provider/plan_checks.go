@@ -50,6 +50,7 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 	if d := req.Config.Get(ctx, &m); d.HasError() {
 		return
 	}
+	checkSensitiveKeys(m, &resp.Diagnostics)
 	var diags diag.Diagnostics
 	in, ok := m.input(ctx, &diags)
 	if !ok || diags.HasError() || m.PodTemplate.IsUnknown() {
@@ -58,6 +59,23 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 	_, fs := flinkconf.Derive(in)
 	_, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
 	addFindings(&resp.Diagnostics, errorsOnly(append(fs, pfs...)))
+}
+
+// checkSensitiveKeys: a secret in flink_configuration is shown in plans
+// (a warning); a key in both maps is an error.
+func checkSensitiveKeys(m deploymentModel, diags *diag.Diagnostics) {
+	sens := m.SensitiveConfig.Elements()
+	for k := range m.FlinkConfiguration.Elements() {
+		if _, both := sens[k]; both {
+			diags.AddAttributeError(path.Root("flink_configuration").AtMapKey(k), "Key set twice",
+				fmt.Sprintf("%q is in both flink_configuration and sensitive_flink_configuration: keep it in one (a secret in "+
+					"sensitive_flink_configuration).", k))
+		} else if flinkconf.IsSensitiveKey(k) {
+			diags.AddAttributeWarning(path.Root("flink_configuration").AtMapKey(k), "Secret shown in plans",
+				fmt.Sprintf("Flink treats %q as a secret (GlobalConfiguration.isSensitive), but flink_configuration shows it in "+
+					"plans and in effective_flink_configuration: move it to sensitive_flink_configuration.", k))
+		}
+	}
 }
 
 func errorsOnly(fs []flinkconf.Finding) []flinkconf.Finding {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -48,6 +49,7 @@ type deploymentModel struct {
 	Identity           types.String     `tfsdk:"identity"`
 	HighAvailability   types.Bool       `tfsdk:"high_availability"`
 	FlinkConfiguration types.Map        `tfsdk:"flink_configuration"`
+	SensitiveConfig    types.Map        `tfsdk:"sensitive_flink_configuration"`
 	PodTemplate        types.String     `tfsdk:"pod_template"`
 	WaitFor            types.String     `tfsdk:"wait_for"`
 	JobManager         *jobManagerModel `tfsdk:"job_manager"`
@@ -154,6 +156,13 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				Description: "Extra flinkConfiguration keys. A key the provider manages (under any alias: s3., s3a., fs.s3a. prefixes, deprecated names) is an error naming the attribute to set instead; static AWS credentials are refused (use identity).",
 				Validators:  []validator.Map{flinkConfigurationCheck}},
+			"sensitive_flink_configuration": schema.MapAttribute{Optional: true, Sensitive: true, ElementType: types.StringType,
+				Description: "flinkConfiguration keys whose values are secrets (keystore passwords, tokens): written like flink_configuration, " +
+					"but never shown in plans or effective_flink_configuration, where they read \"(sensitive)\". A key Flink hides " +
+					"(its name contains password, secret, token, apikey, ...: GlobalConfiguration.isSensitive) belongs here; in " +
+					"flink_configuration it is a warning. An import puts such keys here; the generated configuration cannot hold them " +
+					"(Terraform writes null for a sensitive value), so set them before applying.",
+				Validators: []validator.Map{flinkConfigurationCheck}},
 			"pod_template": schema.StringAttribute{Optional: true,
 				Description: "Pod template YAML merged with what the provider adds (fsGroup 9999 unless set, ENABLE_BUILT_IN_PLUGINS with the S3 plugin, an emptyDir at state.local_dir).",
 				Validators:  []validator.String{podTemplateCheck}},
@@ -294,7 +303,10 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode, m.Job.Parallelism)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
 		return flinkconf.Input{}, false
 	}
-	for _, e := range m.FlinkConfiguration.Elements() {
+	if m.SensitiveConfig.IsUnknown() {
+		return flinkconf.Input{}, false
+	}
+	for _, e := range append(mapElems(m.FlinkConfiguration), mapElems(m.SensitiveConfig)...) {
 		if e.IsUnknown() {
 			return flinkconf.Input{}, false
 		}
@@ -305,6 +317,12 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 		Image:        m.Image.ValueString(),
 		State:        m.State.flinkState(diags, path.Root("state")),
 		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),
+	}
+	for k, v := range stringMap(ctx, m.SensitiveConfig, diags) {
+		if in.Extra == nil {
+			in.Extra = map[string]string{}
+		}
+		in.Extra[k] = v
 	}
 	if len(m.Unwritten) > 0 {
 		in.Unwritten = map[string]bool{}
@@ -375,6 +393,11 @@ func (m *deploymentModel) effectiveConfig(ctx context.Context, written map[strin
 	for k, v := range written {
 		out[k] = v
 	}
+	for k := range m.SensitiveConfig.Elements() {
+		if _, ok := out[k]; ok {
+			out[k] = flinkconf.SensitivePlaceholder
+		}
+	}
 	return mapFrom(ctx, out, diags)
 }
 
@@ -382,6 +405,11 @@ func (m *deploymentModel) effectiveConfig(ctx context.Context, written map[strin
 // adds: the flinkConfiguration the provider writes.
 func (m *deploymentModel) writtenConfig(ctx context.Context, diags *diag.Diagnostics) map[string]string {
 	cfg := stringMap(ctx, m.EffectiveConfig, diags)
+	for k, v := range stringMap(ctx, m.SensitiveConfig, diags) {
+		if cfg[k] == flinkconf.SensitivePlaceholder {
+			cfg[k] = v
+		}
+	}
 	var d diag.Diagnostics
 	in, ok := m.input(ctx, &d)
 	if !ok || d.HasError() {
@@ -393,6 +421,14 @@ func (m *deploymentModel) writtenConfig(ctx context.Context, diags *diag.Diagnos
 		}
 	}
 	return cfg
+}
+
+func mapElems(m types.Map) []attr.Value {
+	out := make([]attr.Value, 0, len(m.Elements()))
+	for _, e := range m.Elements() {
+		out = append(out, e)
+	}
+	return out
 }
 
 // ModifyPlan runs the plan-time checks and shows the derived configuration,

@@ -446,30 +446,13 @@ func TestAccSnapshot_adoptOperatorExamples(t *testing.T) {
 	// The job the examples snapshot (jobReference example-deployment), run
 	// by the operator model so that they complete before the import.
 	startOperator(t, ns)
-	dep := operatorExamples(t, "FlinkDeployment")["basic-checkpoint-ha"]
-	adaptExample(t, dep, ns, "example-deployment")
-	kubectlApply(t, dep, true)
-	if _, err := kube.WaitDeployment(context.Background(), testKube(t).Dynamic, ns, "example-deployment", "running", time.Minute, 100*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	runExampleDeployment(t, ns)
 	for i, n := range names {
 		obj := examples[n]
-		name := strings.ReplaceAll(strings.TrimPrefix(n, "snapshot_"), "_", "-")
-		obj.SetNamespace(ns)
-		obj.SetName(name)
-		if sp, ok, _ := unstructured.NestedString(obj.Object, "spec", "savepoint", "path"); ok {
-			rest := strings.TrimPrefix(strings.TrimPrefix(sp, "file://"), "/flink-data/")
-			_ = unstructured.SetNestedField(obj.Object, "s3://"+fixtureBucket+"/adopt/"+rest, "spec", "savepoint", "path")
-		}
+		name := adaptSnapshotExample(obj, ns, n)
 		serverSide := i%2 == 0
 		t.Run(n, func(t *testing.T) {
-			kubectlApplyGVR(t, kube.FlinkStateSnapshotGVR, obj, serverSide)
-			if _, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "jobReference"); ok {
-				st, err := kube.WaitSnapshot(context.Background(), testKube(t).Dynamic, ns, name, time.Minute, 100*time.Millisecond)
-				if err != nil || st.Path == "" {
-					t.Fatalf("snapshot %s: %+v, %v", name, st, err)
-				}
-			}
+			applySnapshotExample(t, obj, serverSide)
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
@@ -601,4 +584,171 @@ func TestAccDeployment_sensitiveConfiguration(t *testing.T) {
 			},
 		},
 	})
+}
+
+// The operator's pod-template example, applied server-side by kubectl and
+// adopted with a hand-written configuration: the first plan is empty; an
+// update that changes nothing in the spec keeps the generation; removing
+// task_slots removes the key; the sidecar, the volumes and the JobManager's
+// own pod template (a field the provider does not model) stay as they were.
+func TestAccDeployment_adoptKeepsPodTemplate(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	name := "pod-template-adopt"
+	obj := operatorExamples(t, "FlinkDeployment")["pod-template"]
+	adaptExample(t, obj, ns, name)
+	applied := kubectlApply(t, obj, true)
+	gen0 := applied.GetGeneration()
+	jmPod0, _, _ := unstructured.NestedMap(applied.Object, "spec", "jobManager", "podTemplate")
+	config := func(taskSlots, extra string) string {
+		return fmt.Sprintf(`
+resource "flinkstate_deployment" "adopted" {
+  namespace       = %[1]q
+  name            = %[2]q
+  image           = "flink:2.2"
+  flink_version   = "2.2.1"
+  service_account = "flink"
+  identity        = "irsa"
+  pod_template = jsonencode({
+    spec = {
+      containers = [
+        {
+          name = "flink-main-container"
+          volumeMounts = [
+            { mountPath = "/opt/flink/log", name = "flink-logs" },
+            { mountPath = "/opt/flink/downloads", name = "downloads" },
+          ]
+        },
+        {
+          name    = "fluentbit"
+          image   = "fluent/fluent-bit:1.9.6-debug"
+          command = ["sh", "-c", "/fluent-bit/bin/fluent-bit -i tail -p path=/flink-logs/*.log -p multiline.parser=java -o stdout"]
+          volumeMounts = [{ mountPath = "/flink-logs", name = "flink-logs" }]
+        },
+      ]
+      volumes = [
+        { name = "flink-logs", emptyDir = {} },
+        { name = "downloads", emptyDir = {} },
+      ]
+    }
+  })
+  job_manager {
+    memory = "2048m"
+    cpu    = 1
+  }
+  task_manager {
+    memory = "2048m"
+    cpu    = 1
+%[3]s
+  }
+  job {
+    jar_uri     = "local:///opt/flink/downloads/flink-examples-streaming.jar"
+    entry_class = "org.apache.flink.streaming.examples.statemachine.StateMachineExample"
+    parallelism = 2
+  }
+  state {
+    checkpoint_dir = "s3://acme-flink-state/adopt/%[2]s/checkpoints"
+  }
+%[4]s
+}
+`, ns, name, taskSlots, extra)
+	}
+	slots := "    task_slots = 2"
+	timeouts := "  timeouts {\n    update = \"9m\"\n  }"
+	live := func() (*unstructured.Unstructured, error) { return getDeployment(t, ns, name) }
+	keptUnmanaged := func(o *unstructured.Unstructured) error {
+		containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "podTemplate", "spec", "containers")
+		if len(containers) != 2 || !strings.Contains(fmt.Sprint(containers), "fluentbit") {
+			return fmt.Errorf("the sidecar is gone: containers %v", containers)
+		}
+		if vols, _, _ := unstructured.NestedSlice(o.Object, "spec", "podTemplate", "spec", "volumes"); len(vols) != 2 {
+			return fmt.Errorf("volumes changed: %v", vols)
+		}
+		if jm, _, _ := unstructured.NestedMap(o.Object, "spec", "jobManager", "podTemplate"); fmt.Sprint(jm) != fmt.Sprint(jmPod0) {
+			return fmt.Errorf("spec.jobManager.podTemplate changed: %v, was %v", jm, jmPod0)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             config(slots, ""),
+				ResourceName:       "flinkstate_deployment.adopted",
+				ImportState:        true,
+				ImportStateId:      ns + "/" + name,
+				ImportStatePersist: true,
+			},
+			{Config: config(slots, ""), PlanOnly: true},
+			{
+				Config: config(slots, timeouts),
+				Check: func(*terraform.State) error {
+					o, err := live()
+					if err != nil {
+						return err
+					}
+					if o.GetGeneration() != gen0 {
+						return fmt.Errorf("generation %d after an update that changes nothing, want %d", o.GetGeneration(), gen0)
+					}
+					return keptUnmanaged(o)
+				},
+			},
+			{
+				Config: config("", timeouts),
+				Check: func(*terraform.State) error {
+					o, err := live()
+					if err != nil {
+						return err
+					}
+					if _, ok, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "flinkConfiguration", "taskmanager.numberOfTaskSlots"); ok {
+						return fmt.Errorf("taskmanager.numberOfTaskSlots still in the object after task_slots was removed")
+					}
+					if o.GetGeneration() != gen0+1 {
+						return fmt.Errorf("generation %d, want %d", o.GetGeneration(), gen0+1)
+					}
+					return keptUnmanaged(o)
+				},
+			},
+		},
+	})
+}
+
+// runExampleDeployment runs the job the example snapshots name
+// (jobReference example-deployment): the operator's basic-checkpoint-ha
+// example, adapted, under the operator model.
+func runExampleDeployment(t *testing.T, ns string) {
+	t.Helper()
+	dep := operatorExamples(t, "FlinkDeployment")["basic-checkpoint-ha"]
+	adaptExample(t, dep, ns, "example-deployment")
+	kubectlApply(t, dep, true)
+	if _, err := kube.WaitDeployment(context.Background(), testKube(t).Dynamic, ns, "example-deployment", "running", time.Minute, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// adaptSnapshotExample moves an example snapshot's path to S3 and returns
+// the object's name.
+func adaptSnapshotExample(obj *unstructured.Unstructured, ns, example string) string {
+	name := strings.ReplaceAll(strings.TrimPrefix(example, "snapshot_"), "_", "-")
+	obj.SetNamespace(ns)
+	obj.SetName(name)
+	if sp, ok, _ := unstructured.NestedString(obj.Object, "spec", "savepoint", "path"); ok {
+		rest := strings.TrimPrefix(strings.TrimPrefix(sp, "file://"), "/flink-data/")
+		_ = unstructured.SetNestedField(obj.Object, "s3://"+fixtureBucket+"/adopt/"+rest, "spec", "savepoint", "path")
+	}
+	return name
+}
+
+// applySnapshotExample applies it as kubectl does and waits until a
+// snapshot of a job has completed.
+func applySnapshotExample(t *testing.T, obj *unstructured.Unstructured, serverSide bool) {
+	t.Helper()
+	kubectlApplyGVR(t, kube.FlinkStateSnapshotGVR, obj, serverSide)
+	if _, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "jobReference"); ok {
+		st, err := kube.WaitSnapshot(context.Background(), testKube(t).Dynamic, obj.GetNamespace(), obj.GetName(), time.Minute, 100*time.Millisecond)
+		if err != nil || st.Path == "" {
+			t.Fatalf("snapshot %s: %+v, %v", obj.GetName(), st, err)
+		}
+	}
 }

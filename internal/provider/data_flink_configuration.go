@@ -89,6 +89,7 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 			},
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
 func (d *flinkConfigurationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -180,25 +179,25 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"job_manager": schema.SingleNestedBlock{
 				Description: "JobManager resources.",
 				Attributes: map[string]schema.Attribute{
-					"memory":   schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryCheck}},
-					"cpu":      schema.Float64Attribute{Optional: true, Description: "CPU cores.", Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
+					"memory":   schema.StringAttribute{Optional: true, Description: jobManagerRequired.doc("Memory, e.g. 2048m."), Validators: []validator.String{memoryCheck}},
+					"cpu":      schema.Float64Attribute{Optional: true, Description: jobManagerRequired.doc("CPU cores."), Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 					"replicas": schema.Int64Attribute{Optional: true, Description: "JobManager replicas (more than 1 needs high_availability).", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 				},
-				Validators: []validator.Object{blockRequires("memory", "cpu")},
+				Validators: []validator.Object{jobManagerRequired.object()},
 			},
 			"task_manager": schema.SingleNestedBlock{
 				Description: "TaskManager resources.",
 				Attributes: map[string]schema.Attribute{
-					"memory":     schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryCheck}},
-					"cpu":        schema.Float64Attribute{Optional: true, Description: "CPU cores.", Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
+					"memory":     schema.StringAttribute{Optional: true, Description: taskManagerRequired.doc("Memory, e.g. 2048m."), Validators: []validator.String{memoryCheck}},
+					"cpu":        schema.Float64Attribute{Optional: true, Description: taskManagerRequired.doc("CPU cores."), Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 					"task_slots": schema.Int64Attribute{Optional: true, Description: "taskmanager.numberOfTaskSlots.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 				},
-				Validators: []validator.Object{blockRequires("memory", "cpu")},
+				Validators: []validator.Object{taskManagerRequired.object()},
 			},
 			"job": schema.SingleNestedBlock{
 				Description: "The application job.",
 				Attributes: map[string]schema.Attribute{
-					"jar_uri":     schema.StringAttribute{Optional: true, Description: "Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar.", Validators: []validator.String{notBlankCheck}},
+					"jar_uri":     schema.StringAttribute{Optional: true, Description: jobRequired.doc("Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar."), Validators: []validator.String{notBlankCheck}},
 					"entry_class": schema.StringAttribute{Optional: true, Description: "Main class.", Validators: []validator.String{notBlankCheck}},
 					"args":        schema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Program arguments."},
 					"parallelism": schema.Int64Attribute{Optional: true, Description: "Parallelism of the job. Must be set (at least 1): the operator refuses a job without it (DefaultValidator: \"Job parallelism must be larger than 0\").", Validators: []validator.Int64{int64validator.AtLeast(1)}},
@@ -221,13 +220,13 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"(the job owns it and may delete it once newer checkpoints subsume it).",
 						Validators: []validator.String{stringvalidator.OneOf("CLAIM", "NO_CLAIM")}},
 				},
-				Validators: []validator.Object{blockRequires("jar_uri")},
+				Validators: []validator.Object{jobRequired.object()},
 			},
 			"savepoint_before_upgrade": schema.SingleNestedBlock{
 				Description: "Take a savepoint before every update the Flink operator applies as an upgrade, i.e. restarts the job for " +
 					"(its spec diff: image, flink_version, mode, service_account, pod_template, job_manager and task_manager resources, job " +
-					"jar, entry class, args, parallelism, job.state, and any Flink configuration key except kubernetes.operator.*, " +
-					"job.autoscaler.* and parallelism.default, which it ignores): the provider creates a FlinkStateSnapshot, waits until the " +
+					"jar, entry class, args, parallelism, job.state, and any Flink configuration key except `kubernetes.operator.*`, " +
+					"`job.autoscaler.*` and `parallelism.default`, which it ignores): the provider creates a FlinkStateSnapshot, waits until the " +
 					"operator reports it COMPLETED, records its path in upgrade_savepoint_path, and only then applies the new spec. On FAILED, " +
 					"ABANDONED or timeout the update fails with the operator's message and the old spec keeps running. Not taken while " +
 					"job.state is suspended (a suspended job cannot take one). With upgrade_mode stateless the restart does not restore " +
@@ -240,18 +239,34 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				},
 			},
 			"state": schema.SingleNestedBlock{
-				Description: "Where and how the job keeps state.",
-				Attributes:  stateBlockAttributes(),
+				Description: deploymentStateDirs.doc("Where and how the job keeps state (the block is required)."),
+				Attributes:  stateBlockAttributes(deploymentStateDirs),
 			},
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, "create and update wait for wait_for, delete for the object and its finalizer (default 10m each)"),
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
-func stateBlockAttributes() map[string]schema.Attribute {
+// Attributes the deployment's optional blocks need whenever they are present.
+var (
+	jobManagerRequired  = requiredInBlock("job_manager", "memory", "cpu")
+	taskManagerRequired = requiredInBlock("task_manager", "memory", "cpu")
+	jobRequired         = requiredInBlock("job", "jar_uri")
+)
+
+// deploymentStateDirs: the state block names where checkpoints go, through
+// a store or a checkpoint directory.
+var deploymentStateDirs = atLeastOneOf("state.store_id", "state.checkpoint_dir")
+
+func stateBlockAttributes(dirs rootRule) map[string]schema.Attribute {
 	d := stateAttrDescriptions
 	str := func(name string, v ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Description: d[name], Validators: v}
+		desc := d[name]
+		if name == "store_id" || name == "checkpoint_dir" {
+			desc = dirs.doc(desc)
+		}
+		return schema.StringAttribute{Optional: true, Description: desc, Validators: v}
 	}
 	return map[string]schema.Attribute{
 		"store_id":            str("store_id", storeIDCheck),
@@ -273,7 +288,7 @@ func stateBlockAttributes() map[string]schema.Attribute {
 
 func (r *deploymentResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
-		resourcevalidator.AtLeastOneOf(path.MatchRoot("state").AtName("store_id"), path.MatchRoot("state").AtName("checkpoint_dir")),
+		deploymentStateDirs.resource(),
 		deploymentChecks{},
 	}
 }

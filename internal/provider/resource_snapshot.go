@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -94,15 +93,15 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Description: "Delete the savepoint's files when this resource (the FlinkStateSnapshot) is deleted. Default false " +
 					"(the operator's own default is true). Changing it updates the object in place, e.g. to dispose of it on the next destroy."},
 			"target_dir": schema.StringAttribute{Optional: true,
-				Description: "Directory to write the savepoint to (s3://...); defaults to the deployment's savepoint dir.",
+				Description: snapshotTargetOrPath.doc("target_dir", "Directory to write the savepoint to (s3://...); defaults to the deployment's savepoint dir."),
 				Validators:  []validator.String{s3DirCheck}, PlanModifiers: replaceS},
 			"already_exists": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description:   "Record an existing savepoint at `path` instead of taking one.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
 			"path": schema.StringAttribute{Optional: true, Computed: true,
-				Description: "The snapshot's final path, set when it completes: what job.initial_savepoint_path takes. Empty until " +
-					"the snapshot has completed with a path, which a deployment's initial_savepoint_path refuses (the job never " +
-					"starts without the state it was planned to restore). Set it only with already_exists = true (the existing savepoint's path).",
+				Description: snapshotTargetOrPath.doc("path", "The snapshot's final path, set when it completes: what job.initial_savepoint_path takes. Empty until "+
+					"the snapshot has completed with a path, which a deployment's initial_savepoint_path refuses (the job never "+
+					"starts without the state it was planned to restore). Set it only with already_exists = true (the existing savepoint's path)."),
 				Validators:    []validator.String{s3PathCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
 			"backoff_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
@@ -127,11 +126,15 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Delete: true}, "create waits for COMPLETED (default 10m), delete for the operator's finalizer (default 5m)"),
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
+
+// snapshotTargetOrPath: a savepoint taken goes to target_dir; one recorded is at path.
+var snapshotTargetOrPath = conflicting("target_dir", "path")
 
 func (r *snapshotResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
-		resourcevalidator.Conflicting(path.MatchRoot("target_dir"), path.MatchRoot("path")),
+		snapshotTargetOrPath.resource(),
 		snapshotConfigValidator{},
 	}
 }

@@ -107,8 +107,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 	resp.Schema = schema.Schema{
 		Description: "Plans and applies everything an Apache Flink job's state needs on AWS EKS with the Flink Kubernetes Operator: " +
 			"S3 bucket and prefix, least-privilege IAM for IRSA or EKS Pod Identity, ServiceAccount and RoleBinding, " +
-			"FlinkDeployment and FlinkStateSnapshot, and where the latest checkpoint is. Both blocks are optional; " +
-			"values may be unknown at plan time (a cluster created in the same run): planning a create makes no API call.",
+			"FlinkDeployment and FlinkStateSnapshot, and where the latest checkpoint is.",
 		Blocks: map[string]schema.Block{
 			"aws": schema.SingleNestedBlock{
 				Description: "How to reach AWS (S3, IAM, STS, EKS). Unset values fall back to the AWS SDK's environment and shared configuration.",
@@ -124,7 +123,8 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"endpoint": schema.StringAttribute{
 						Optional: true,
 						Description: "One endpoint URL for S3, IAM, STS, EKS and KMS (LocalStack style). " +
-							"AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> are honoured when this is unset.",
+							"AWS_ENDPOINT_URL is honoured when this is unset. A service's own endpoint wins over this one: `endpoints.<service>`, " +
+							"else AWS_ENDPOINT_URL_<SERVICE> (or the profile's `services` section), as the AWS SDK for Go v2 resolves it (each client's resolveBaseEndpoint).",
 						Validators: []validator.String{endpointCheck},
 					},
 					"s3_use_path_style": schema.BoolAttribute{
@@ -253,7 +253,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 			},
 			"kubernetes": schema.SingleNestedBlock{
 				Description: "How to reach the cluster: a kubeconfig (config_path or config_paths), or host with token, exec or a client certificate; " +
-					"unset values fall back to the KUBE_* variables hashicorp/kubernetes reads, then KUBECONFIG, then the pod's service account when running in a cluster.",
+					"unset values fall back to the KUBE_* variables hashicorp/kubernetes reads, then (unlike hashicorp/kubernetes) KUBECONFIG, then the pod's service account when running in a cluster.",
 				Attributes: map[string]schema.Attribute{
 					"config_path": schema.StringAttribute{
 						Optional:    true,

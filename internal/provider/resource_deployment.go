@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -168,7 +169,9 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"change that forces a replacement), first takes a final savepoint of the running job and waits for it (within timeouts.delete); " +
 					"a replacement in the same namespace then starts from it. The savepoint's FlinkStateSnapshot (<name>-final-*, " +
 					"disposeOnDelete false) outlives the deployment; its path is reported. A suspended job's suspend savepoint is recorded " +
-					"instead. If the savepoint fails the destroy is refused and nothing is deleted. Without it (false) the operator cancels " +
+					"instead. The operator retries a failed savepoint up to " + strconv.Itoa(kube.FinalSavepointRetries) + " times (the snapshot's " +
+					"backoffLimit, 10 s × 2^(failures-1) apart: Flink refuses a savepoint while the job's tasks are still being deployed); " +
+					"if every attempt fails, or timeouts.delete runs out, the destroy is refused and nothing is deleted. Without it (false) the operator cancels " +
 					"the job (kubernetes.operator.job.savepoint-on-deletion is off by default) and deletes its HA metadata " +
 					"(ApplicationReconciler.cleanupInternal): only retained checkpoints remain. Default true; the plan says, for destroy and " +
 					"replace, what state survives and where."},
@@ -234,7 +237,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Attributes: map[string]schema.Attribute{
 					"format_type": schema.StringAttribute{Optional: true, Description: "`CANONICAL` (default) or `NATIVE`.",
 						Validators: []validator.String{stringvalidator.OneOf("CANONICAL", "NATIVE")}},
-					"timeout": schema.StringAttribute{Optional: true, Description: "How long to wait for COMPLETED, e.g. `10m` (default).",
+					"timeout": schema.StringAttribute{Optional: true, Description: "How long to wait for COMPLETED, e.g. `10m` (default). " +
+						"The wait comes before the update's own (timeouts.update): the two add up.",
 						Validators: []validator.String{waitTimeoutCheck}},
 				},
 			},

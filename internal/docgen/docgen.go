@@ -21,12 +21,18 @@ import (
 type Part struct {
 	File    string // relative to the repository root
 	Name    string
-	Content func() (string, error)
+	Content func(root string) (string, error)
 }
 
 // Parts are every generated region.
 var Parts = []Part{
 	{File: "templates/index.md.tmpl", Name: "flink-versions", Content: FlinkVersions},
+	{File: "templates/resources/deployment.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_deployment")},
+	{File: "templates/resources/bucket.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_bucket")},
+	{File: "templates/resources/state_store.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_state_store")},
+	{File: "templates/resources/iam_role.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_iam_role")},
+	{File: "templates/resources/snapshot.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_snapshot")},
+	{File: "templates/resources/service_account.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_service_account")},
 }
 
 // markers matches a part's region: group 1 ends at its first line.
@@ -57,7 +63,7 @@ func Render(root, file string) (before, after string, err error) {
 		if p.File != file {
 			continue
 		}
-		c, err := p.Content()
+		c, err := p.Content(root)
 		if err != nil {
 			return "", "", fmt.Errorf("%s: %s: %w", file, p.Name, err)
 		}
@@ -84,7 +90,7 @@ func Files() []string {
 // FlinkVersions lists the accepted flink_version values from
 // flinkconf.ReleasedVersions, and says what happens to an older minor and
 // to a newer patch of a known one by asking flinkconf itself.
-func FlinkVersions() (string, error) {
+func FlinkVersions(string) (string, error) {
 	var vs []flinkconf.Version
 	for minor, patches := range flinkconf.ReleasedVersions {
 		for _, p := range patches {

@@ -30,15 +30,19 @@ type Check struct {
 // whose plan runs them (path overrides the attribute when the function
 // takes it as a parameter). A new function fails go generate until it is
 // added here, so no check goes unlisted.
-var checkFuncs = map[string]struct{ resource, path string }{
-	"bucketPlanChecks":         {"flinkstate_bucket", ""},
-	"podIdentityUser":          {"flinkstate_deployment", "identity"},
-	"ModifyPlan":               {"flinkstate_service_account", ""}, // serviceAccountResource's
-	"checkSnapshotPlan":        {"flinkstate_snapshot", ""},
-	"checkSavepointDirAtApply": {"flinkstate_snapshot", ""},
-	"planStore":                {"flinkstate_state_store", ""},
-	"checkIdentityAtApply":     {"flinkstate_deployment", ""},
-	"rolePlanChecks":           {"flinkstate_iam_role", ""},
+type assignment struct{ resource, path string }
+
+var checkFuncs = map[string][]assignment{
+	"bucketPlanChecks": {{"flinkstate_bucket", ""}},
+	// Called by the deployment (identity = "pod_identity") and by the
+	// association, each with its own attribute.
+	"podIdentityUser":          {{"flinkstate_deployment", "identity"}, {"flinkstate_pod_identity_association", "service_account"}},
+	"ModifyPlan":               {{"flinkstate_service_account", ""}}, // serviceAccountResource's
+	"checkSnapshotPlan":        {{"flinkstate_snapshot", ""}},
+	"checkSavepointDirAtApply": {{"flinkstate_snapshot", ""}},
+	"planStore":                {{"flinkstate_state_store", ""}},
+	"checkIdentityAtApply":     {{"flinkstate_deployment", ""}},
+	"rolePlanChecks":           {{"flinkstate_iam_role", ""}},
 }
 
 // CheckSources are the files whose checks the deployment page lists:
@@ -72,13 +76,9 @@ func Checks(root string) ([]Check, error) {
 			if !ok || fd.Body == nil {
 				continue
 			}
-			resource, pathOverride := "flinkstate_deployment", ""
+			targets := []assignment{{"flinkstate_deployment", ""}}
 			if strings.HasPrefix(f, "internal/provider/") {
-				m, ok := checkFuncs[fd.Name.Name]
-				if !ok {
-					m.resource = ""
-				}
-				resource, pathOverride = m.resource, m.path
+				targets = checkFuncs[fd.Name.Name]
 			}
 			var err error
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -92,18 +92,21 @@ func Checks(root string) ([]Check, error) {
 				if c == nil {
 					return true
 				}
-				if resource == "" {
+				if len(targets) == 0 {
 					err = fmt.Errorf("%s: %s makes a check (%q) that docgen does not assign to a resource: add it to checkFuncs", f, fd.Name.Name, c.Summary)
 					return false
 				}
-				c.Source, c.Resource, c.AtApply = f, resource, strings.HasSuffix(fd.Name.Name, "AtApply")
-				if pathOverride != "" {
-					c.Path = pathOverride
-				}
-				key := fmt.Sprint(c.Resource, c.Error, c.Path, c.Summary, c.Detail, c.AtApply)
-				if !seen[key] {
-					seen[key] = true
-					out = append(out, *c)
+				for _, t := range targets {
+					c := *c
+					c.Source, c.Resource, c.AtApply = f, t.resource, strings.HasSuffix(fd.Name.Name, "AtApply")
+					if t.path != "" {
+						c.Path = t.path
+					}
+					key := fmt.Sprint(c.Resource, c.Error, c.Path, c.Summary, c.Detail, c.AtApply)
+					if !seen[key] {
+						seen[key] = true
+						out = append(out, c)
+					}
 				}
 				return true
 			})

@@ -33,6 +33,7 @@ var Parts = []Part{
 	{File: "templates/resources/iam_role.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_iam_role")},
 	{File: "templates/resources/snapshot.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_snapshot")},
 	{File: "templates/resources/service_account.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_service_account")},
+	{File: "templates/resources/pod_identity_association.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_pod_identity_association")},
 }
 
 // markers matches a part's region: group 1 ends at its first line.

@@ -70,3 +70,23 @@ func TestDocs_importBothWaysRendered(t *testing.T) {
 		}
 	}
 }
+
+// Every resource and data source page has a subcategory, so the Registry
+// groups them (State storage, Identity, Flink) instead of one flat list.
+func TestDocs_subcategories(t *testing.T) {
+	pages, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*", "*.md"))
+	if len(pages) < 12 {
+		t.Fatalf("only %d pages in docs/", len(pages))
+	}
+	re := regexp.MustCompile(`(?m)^subcategory: "([^"]*)"$`)
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := re.FindSubmatch(b)
+		if m == nil || len(m[1]) == 0 {
+			t.Errorf("%s has no subcategory: give its template one", p)
+		}
+	}
+}

@@ -27,6 +27,7 @@ type Part struct {
 // Parts are every generated region.
 var Parts = []Part{
 	{File: "templates/index.md.tmpl", Name: "flink-versions", Content: FlinkVersions},
+	{File: "templates/index.md.tmpl", Name: "timeouts", Content: TimeoutTable},
 	{File: "templates/resources/deployment.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_deployment")},
 	{File: "templates/resources/bucket.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_bucket")},
 	{File: "templates/resources/state_store.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_state_store")},

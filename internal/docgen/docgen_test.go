@@ -121,3 +121,27 @@ func TestChecksUnassignedFunctionFails(t *testing.T) {
 		t.Errorf("got %v, want an error naming newCheck", err)
 	}
 }
+
+// The defaults are read from the code, and agree with what a few
+// resources are known to use.
+func TestTimeouts(t *testing.T) {
+	ts, err := Timeouts("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		resource, op, want string
+	}{
+		{"flinkstate_deployment", "create", "10m"},
+		{"flinkstate_bucket", "read", "30s"},
+		{"flinkstate_snapshot", "delete", "5m"},
+		{"flinkstate_iam_role", "update", "2m"},
+	} {
+		if got := short(ts[c.resource][c.op]); got != c.want {
+			t.Errorf("%s %s: got %s, want %s", c.resource, c.op, got, c.want)
+		}
+	}
+	if len(ts) != 6 {
+		t.Errorf("timeouts of %d resources, want 6 (all but flinkstate_service_account): %v", len(ts), ts)
+	}
+}

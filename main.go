@@ -26,7 +26,9 @@ var version = "dev"
 // source is the provider's source address in required_providers.
 const source = "flinkstate/flinkstate"
 
-// Documentation: tfplugindocs, pinned in tools/docs, renders docs/ from templates/, examples/ and the schema.
+// Documentation: first the parts of templates/ that come from the code (internal/docgen), then
+// tfplugindocs, pinned in tools/docs, renders docs/ from templates/, examples/ and the schema.
+//go:generate go run ./internal/docgen/cmd/docgen
 //go:generate sh -c "cd tools/docs && GOWORK=off go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs generate --provider-name flinkstate --provider-dir ../.."
 
 func main() {

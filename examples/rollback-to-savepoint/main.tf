@@ -1,10 +1,14 @@
 # Roll an existing job back to a savepoint, e.g. the one savepoint_before_upgrade
 # took before the last upgrade (upgrade_savepoint_path), with the image it
-# ran then. Setting or changing job.initial_savepoint_path on a deployment
+# ran then. This is the guide's deployment (steps 5 and 6) with one line
+# added: job.initial_savepoint_path. Setting or changing it on a deployment
 # that exists makes the provider set a new savepoint_redeploy_nonce, so the
-# operator redeploys the job from that savepoint: the plan warns that the
-# job's current state is replaced. The provider checks that the savepoint's
-# _metadata exists before it touches the deployment.
+# operator redeploys the job from that savepoint, whatever the upgrade_mode
+# (operator 1.15.0, AbstractJobReconciler: a SAVEPOINT_REDEPLOY diff is
+# handled before the upgrade mode is looked at); the plan warns that the
+# job's current state is replaced. Nothing else changes: upgrade_mode, the
+# state block and with them Kubernetes HA stay as they were. The provider
+# checks that the savepoint is complete before it touches the deployment.
 
 terraform {
   required_providers {
@@ -36,16 +40,20 @@ resource "flinkstate_deployment" "orders" {
   job {
     jar_uri                = "local:///opt/flink/examples/streaming/StateMachineExample.jar"
     parallelism            = 2
-    upgrade_mode           = "savepoint"
+    upgrade_mode           = "last-state"
     initial_savepoint_path = "s3://acme-flink-state/flink/orders/savepoints/savepoint-9f3c2a-0123456789ab"
   }
   state {
     store_id            = "acme-flink-state/flink/orders"
+    incremental         = true
     checkpoint_interval = "2s" # what StateMachineExample sets in code, which wins
+    num_retained        = 3
   }
 
-  # The next upgrade takes a savepoint first again.
-  savepoint_before_upgrade {}
+  # As in step 6: the next upgrade takes a savepoint first again.
+  savepoint_before_upgrade {
+    timeout = "10m"
+  }
 
   wait_for = "running"
 }

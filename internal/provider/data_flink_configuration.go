@@ -47,8 +47,11 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 	}
 	resp.Schema = schema.Schema{
 		Description: "The flinkConfiguration, pod template additions, operator flinkVersion and S3 plugin jar that flinkstate_deployment " +
-			"would write, for users who deploy with Helm or kubernetes_manifest. Computed locally with the same code and the same " +
-			"plan-time checks; no API call.",
+			"would write, for users who deploy with Helm or kubernetes_manifest. Computed locally with the same code; no API call. " +
+			"The plan-time checks are the resource's checks of these inputs (version, identity, state, upgrade_mode, high_availability, " +
+			"task_slots, flink_configuration, pod_template). The resource's checks of inputs this data source does not have are not made: " +
+			"image against flink_version, the job block (jar_uri, parallelism, claim_mode, the restore path and its completeness), and " +
+			"the checks across resources (a ServiceAccount given both IRSA and Pod Identity).",
 		Attributes: map[string]schema.Attribute{
 			"flink_version": schema.StringAttribute{Required: true, Description: "Full Flink version, e.g. 2.2.1.",
 				Validators: []validator.String{flinkVersionCheck}},
@@ -89,6 +92,7 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 			},
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
 func (d *flinkConfigurationDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

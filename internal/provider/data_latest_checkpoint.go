@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -50,9 +49,9 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 			"listing the newer ones it passed over and why.",
 		Attributes: map[string]schema.Attribute{
 			"checkpoint_dir": schema.StringAttribute{Optional: true,
-				Description: "s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir).",
+				Description: checkpointDirOrStore.doc("s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir)."),
 				Validators:  []validator.String{s3DirCheck}},
-			"store_id": schema.StringAttribute{Optional: true, Description: "A state store ID (bucket/prefix); its checkpoints/ dir is searched.",
+			"store_id": schema.StringAttribute{Optional: true, Description: checkpointDirOrStore.doc("A state store ID (bucket/prefix); its checkpoints/ dir is searched."),
 				Validators: []validator.String{storeIDCheck}},
 			"job_id": schema.StringAttribute{Optional: true,
 				Description: "Only this job's checkpoints (32 hex characters). Without it, the job whose newest completed checkpoint is newest wins.",
@@ -77,10 +76,14 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 			"last_modified": schema.StringAttribute{Computed: true, Description: "When _metadata was written (RFC 3339)."},
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
+// checkpointDirOrStore: where to look, as a directory or a store.
+var checkpointDirOrStore = exactlyOneOf("checkpoint_dir", "store_id")
+
 func (d *latestCheckpointDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
-	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("checkpoint_dir"), path.MatchRoot("store_id"))}
+	return []datasource.ConfigValidator{checkpointDirOrStore.dataSource()}
 }
 
 func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

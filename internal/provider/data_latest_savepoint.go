@@ -56,6 +56,7 @@ func (d *latestSavepointDataSource) Schema(_ context.Context, _ datasource.Schem
 			"picked_by":        schema.StringAttribute{Computed: true, Description: "The rule that dated the result: taken by the operator (status.triggerTimestamp) or recorded with already_exists (_metadata's time in S3)."},
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
 func (d *latestSavepointDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

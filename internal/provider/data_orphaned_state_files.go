@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -55,9 +53,9 @@ func (d *orphanedStateFilesDataSource) Schema(_ context.Context, _ datasource.Sc
 			"`taskowned/` (1000 keys a request, at most 1000 requests each; see `truncated`), within 5 minutes.",
 		Attributes: map[string]schema.Attribute{
 			"checkpoint_dir": schema.StringAttribute{Optional: true,
-				Description: "s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir).",
+				Description: checkpointDirOrStore.doc("s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir)."),
 				Validators:  []validator.String{s3DirCheck}},
-			"store_id": schema.StringAttribute{Optional: true, Description: "A state store ID (bucket/prefix); its checkpoints/ dir is used.",
+			"store_id": schema.StringAttribute{Optional: true, Description: checkpointDirOrStore.doc("A state store ID (bucket/prefix); its checkpoints/ dir is used."),
 				Validators: []validator.String{storeIDCheck}},
 			"job_id": schema.StringAttribute{Required: true,
 				Description: "The job (32 hex characters) whose directory, `<checkpoint dir>/<job_id>/`, is reported on.",
@@ -78,10 +76,11 @@ func (d *orphanedStateFilesDataSource) Schema(_ context.Context, _ datasource.Sc
 					"were not looked at, so the report is partial."},
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
 func (d *orphanedStateFilesDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
-	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("checkpoint_dir"), path.MatchRoot("store_id"))}
+	return []datasource.ConfigValidator{checkpointDirOrStore.dataSource()}
 }
 
 func (d *orphanedStateFilesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -61,6 +61,7 @@ func (d *policyDocumentDataSource) Schema(_ context.Context, _ datasource.Schema
 			"size": schema.Int64Attribute{Computed: true, Description: "Its size as IAM counts it (characters without white space; a role's inline policies may total 10,240)."},
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
 func (d *policyDocumentDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

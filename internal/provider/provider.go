@@ -6,11 +6,9 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -109,8 +107,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 	resp.Schema = schema.Schema{
 		Description: "Plans and applies everything an Apache Flink job's state needs on AWS EKS with the Flink Kubernetes Operator: " +
 			"S3 bucket and prefix, least-privilege IAM for IRSA or EKS Pod Identity, ServiceAccount and RoleBinding, " +
-			"FlinkDeployment and FlinkStateSnapshot, and where the latest checkpoint is. Both blocks are optional; " +
-			"values may be unknown at plan time (a cluster created in the same run): planning a create makes no API call.",
+			"FlinkDeployment and FlinkStateSnapshot, and where the latest checkpoint is.",
 		Blocks: map[string]schema.Block{
 			"aws": schema.SingleNestedBlock{
 				Description: "How to reach AWS (S3, IAM, STS, EKS). Unset values fall back to the AWS SDK's environment and shared configuration.",
@@ -126,7 +123,8 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"endpoint": schema.StringAttribute{
 						Optional: true,
 						Description: "One endpoint URL for S3, IAM, STS, EKS and KMS (LocalStack style). " +
-							"AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> are honoured when this is unset.",
+							"AWS_ENDPOINT_URL is honoured when this is unset. A service's own endpoint wins over this one: `endpoints.<service>`, " +
+							"else AWS_ENDPOINT_URL_<SERVICE> (or the profile's `services` section), as the AWS SDK for Go v2 resolves it (each client's resolveBaseEndpoint).",
 						Validators: []validator.String{endpointCheck},
 					},
 					"s3_use_path_style": schema.BoolAttribute{
@@ -161,16 +159,16 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"allowed_account_ids": schema.SetAttribute{
 						Optional:    true,
 						ElementType: types.StringType,
-						Description: "Refuse to work, before any change, unless the credentials belong to one of these AWS accounts (checked with sts:GetCallerIdentity when AWS is first used).",
+						Description: accountIDsConflict.doc("Refuse to work, before any change, unless the credentials belong to one of these AWS accounts (checked with sts:GetCallerIdentity when AWS is first used)."),
 						Validators: []validator.Set{
-							setvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("forbidden_account_ids")),
+							accountIDsConflict.set(),
 							setvalidator.ValueStringsAre(accountIDCheck),
 						},
 					},
 					"forbidden_account_ids": schema.SetAttribute{
 						Optional:    true,
 						ElementType: types.StringType,
-						Description: "Refuse to work, before any change, when the credentials belong to one of these AWS accounts.",
+						Description: accountIDsConflict.other("allowed_account_ids", "Refuse to work, before any change, when the credentials belong to one of these AWS accounts."),
 						Validators: []validator.Set{
 							setvalidator.ValueStringsAre(accountIDCheck),
 						},
@@ -178,11 +176,11 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				},
 				Blocks: map[string]schema.Block{
 					"assume_role": schema.SingleNestedBlock{
-						Description: "Assume this IAM role (sts:AssumeRole) with the credentials found otherwise, and use the role's credentials for every call.",
+						Description: assumeRoleConflict.doc("Assume this IAM role (sts:AssumeRole) with the credentials found otherwise, and use the role's credentials for every call."),
 						Attributes: map[string]schema.Attribute{
 							"role_arn": schema.StringAttribute{
 								Optional:    true,
-								Description: "ARN of the role to assume. Required in this block.",
+								Description: assumeRoleRequired.doc("ARN of the role to assume."),
 								Validators:  []validator.String{roleARNCheck},
 							},
 							"session_name": schema.StringAttribute{
@@ -208,31 +206,26 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 								Description: "An IAM policy JSON that further restricts the session.",
 							},
 						},
-						Validators: []validator.Object{
-							objectvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("assume_role_with_web_identity")),
-							blockRequires("role_arn"),
-						},
+						Validators: []validator.Object{assumeRoleConflict.object(), assumeRoleRequired.object()},
 					},
 					"assume_role_with_web_identity": schema.SingleNestedBlock{
-						Description: "Assume this IAM role with a web identity token read from a file (sts:AssumeRoleWithWebIdentity), as IRSA does in a pod.",
+						Description: assumeRoleConflict.other("assume_role", "Assume this IAM role with a web identity token read from a file (sts:AssumeRoleWithWebIdentity), as IRSA does in a pod."),
 						Attributes: map[string]schema.Attribute{
 							"role_arn": schema.StringAttribute{
 								Optional:    true,
-								Description: "ARN of the role to assume. Required in this block.",
+								Description: webIdentityRequired.doc("ARN of the role to assume."),
 								Validators:  []validator.String{roleARNCheck},
 							},
 							"web_identity_token_file": schema.StringAttribute{
 								Optional:    true,
-								Description: "File holding the OIDC token, re-read at every renewal. Required in this block.",
+								Description: webIdentityRequired.doc("File holding the OIDC token, re-read at every renewal."),
 							},
 							"session_name": schema.StringAttribute{
 								Optional:    true,
 								Description: "Session name. Defaults to one the AWS SDK generates.",
 							},
 						},
-						Validators: []validator.Object{
-							blockRequires("role_arn", "web_identity_token_file"),
-						},
+						Validators: []validator.Object{webIdentityRequired.object()},
 					},
 					"endpoints": schema.SingleNestedBlock{
 						Description: "Endpoint URL per service; each wins over `endpoint` for its service.",
@@ -260,19 +253,17 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 			},
 			"kubernetes": schema.SingleNestedBlock{
 				Description: "How to reach the cluster: a kubeconfig (config_path or config_paths), or host with token, exec or a client certificate; " +
-					"unset values fall back to the KUBE_* variables hashicorp/kubernetes reads, then KUBECONFIG, then the pod's service account when running in a cluster.",
+					"unset values fall back to the KUBE_* variables hashicorp/kubernetes reads, then (unlike hashicorp/kubernetes) KUBECONFIG, then the pod's service account when running in a cluster.",
 				Attributes: map[string]schema.Attribute{
 					"config_path": schema.StringAttribute{
 						Optional:    true,
-						Description: "Path to a kubeconfig file. Defaults to KUBE_CONFIG_PATH, else KUBECONFIG, when host is not set.",
-						Validators: []validator.String{
-							stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("config_paths")),
-						},
+						Description: configPathConflict.doc("Path to a kubeconfig file. Defaults to KUBE_CONFIG_PATH, else KUBECONFIG, when host is not set."),
+						Validators:  []validator.String{configPathConflict.string()},
 					},
 					"config_paths": schema.ListAttribute{
 						Optional:    true,
 						ElementType: types.StringType,
-						Description: "Kubeconfig files merged in order, as KUBECONFIG does. Defaults to KUBE_CONFIG_PATHS when host is not set.",
+						Description: configPathConflict.other("config_path", "Kubeconfig files merged in order, as KUBECONFIG does. Defaults to KUBE_CONFIG_PATHS when host is not set."),
 					},
 					"config_context": schema.StringAttribute{
 						Optional:    true,
@@ -286,30 +277,24 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					"token": schema.StringAttribute{
 						Optional:    true,
 						Sensitive:   true,
-						Description: "Bearer token. Defaults to KUBE_TOKEN.",
+						Description: execConflict.other("exec", "Bearer token. Defaults to KUBE_TOKEN."),
 					},
 					"cluster_ca_certificate": schema.StringAttribute{
 						Optional:    true,
-						Description: "PEM-encoded CA certificate of the API server. Defaults to KUBE_CLUSTER_CA_CERT_DATA.",
-						Validators: []validator.String{
-							stringvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("insecure")),
-						},
+						Description: caConflict.doc("PEM-encoded CA certificate of the API server. Defaults to KUBE_CLUSTER_CA_CERT_DATA."),
+						Validators:  []validator.String{caConflict.string()},
 					},
 					"client_certificate": schema.StringAttribute{
 						Optional:    true,
 						Sensitive:   true,
-						Description: "PEM-encoded client certificate for TLS client authentication. Defaults to KUBE_CLIENT_CERT_DATA.",
-						Validators: []validator.String{
-							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_key")),
-						},
+						Description: certRequiresKey.doc("PEM-encoded client certificate for TLS client authentication. Defaults to KUBE_CLIENT_CERT_DATA."),
+						Validators:  []validator.String{certRequiresKey.string()},
 					},
 					"client_key": schema.StringAttribute{
 						Optional:    true,
 						Sensitive:   true,
-						Description: "PEM-encoded private key of client_certificate. Defaults to KUBE_CLIENT_KEY_DATA.",
-						Validators: []validator.String{
-							stringvalidator.AlsoRequires(path.MatchRelative().AtParent().AtName("client_certificate")),
-						},
+						Description: keyRequiresCert.doc("PEM-encoded private key of client_certificate. Defaults to KUBE_CLIENT_KEY_DATA."),
+						Validators:  []validator.String{keyRequiresCert.string()},
 					},
 					"proxy_url": schema.StringAttribute{
 						Optional:    true,
@@ -318,22 +303,22 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					},
 					"insecure": schema.BoolAttribute{
 						Optional:    true,
-						Description: "Skip verification of the API server's certificate. Only for test clusters. Defaults to KUBE_INSECURE.",
+						Description: caConflict.other("cluster_ca_certificate", "Skip verification of the API server's certificate. Only for test clusters. Defaults to KUBE_INSECURE."),
 					},
 				},
 				Blocks: map[string]schema.Block{
 					"exec": schema.SingleNestedBlock{
-						Description: "An exec credential plugin, e.g. `aws eks get-token --cluster-name NAME`.",
+						Description: execConflict.doc("An exec credential plugin, e.g. `aws eks get-token --cluster-name NAME`."),
 						Attributes: map[string]schema.Attribute{
 							"api_version": schema.StringAttribute{
 								Optional:    true,
-								Description: "client.authentication.k8s.io version the plugin speaks, e.g. client.authentication.k8s.io/v1beta1.",
+								Description: execRequired.doc("client.authentication.k8s.io version the plugin speaks, e.g. client.authentication.k8s.io/v1beta1."),
 								Validators: []validator.String{stringvalidator.OneOf(
 									"client.authentication.k8s.io/v1beta1", "client.authentication.k8s.io/v1")},
 							},
 							"command": schema.StringAttribute{
 								Optional:    true,
-								Description: "Command to run.",
+								Description: execRequired.doc("Command to run."),
 							},
 							"args": schema.ListAttribute{
 								Optional:    true,
@@ -346,16 +331,30 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 								Description: "Environment variables of the command.",
 							},
 						},
-						Validators: []validator.Object{
-							objectvalidator.ConflictsWith(path.MatchRelative().AtParent().AtName("token")),
-							blockRequires("api_version", "command"),
-						},
+						Validators: []validator.Object{execConflict.object(), execRequired.object()},
 					},
 				},
 			},
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
+
+// The provider block's rules between attributes, each said in the
+// descriptions of both sides.
+var (
+	accountIDsConflict = conflictsWith("forbidden_account_ids")
+	assumeRoleConflict = conflictsWith("assume_role_with_web_identity")
+	configPathConflict = conflictsWith("config_paths")
+	caConflict         = conflictsWith("insecure")
+	execConflict       = conflictsWith("token")
+	certRequiresKey    = requires("client_key")
+	keyRequiresCert    = requires("client_certificate")
+
+	assumeRoleRequired  = requiredInBlock("assume_role", "role_arn")
+	webIdentityRequired = requiredInBlock("assume_role_with_web_identity", "role_arn", "web_identity_token_file")
+	execRequired        = requiredInBlock("exec", "api_version", "command")
+)
 
 func (p *flinkstateProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	var cfg providerModel

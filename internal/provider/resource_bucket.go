@@ -160,6 +160,7 @@ func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				"every S3 call of the operation must be answered within it (create, update, delete: default 5m; read, also at plan: default 30s)"),
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
 func (r *bucketResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -187,7 +187,9 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"change that forces a replacement), first takes a final savepoint of the running job and waits for it (within timeouts.delete); " +
 					"a replacement in the same namespace then starts from it. The savepoint's FlinkStateSnapshot (<name>-final-*, " +
 					"disposeOnDelete false) outlives the deployment; its path is reported. A suspended job's suspend savepoint is recorded " +
-					"instead. If the savepoint fails the destroy is refused and nothing is deleted. Without it (false) the operator cancels " +
+					"instead. The operator retries a failed savepoint up to " + strconv.Itoa(kube.FinalSavepointRetries) + " times (the snapshot's " +
+					"backoffLimit, 10 s × 2^(failures-1) apart: Flink refuses a savepoint while the job's tasks are still being deployed); " +
+					"if every attempt fails, or timeouts.delete runs out, the destroy is refused and nothing is deleted. Without it (false) the operator cancels " +
 					"the job (kubernetes.operator.job.savepoint-on-deletion is off by default) and deletes its HA metadata " +
 					"(ApplicationReconciler.cleanupInternal): only retained checkpoints remain. Default true; the plan says, for destroy and " +
 					"replace, what state survives and where."},
@@ -198,25 +200,25 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"job_manager": schema.SingleNestedBlock{
 				Description: "JobManager resources.",
 				Attributes: map[string]schema.Attribute{
-					"memory":   schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryCheck}},
-					"cpu":      schema.Float64Attribute{Optional: true, Description: "CPU cores.", Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
+					"memory":   schema.StringAttribute{Optional: true, Description: jobManagerRequired.doc("Memory, e.g. 2048m."), Validators: []validator.String{memoryCheck}},
+					"cpu":      schema.Float64Attribute{Optional: true, Description: jobManagerRequired.doc("CPU cores."), Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 					"replicas": schema.Int64Attribute{Optional: true, Description: "JobManager replicas (more than 1 needs high_availability).", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 				},
-				Validators: []validator.Object{blockRequires("memory", "cpu")},
+				Validators: []validator.Object{jobManagerRequired.object()},
 			},
 			"task_manager": schema.SingleNestedBlock{
 				Description: "TaskManager resources.",
 				Attributes: map[string]schema.Attribute{
-					"memory":     schema.StringAttribute{Optional: true, Description: "Memory, e.g. 2048m.", Validators: []validator.String{memoryCheck}},
-					"cpu":        schema.Float64Attribute{Optional: true, Description: "CPU cores.", Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
+					"memory":     schema.StringAttribute{Optional: true, Description: taskManagerRequired.doc("Memory, e.g. 2048m."), Validators: []validator.String{memoryCheck}},
+					"cpu":        schema.Float64Attribute{Optional: true, Description: taskManagerRequired.doc("CPU cores."), Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 					"task_slots": schema.Int64Attribute{Optional: true, Description: "taskmanager.numberOfTaskSlots.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 				},
-				Validators: []validator.Object{blockRequires("memory", "cpu")},
+				Validators: []validator.Object{taskManagerRequired.object()},
 			},
 			"job": schema.SingleNestedBlock{
 				Description: "The application job.",
 				Attributes: map[string]schema.Attribute{
-					"jar_uri":     schema.StringAttribute{Optional: true, Description: "Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar.", Validators: []validator.String{notBlankCheck}},
+					"jar_uri":     schema.StringAttribute{Optional: true, Description: jobRequired.doc("Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar."), Validators: []validator.String{notBlankCheck}},
 					"entry_class": schema.StringAttribute{Optional: true, Description: "Main class.", Validators: []validator.String{notBlankCheck}},
 					"args":        schema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Program arguments."},
 					"parallelism": schema.Int64Attribute{Optional: true, Description: "Parallelism of the job. Must be set (at least 1): the operator refuses a job without it (DefaultValidator: \"Job parallelism must be larger than 0\").", Validators: []validator.Int64{int64validator.AtLeast(1)}},
@@ -239,13 +241,13 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"(the job owns it and may delete it once newer checkpoints subsume it).",
 						Validators: []validator.String{stringvalidator.OneOf("CLAIM", "NO_CLAIM")}},
 				},
-				Validators: []validator.Object{blockRequires("jar_uri")},
+				Validators: []validator.Object{jobRequired.object()},
 			},
 			"savepoint_before_upgrade": schema.SingleNestedBlock{
 				Description: "Take a savepoint before every update the Flink operator applies as an upgrade, i.e. restarts the job for " +
 					"(its spec diff: image, flink_version, mode, service_account, pod_template, job_manager and task_manager resources, job " +
-					"jar, entry class, args, parallelism, job.state, and any Flink configuration key except kubernetes.operator.*, " +
-					"job.autoscaler.* and parallelism.default, which it ignores): the provider creates a FlinkStateSnapshot, waits until the " +
+					"jar, entry class, args, parallelism, job.state, and any Flink configuration key except `kubernetes.operator.*`, " +
+					"`job.autoscaler.*` and `parallelism.default`, which it ignores): the provider creates a FlinkStateSnapshot, waits until the " +
 					"operator reports it COMPLETED, records its path in upgrade_savepoint_path, and only then applies the new spec. On FAILED, " +
 					"ABANDONED or timeout the update fails with the operator's message and the old spec keeps running. Not taken while " +
 					"job.state is suspended (a suspended job cannot take one). With upgrade_mode stateless the restart does not restore " +
@@ -253,23 +255,40 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Attributes: map[string]schema.Attribute{
 					"format_type": schema.StringAttribute{Optional: true, Description: "`CANONICAL` (default) or `NATIVE`.",
 						Validators: []validator.String{stringvalidator.OneOf("CANONICAL", "NATIVE")}},
-					"timeout": schema.StringAttribute{Optional: true, Description: "How long to wait for COMPLETED, e.g. `10m` (default).",
+					"timeout": schema.StringAttribute{Optional: true, Description: "How long to wait for COMPLETED, e.g. `10m` (default). " +
+						"The wait comes before the update's own (timeouts.update): the two add up.",
 						Validators: []validator.String{waitTimeoutCheck}},
 				},
 			},
 			"state": schema.SingleNestedBlock{
-				Description: "Where and how the job keeps state.",
-				Attributes:  stateBlockAttributes(),
+				Description: deploymentStateDirs.doc("Where and how the job keeps state (the block is required)."),
+				Attributes:  stateBlockAttributes(deploymentStateDirs),
 			},
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}, "create and update wait for wait_for, delete for the object and its finalizer (default 10m each)"),
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
-func stateBlockAttributes() map[string]schema.Attribute {
+// Attributes the deployment's optional blocks need whenever they are present.
+var (
+	jobManagerRequired  = requiredInBlock("job_manager", "memory", "cpu")
+	taskManagerRequired = requiredInBlock("task_manager", "memory", "cpu")
+	jobRequired         = requiredInBlock("job", "jar_uri")
+)
+
+// deploymentStateDirs: the state block names where checkpoints go, through
+// a store or a checkpoint directory.
+var deploymentStateDirs = atLeastOneOf("state.store_id", "state.checkpoint_dir")
+
+func stateBlockAttributes(dirs rootRule) map[string]schema.Attribute {
 	d := stateAttrDescriptions
 	str := func(name string, v ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Description: d[name], Validators: v}
+		desc := d[name]
+		if name == "store_id" || name == "checkpoint_dir" {
+			desc = dirs.doc(desc)
+		}
+		return schema.StringAttribute{Optional: true, Description: desc, Validators: v}
 	}
 	return map[string]schema.Attribute{
 		"store_id":            str("store_id", storeIDCheck),
@@ -291,7 +310,7 @@ func stateBlockAttributes() map[string]schema.Attribute {
 
 func (r *deploymentResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
-		resourcevalidator.AtLeastOneOf(path.MatchRoot("state").AtName("store_id"), path.MatchRoot("state").AtName("checkpoint_dir")),
+		deploymentStateDirs.resource(),
 		deploymentChecks{},
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -64,8 +63,8 @@ func (r *iamRoleResource) Metadata(_ context.Context, req resource.MetadataReque
 }
 
 func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	requiredString := func(desc string, v ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Description: desc, Validators: v}
+	requiredString := func(r blockRequired, desc string, v ...validator.String) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, Description: r.doc(desc), Validators: v}
 	}
 	resp.Schema = schema.Schema{
 		Description: "An IAM role for Flink pods whose trust policy admits exactly one ServiceAccount, through IRSA (`irsa`) or " +
@@ -113,32 +112,43 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		},
 		Blocks: map[string]schema.Block{
 			"irsa": schema.SingleNestedBlock{
-				Description: "Trust for IRSA: the cluster's OIDC provider may issue web identity tokens for exactly system:serviceaccount:NAMESPACE:SERVICE_ACCOUNT (audience sts.amazonaws.com).",
+				Description: iamRoleTrust.doc("Trust for IRSA: the cluster's OIDC provider may issue web identity tokens for exactly system:serviceaccount:NAMESPACE:SERVICE_ACCOUNT (audience sts.amazonaws.com)."),
 				Attributes: map[string]schema.Attribute{
-					"oidc_provider_arn": requiredString("ARN of the cluster's IAM OIDC provider (arn:aws:iam::ACCOUNT:oidc-provider/oidc.eks.REGION.amazonaws.com/id/ID).", oidcARNCheck),
-					"namespace":         requiredString("Namespace of the ServiceAccount.", namespaceValidators()...),
-					"service_account":   requiredString("Name of the ServiceAccount.", objectNameValidators()...),
+					"oidc_provider_arn": requiredString(irsaRequired, "ARN of the cluster's IAM OIDC provider (arn:aws:iam::ACCOUNT:oidc-provider/oidc.eks.REGION.amazonaws.com/id/ID).", oidcARNCheck),
+					"namespace":         requiredString(irsaRequired, "Namespace of the ServiceAccount.", namespaceValidators()...),
+					"service_account":   requiredString(irsaRequired, "Name of the ServiceAccount.", objectNameValidators()...),
 				},
-				Validators: []validator.Object{blockRequires("oidc_provider_arn", "namespace", "service_account")},
+				Validators: []validator.Object{irsaRequired.object()},
 			},
 			"pod_identity": schema.SingleNestedBlock{
-				Description: "Trust for EKS Pod Identity: pods.eks.amazonaws.com may assume the role and tag the session, for this namespace and ServiceAccount (and cluster, when named) only.",
+				Description: iamRoleTrust.doc("Trust for EKS Pod Identity: pods.eks.amazonaws.com may assume the role and tag the session, for this namespace and ServiceAccount (and cluster, when named) only."),
 				Attributes: map[string]schema.Attribute{
-					"namespace":       requiredString("Namespace of the ServiceAccount.", namespaceValidators()...),
-					"service_account": requiredString("Name of the ServiceAccount.", objectNameValidators()...),
-					"cluster_name":    requiredString("EKS cluster name; when set, only sessions tagged with it are admitted.", clusterNameCheck),
+					"namespace":       requiredString(podIdentityRequired, "Namespace of the ServiceAccount.", namespaceValidators()...),
+					"service_account": requiredString(podIdentityRequired, "Name of the ServiceAccount.", objectNameValidators()...),
+					"cluster_name": schema.StringAttribute{Optional: true, Description: "EKS cluster name; when set, only sessions tagged with it are admitted.",
+						Validators: []validator.String{clusterNameCheck}},
 				},
-				Validators: []validator.Object{blockRequires("namespace", "service_account")},
+				Validators: []validator.Object{podIdentityRequired.object()},
 			},
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Read: true, Update: true, Delete: true},
 				"create, update and delete retry IAM's eventual consistency within these limits (default 2m); read bounds refresh and import (default 30s)"),
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
+
+// iamRoleTrust: the trust policy admits one ServiceAccount, by one mechanism.
+var iamRoleTrust = exactlyOneOf("irsa", "pod_identity")
+
+// What each trust block needs whenever it is present.
+var (
+	irsaRequired        = requiredInBlock("irsa", "oidc_provider_arn", "namespace", "service_account")
+	podIdentityRequired = requiredInBlock("pod_identity", "namespace", "service_account")
+)
 
 func (r *iamRoleResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
-		resourcevalidator.ExactlyOneOf(path.MatchRoot("irsa"), path.MatchRoot("pod_identity")),
+		iamRoleTrust.resource(),
 	}
 }
 

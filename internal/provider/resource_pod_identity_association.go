@@ -64,6 +64,7 @@ func (r *podIdentityAssociationResource) Schema(ctx context.Context, _ resource.
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true}, "a role not yet usable by EKS is retried within these limits (default 2m)"),
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
 func (r *podIdentityAssociationResource) eks(ctx context.Context, diags *diag.Diagnostics) *eks.Client {

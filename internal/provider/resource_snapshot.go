@@ -96,7 +96,7 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Description: "Delete the savepoint's files when this resource (the FlinkStateSnapshot) is deleted. Default false " +
 					"(the operator's own default is true). Changing it updates the object in place, e.g. to dispose of it on the next destroy."},
 			"target_dir": schema.StringAttribute{Optional: true,
-				Description: "Directory to write the savepoint to (s3://...); defaults to the deployment's savepoint dir.",
+				Description: "Directory to write the savepoint to (s3://...); defaults to the deployment's savepoint dir. Not with already_exists (an existing savepoint is at path).",
 				Validators:  []validator.String{s3DirCheck}, PlanModifiers: replaceS},
 			"already_exists": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description:   "Record an existing savepoint at `path` instead of taking one.",
@@ -104,7 +104,8 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"path": schema.StringAttribute{Optional: true, Computed: true,
 				Description: "The snapshot's final path, set when it completes: what job.initial_savepoint_path takes. Empty until " +
 					"the snapshot has completed with a path, which a deployment's initial_savepoint_path refuses (the job never " +
-					"starts without the state it was planned to restore). Set it only with already_exists = true (the existing savepoint's path).",
+					"starts without the state it was planned to restore). Set it only with already_exists = true (the existing savepoint's " +
+					"path); for a new snapshot it is refused at plan. An imported snapshot's generated configuration may keep the path it completed with.",
 				Validators:    []validator.String{s3PathCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
 			"backoff_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
@@ -130,7 +131,9 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Delete: true}, "create waits for COMPLETED (default 10m), delete for the operator's finalizer (default 5m)"),
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
+
 
 func (r *snapshotResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{

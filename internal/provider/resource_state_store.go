@@ -97,6 +97,7 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 				"every S3 call of the operation must be answered within it (create, update, delete: default 5m; read, also at plan: default 30s)"),
 		},
 	}
+	markdownDescriptions(&resp.Schema)
 }
 
 // ModifyPlan computes the ID and directories at plan time: they follow

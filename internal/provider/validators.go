@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
@@ -97,15 +95,6 @@ func (v mapCheck) ValidateMap(_ context.Context, req validator.MapRequest, resp 
 			resp.Diagnostics.AddAttributeError(p, v.summary, fmt.Sprintf("%s: the value of %q %s.", req.Path, k, msg))
 		}
 	}
-}
-
-// blockRequires makes attributes required whenever their (optional) block is present.
-func blockRequires(names ...string) validator.Object {
-	exprs := make([]path.Expression, len(names))
-	for i, n := range names {
-		exprs[i] = path.MatchRelative().AtName(n)
-	}
-	return objectvalidator.AlsoRequires(exprs...)
 }
 
 // The validators of the schemas, one per concept.

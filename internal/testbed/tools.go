@@ -65,6 +65,13 @@ var toolModules = []toolModule{
 		unoptimized: true,
 	},
 	{
+		// The GitHub workflow linter: make actionlint, in CI.
+		dir:         "actionlint",
+		packages:    map[string]string{"actionlint": "github.com/rhysd/actionlint/cmd/actionlint"},
+		onDemand:    true,
+		unoptimized: true,
+	},
+	{
 		// OpenTofu's CLI, for make testacc-tofu (see tools/tofu/go.mod).
 		dir:      "tofu",
 		packages: map[string]string{"tofu": "github.com/opentofu/opentofu/cmd/tofu"},

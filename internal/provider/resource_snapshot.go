@@ -134,7 +134,6 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	markdownDescriptions(&resp.Schema)
 }
 
-
 func (r *snapshotResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
 		snapshotConfigValidator{},

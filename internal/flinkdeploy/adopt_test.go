@@ -1,0 +1,172 @@
+package flinkdeploy
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+)
+
+func object(t *testing.T, specYAML string) *unstructured.Unstructured {
+	t.Helper()
+	var spec map[string]any
+	if err := yaml.Unmarshal([]byte(specYAML), &spec); err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+}
+
+// The deprecated keys and nested maps the operator's examples use are read
+// as the settings they stand for, never dropped.
+func TestParseConfigurationReadsDeprecatedAndNestedKeys(t *testing.T) {
+	obj := object(t, `
+flinkConfiguration:
+  taskmanager.numberOfTaskSlots: 2
+  state:
+    savepoints.dir: s3://acme-flink-state/p/savepoints
+    checkpoints.dir: s3://acme-flink-state/p/checkpoints
+  high-availability:
+    type: kubernetes
+    storageDir: s3://acme-flink-state/p/ha
+  state.backend: ROCKSDB
+  execution.checkpointing.mode: exactly_once
+  kubernetes.operator.savepoint.format.type: NATIVE
+`)
+	raw, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "flinkConfiguration")
+	flat, bad := FlattenConfiguration(raw)
+	if len(bad) > 0 {
+		t.Fatal(bad)
+	}
+	s := ParseConfiguration(flat, "savepoint")
+	if s.StoreID != "acme-flink-state/p" || s.State.Backend != "rocksdb" || s.State.Mode != "EXACTLY_ONCE" || s.HighAvailability != nil ||
+		*s.TaskSlots != 2 || len(s.Unrepresentable) > 0 {
+		t.Fatalf("settings %+v", s)
+	}
+	if want := map[string]string{"kubernetes.operator.savepoint.format.type": "NATIVE"}; !reflect.DeepEqual(s.Extra, want) {
+		t.Fatalf("extra %v, want %v", s.Extra, want)
+	}
+}
+
+// What the provider cannot manage is named, one setting each.
+func TestParseConfigurationNamesWhatItCannotRepresent(t *testing.T) {
+	for _, c := range []struct {
+		cfg  map[string]string
+		want string
+	}{
+		{map[string]string{"state.checkpoints.dir": "file:///data/cp"}, `state.checkpoints.dir is "file:///data/cp"`},
+		{map[string]string{}, "sets no checkpoint directory"},
+		{map[string]string{"execution.checkpointing.dir": "s3://b/c", "high-availability": "zookeeper"}, `high-availability is "zookeeper"`},
+		{map[string]string{"execution.checkpointing.dir": "s3://b/c", "fs.s3a.aws.credentials.provider": "x.Y"}, `fs.s3a.aws.credentials.provider is "x.Y"`},
+		{map[string]string{"execution.checkpointing.dir": "s3://b/c", "high-availability.storageDir": "s3://b/ha"}, "while high availability is off"},
+	} {
+		got := strings.Join(ParseConfiguration(c.cfg, "stateless").Unrepresentable, "; ")
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%v: %q, want it to say %q", c.cfg, got, c.want)
+		}
+	}
+}
+
+// Derive then Parse gives the settings back (the import of what the
+// provider wrote), for every upgrade mode and backend.
+func TestDeriveParseRoundTrip(t *testing.T) {
+	tr, n := true, int64(3)
+	for _, mode := range []string{"stateless", "savepoint", "last-state"} {
+		for _, backend := range []string{"rocksdb", "hashmap", "forst"} {
+			in := flinkconf.Input{FlinkVersion: "2.2.1", Identity: "pod_identity", UpgradeMode: mode, HasJob: true, ClaimMode: "CLAIM",
+				State: flinkconf.State{CheckpointDir: "s3://acme-flink-state/p/checkpoints", SavepointDir: "s3://acme-flink-state/p/savepoints", HADir: "s3://acme-flink-state/p/ha",
+					Backend: backend, Incremental: &tr, CheckpointInterval: "60s", MinPause: "10s", Timeout: "10 min",
+					Mode: "AT_LEAST_ONCE", NumRetained: &n, LocalDir: "/data/state"},
+				Extra: map[string]string{"pipeline.name": "orders"}}
+			cfg, _ := flinkconf.Derive(in)
+			s := ParseConfiguration(cfg, mode)
+			st := s.State
+			if s.Identity != "pod_identity" || s.ClaimMode != "CLAIM" || s.StoreID != "acme-flink-state/p" || st.Backend != backend ||
+				st.CheckpointInterval != "60s" || st.MinPause != "10s" || st.Timeout != "10 min" || st.Mode != "AT_LEAST_ONCE" ||
+				*st.NumRetained != 3 || !*st.Incremental || s.Extra["pipeline.name"] != "orders" || len(s.Unrepresentable) > 0 {
+				t.Errorf("%s/%s: %+v", mode, backend, s)
+			}
+			if backend != "hashmap" && st.LocalDir != "/data/state" {
+				t.Errorf("%s/%s: local dir %q", mode, backend, st.LocalDir)
+			}
+		}
+	}
+}
+
+// An update writes each key where and as the live object has it when Flink
+// reads the two alike, so the object does not change.
+func TestShapeConfigurationKeepsTheObjectsShape(t *testing.T) {
+	obj := object(t, `
+flinkConfiguration:
+  taskmanager.numberOfTaskSlots: 2
+  state:
+    checkpoints.dir: s3://acme-flink-state/p/checkpoints
+  high-availability:
+    type: kubernetes
+  pipeline.object-reuse: true
+`)
+	live := obj.Object["spec"].(map[string]any)["flinkConfiguration"]
+	written := map[string]string{
+		"taskmanager.numberOfTaskSlots": "2",
+		"execution.checkpointing.dir":   "s3://acme-flink-state/p/checkpoints",
+		"high-availability.type":        flinkconf.KubernetesHAFactory,
+		"pipeline.object-reuse":         "true",
+		"execution.checkpointing.mode":  "EXACTLY_ONCE", // new: flat
+	}
+	got := ShapeConfiguration(written, live)
+	want := map[string]any{
+		"taskmanager.numberOfTaskSlots": live.(map[string]any)["taskmanager.numberOfTaskSlots"],
+		"state":                         map[string]any{"checkpoints.dir": "s3://acme-flink-state/p/checkpoints"},
+		"high-availability":             map[string]any{"type": "kubernetes"},
+		"pipeline.object-reuse":         true,
+		"execution.checkpointing.mode":  "EXACTLY_ONCE",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("shaped\n %v\nwant\n %v", got, want)
+	}
+	// A changed value is written flat, as a string.
+	written["taskmanager.numberOfTaskSlots"] = "4"
+	if got := ShapeConfiguration(written, live); got["taskmanager.numberOfTaskSlots"] != "4" {
+		t.Fatalf("changed value written as %v", got["taskmanager.numberOfTaskSlots"])
+	}
+}
+
+// The defaults an object lacks, and the Flink version an import finds.
+func TestAbsentDefaultsAndImportVersion(t *testing.T) {
+	obj := object(t, `
+image: flink:2.2
+flinkVersion: v2_2
+flinkConfiguration:
+  state.backend.type: rocksdb
+`)
+	got := AbsentDefaults(obj)
+	want := []string{flinkconf.AbsentRetention, flinkconf.AbsentStorage, flinkconf.AbsentLocalDir, flinkconf.AbsentFSGroup, flinkconf.AbsentMode}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			t.Errorf("AbsentDefaults %v lacks %s", got, w)
+		}
+	}
+	for _, g := range got {
+		if g == flinkconf.AbsentBackend {
+			t.Errorf("AbsentDefaults %v names the backend the object sets", got)
+		}
+	}
+	if v, guessed, err := ImportVersion(obj); err != nil || !guessed || !strings.HasPrefix(v, "2.2.") {
+		t.Errorf("flink:2.2 without a plugin: %q guessed=%v err=%v", v, guessed, err)
+	}
+	obj.Object["spec"].(map[string]any)["image"] = "flink:2.2.0-java17"
+	if v, guessed, err := ImportVersion(obj); err != nil || guessed || v != "2.2.0" {
+		t.Errorf("flink:2.2.0-java17: %q guessed=%v err=%v", v, guessed, err)
+	}
+	obj.Object["spec"].(map[string]any)["flinkVersion"] = "v1_18"
+	if _, _, err := ImportVersion(obj); err == nil || !strings.Contains(err.Error(), "v1_18") {
+		t.Errorf("v1_18: %v, want a refusal naming it", err)
+	}
+}

@@ -13,18 +13,35 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
-// ReleasedVersions are the Flink releases the provider accepts: every
+// ReleasedVersions are the Flink releases the provider knows: every
 // release of the minor versions whose configuration keys the provider
-// writes (see MinMinor). Source: the official image definitions,
-// apache/flink-docker ("Update Dockerfiles for X release" commits, the
-// last 2.2.1 on 2026-05-13), plus 2.1.3, the release the project's seed
-// (shared/seeds, Iceberg section) pairs with Iceberg 1.11.0. Add a release
-// here when it is published.
+// writes (see MinMinor). Source: the versions of org.apache.flink:flink-core
+// published in the Maven repository (listed 2026-11-25: 1.20.0-1.20.5,
+// 2.0.0-2.0.2, 2.1.0-2.1.3, 2.2.0-2.2.1; 2.3.0 too, which the operator
+// 1.15.0 CRD has no flinkVersion for). The official images
+// (apache/flink-docker) may lag a release (2.1.3 has none). A newer patch
+// of a known minor is accepted with a warning (NewerPatch): a user on a
+// fresh patch release is not blocked until the provider knows it.
 var ReleasedVersions = map[string][]int{
-	"1.20": {0, 1, 2, 3, 4},
+	"1.20": {0, 1, 2, 3, 4, 5},
 	"2.0":  {0, 1, 2},
 	"2.1":  {0, 1, 2, 3},
 	"2.2":  {0, 1},
+}
+
+// NewerPatch tells whether v is a patch of a known minor newer than every
+// release the provider knows (accepted, with a warning).
+func NewerPatch(v Version) bool {
+	patches, ok := ReleasedVersions[fmt.Sprintf("%d.%d", v.Major, v.Minor)]
+	if !ok {
+		return false
+	}
+	for _, p := range patches {
+		if p >= v.Patch {
+			return false
+		}
+	}
+	return true
 }
 
 // MinMinor is the oldest Flink minor version whose keys the provider
@@ -87,6 +104,9 @@ func checkReleased(v Version) string {
 	patches, ok := ReleasedVersions[fmt.Sprintf("%d.%d", v.Major, v.Minor)]
 	if !ok {
 		return "is not a Flink release the provider knows (released: " + releasedList() + ")"
+	}
+	if NewerPatch(v) {
+		return ""
 	}
 	for _, p := range patches {
 		if p == v.Patch {

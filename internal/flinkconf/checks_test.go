@@ -41,10 +41,32 @@ func TestIsStaticCredential(t *testing.T) {
 }
 
 func TestValidateVersion(t *testing.T) {
-	for v, want := range map[string]string{"2.2.1": "", "1.20.0": "", "2.1.3": "", "1.19.3": "FLINK-34482", "2.2.3": "never released", "2.4.0": "not supported"} {
+	for v, want := range map[string]string{"2.2.1": "", "1.20.0": "", "2.1.3": "", "1.19.3": "FLINK-34482", "2.2.3": "", "1.20.5": "", "2.4.0": "not supported"} {
 		got := ValidateVersion(v)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("ValidateVersion(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// A newer patch of a known minor is accepted, with a warning on flink_version.
+func TestNewerPatchWarns(t *testing.T) {
+	_, fs := Derive(Input{FlinkVersion: "2.2.7", Identity: "irsa", State: State{Backend: "hashmap", CheckpointDir: "s3://acme-flink-state/p/c"}})
+	found := false
+	for _, f := range fs {
+		if f.Severity == Error {
+			t.Errorf("error for 2.2.7: %+v", f)
+		}
+		found = found || (f.Summary == "Flink patch release newer than the provider knows" && strings.Contains(f.Detail, "flink-s3-fs-hadoop-2.2.7.jar"))
+	}
+	if !found {
+		t.Errorf("no warning for 2.2.7: %+v", fs)
+	}
+	if _, fs := Derive(Input{FlinkVersion: "2.2.1", Identity: "irsa", State: State{Backend: "hashmap", CheckpointDir: "s3://acme-flink-state/p/c"}}); len(fs) > 0 {
+		for _, f := range fs {
+			if f.Summary == "Flink patch release newer than the provider knows" {
+				t.Errorf("warning for a known release: %+v", f)
+			}
 		}
 	}
 }

@@ -270,6 +270,12 @@ func Derive(in Input) (map[string]string, []Finding) {
 	} else if msg := ImageVersionMismatch(in.Image, in.FlinkVersion); msg != "" {
 		add(Error, "Image and Flink version disagree", msg+".", "image")
 	}
+	if err == nil && NewerPatch(v) {
+		add(Warning, "Flink patch release newer than the provider knows",
+			fmt.Sprintf("Flink %s is newer than the %d.%d releases the provider knows (up to %d.%d.%d); it is accepted, and the provider "+
+				"enables %s and writes the %d.%d keys. Check that the image is Flink %s and has that jar in /opt/flink/opt.",
+				v, v.Major, v.Minor, v.Major, v.Minor, newestPatch(v), v.S3PluginJar(), v.Major, v.Minor, v), "flink_version")
+	}
 	if err == nil && v.Major == 2 && v.Minor == 2 {
 		detail := "The Flink 2.2 Hadoop S3 plugin (" + v.S3PluginJar() + ") bundles Hadoop 3.3.4 and the AWS SDK for Java 1.12.779, " +
 			"which reached end of support on 2025-12-31. The provider uses that SDK's real v1 credentials classes; do not swap " +
@@ -555,3 +561,13 @@ var memoryRE = regexp.MustCompile(`(?i)^\d+(\.\d+)?\s*(b|bytes|k|kb|kib|kibibyte
 
 // ValidMemory tells whether s is a Flink memory size such as 2048m or 2g.
 func ValidMemory(s string) bool { return memoryRE.MatchString(strings.TrimSpace(s)) }
+
+func newestPatch(v Version) int {
+	n := 0
+	for _, p := range ReleasedVersions[fmt.Sprintf("%d.%d", v.Major, v.Minor)] {
+		if p > n {
+			n = p
+		}
+	}
+	return n
+}

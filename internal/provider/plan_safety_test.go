@@ -123,8 +123,10 @@ func planSafetyCases() []planCase {
 	for _, v := range []string{"1.19.1", "1.18.0", "1.17.2", "1.13.6"} {
 		add(one(1, "older than 1.20 "+v, dep("flink_version", v, "image", "flink:"+v), e("flink_version", "FLINK-34482")))
 	}
+	// A patch newer than the releases the provider knows is accepted with a
+	// warning, so a new Flink patch release does not block its users.
 	for _, v := range []string{"2.2.9", "2.2.2", "2.0.5", "1.20.9", "2.1.7"} {
-		add(one(1, "never released "+v, dep("flink_version", v, "image", "flink:"+v+"-java17"), e("flink_version", "never released")))
+		add(one(1, "newer patch "+v, dep("flink_version", v, "image", "flink:"+v+"-java17"), w("flink_version", "newer than the provider knows")))
 	}
 	for _, v := range []string{"2.3.0", "3.0.0"} {
 		add(one(1, "unknown minor "+v, dep("flink_version", v, "image", "flink:"+v), e("flink_version", "not supported")))
@@ -137,7 +139,7 @@ func planSafetyCases() []planCase {
 	}
 	add(one(1, "forst before 2.0", dep("flink_version", "1.20.4", "image", "flink:1.20.4-java17", "state.backend", "forst", "state.incremental", nil), e("state.backend", "ForSt")))
 	add(one(1, "data source old version", conf("flink_version", "1.19.0"), e("flink_version", "FLINK-34482")))
-	add(one(1, "data source unreleased", conf("flink_version", "2.2.7"), e("flink_version", "never released")))
+	add(one(1, "data source newer patch", conf("flink_version", "2.2.7"), w("flink_version", "newer than the provider knows")))
 
 	// Rule 2: managed keys under any alias.
 	aliases := map[string]string{

@@ -90,8 +90,8 @@ func takeImported(ctx context.Context, req resource.ReadRequest, resp *resource.
 
 // knownTimeouts replaces an absent timeouts block (after import) by a typed null.
 func knownTimeouts(ctx context.Context, t timeouts.Value) timeouts.Value {
-	if t.Object.IsNull() {
-		return timeouts.Value{Object: types.ObjectNull(t.Object.AttributeTypes(ctx))}
+	if t.IsNull() {
+		return timeouts.Value{Object: types.ObjectNull(t.AttributeTypes(ctx))}
 	}
 	return t
 }

@@ -132,7 +132,7 @@ func (m *meta) planned() *planned {
 		return &planned{}
 	}
 	p, _ := plans.LoadOrStore(m, &planned{irsa: map[string]bool{}, podIdentity: map[string]string{}, deployments: map[string]plannedDeployment{}})
-	return p.(*planned)
+	return p.(*planned) //nolint:forcetypeassert // plans holds only *planned
 }
 
 func known(vs ...types.String) bool {

@@ -520,7 +520,8 @@ func (c *FlinkCluster) RunningJob(ctx context.Context, timeout time.Duration) (s
 			} `json:"jobs"`
 		}
 		if err := c.restJSON(ctx, http.MethodGet, "/jobs/overview", nil, &ov); err != nil || len(ov.Jobs) == 0 {
-			return false, nil
+			// An error means the REST API is not up yet: poll again.
+			return false, nil //nolint:nilerr // see above
 		}
 		j := ov.Jobs[0]
 		last = j.State
@@ -680,15 +681,15 @@ func (c *FlinkCluster) Counts() (first, last map[int]int64) {
 }
 
 // WaitCounts waits until the job printed a count for every key of the test
-// job (4) at least min times over, and returns the first and last counts.
-func (c *FlinkCluster) WaitCounts(ctx context.Context, min int64, timeout time.Duration) (first, last map[int]int64, err error) {
+// job (4) at least minTimes times over, and returns the first and last counts.
+func (c *FlinkCluster) WaitCounts(ctx context.Context, minTimes int64, timeout time.Duration) (first, last map[int]int64, err error) {
 	done, err := poll(ctx, timeout, func() (bool, error) {
 		first, last = c.Counts()
 		if len(last) != 4 {
 			return false, nil
 		}
 		for k, n := range last {
-			if n-first[k] < min {
+			if n-first[k] < minTimes {
 				return false, nil
 			}
 		}
@@ -705,7 +706,7 @@ func (c *FlinkCluster) WaitCounts(ctx context.Context, min int64, timeout time.D
 		keys = append(keys, k)
 	}
 	sort.Ints(keys)
-	return first, last, fmt.Errorf("testbed: the job printed counts for keys %v, not %d more for each of 4, within %s\n%s", keys, min, timeout, c.LogTail(40))
+	return first, last, fmt.Errorf("testbed: the job printed counts for keys %v, not %d more for each of 4, within %s\n%s", keys, minTimes, timeout, c.LogTail(40))
 }
 
 // awsNameOverrides are the JVM options that send the AWS SDK's fixed STS

@@ -28,6 +28,12 @@ import (
 
 type bucketResource struct{ resourceBase }
 
+var (
+	_ resource.ResourceWithConfigure   = (*bucketResource)(nil)
+	_ resource.ResourceWithImportState = (*bucketResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*bucketResource)(nil)
+)
+
 func newBucketResource() resource.Resource { return &bucketResource{} }
 
 type bucketModel struct {

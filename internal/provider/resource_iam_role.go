@@ -28,6 +28,13 @@ const inlinePolicyName = iamrole.InlinePolicyName
 
 type iamRoleResource struct{ resourceBase }
 
+var (
+	_ resource.ResourceWithConfigure        = (*iamRoleResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*iamRoleResource)(nil)
+	_ resource.ResourceWithImportState      = (*iamRoleResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*iamRoleResource)(nil)
+)
+
 func newIAMRoleResource() resource.Resource { return &iamRoleResource{} }
 
 type iamRoleModel struct {

@@ -23,6 +23,12 @@ import (
 
 type podIdentityAssociationResource struct{ resourceBase }
 
+var (
+	_ resource.ResourceWithConfigure   = (*podIdentityAssociationResource)(nil)
+	_ resource.ResourceWithImportState = (*podIdentityAssociationResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*podIdentityAssociationResource)(nil)
+)
+
 func newPodIdentityAssociationResource() resource.Resource { return &podIdentityAssociationResource{} }
 
 type podIdentityAssociationModel struct {

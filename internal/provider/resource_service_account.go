@@ -30,6 +30,12 @@ func objectNameValidators() []validator.String { return []validator.String{objec
 
 type serviceAccountResource struct{ resourceBase }
 
+var (
+	_ resource.ResourceWithConfigure   = (*serviceAccountResource)(nil)
+	_ resource.ResourceWithImportState = (*serviceAccountResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*serviceAccountResource)(nil)
+)
+
 func newServiceAccountResource() resource.Resource { return &serviceAccountResource{} }
 
 type serviceAccountModel struct {

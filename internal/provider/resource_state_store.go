@@ -27,6 +27,12 @@ import (
 
 type stateStoreResource struct{ resourceBase }
 
+var (
+	_ resource.ResourceWithConfigure   = (*stateStoreResource)(nil)
+	_ resource.ResourceWithImportState = (*stateStoreResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*stateStoreResource)(nil)
+)
+
 func newStateStoreResource() resource.Resource { return &stateStoreResource{} }
 
 type stateStoreModel struct {

@@ -46,7 +46,7 @@ func TestConfigure_providerData(t *testing.T) {
 					t.Errorf("diagnostics %v, want one error naming %q", diags, tc.wantDiag)
 				}
 			}
-			if tc.wantDiag != "" && !(rresp.Diagnostics.HasError() && dresp.Diagnostics.HasError()) {
+			if tc.wantDiag != "" && (!rresp.Diagnostics.HasError() || !dresp.Diagnostics.HasError()) {
 				t.Error("the wrong type is not an error")
 			}
 		})

@@ -147,8 +147,11 @@ func known(vs ...types.String) bool {
 // irsaConflictDetail explains rule 6: the AWS SDK for Java v1 that the
 // Hadoop S3 plugin bundles tries web identity (IRSA) before container
 // credentials (Pod Identity) in DefaultAWSCredentialsProviderChain, so an
-// IRSA annotation on the account silently wins (seed, part on S3
-// credentials: earlier credential sources take precedence).
+// IRSA annotation on the account silently wins. (The plugin bundles
+// aws-java-sdk-core 1.12.779, flink-s3-fs-hadoop's META-INF/NOTICE in Flink
+// 2.2.1; its DefaultAWSCredentialsProviderChain tries environment variables,
+// system properties, WebIdentityTokenCredentialsProvider and profiles
+// before EC2ContainerCredentialsProviderWrapper.)
 const irsaConflictDetail = "The ServiceAccount %s carries the IRSA annotation " + kube.IRSAAnnotation + " (irsa_role_arn), and %s gives its pods " +
 	"EKS Pod Identity. The AWS SDK for Java v1 in Flink's S3 plugin takes web identity credentials before container credentials, so the " +
 	"pods would run as the IRSA role, not the Pod Identity one. Use one mechanism: remove irsa_role_arn, or use identity = \"irsa\" " +

@@ -169,11 +169,12 @@ type FlinkCluster struct {
 // operatorDefaults is what the operator adds beneath a deployment's
 // flinkConfiguration in the configuration it renders for Flink (the
 // flink-config-<name> ConfigMap replaces the image's conf/): its Helm
-// chart's defaultConfiguration (values.yaml, release-1.15.0) sets
+// chart's default configuration (helm/flink-kubernetes-operator/conf/flink-conf.yaml,
+// release-1.15.0) sets
 // kubernetes.operator.default-configuration.flink-version.v1_19+.env.java.default-opts.all
 // to the JVM options Java 17 needs, the same list flink-dist's own
-// config.yaml has under env.java.opts.all. (issue: real operator, which
-// renders the rest itself.)
+// config.yaml has under env.java.opts.all. (A real operator renders the
+// rest of that configuration itself.)
 var operatorDefaults = map[string]string{
 	"env.java.default-opts.all": "--add-exports=java.base/sun.net.util=ALL-UNNAMED --add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED " +
 		"--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED --add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED " +

@@ -10,13 +10,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -271,7 +271,7 @@ func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentMo
 	ns, sa := plan.Namespace.ValueString(), plan.ServiceAccount.ValueString()
 	live, err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Get(ctx, sa, metav1.GetOptions{})
 	if err != nil {
-		if !apierrors.IsNotFound(err) {
+		if !notfound.Is(kube.NotFound("ServiceAccount "+ns+"/"+sa, err)) {
 			addProblem(diags, "Reading", "ServiceAccount "+ns+"/"+sa, readableAPIError(err), "Nothing was written.")
 		}
 		return

@@ -20,6 +20,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iamrole"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -284,7 +285,7 @@ func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	name := state.ID.ValueString()
 	role, err := iamrole.Read(ctx, cl, name)
-	if iamrole.IsNotFound(err) { // the role itself: IAM answered NoSuchEntity
+	if notfound.Is(err) { // the role itself: IAM answered NoSuchEntity
 		resp.State.RemoveResource(ctx)
 		return
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 type podIdentityAssociationResource struct{ resourceBase }
@@ -124,7 +125,7 @@ func (r *podIdentityAssociationResource) Read(ctx context.Context, req resource.
 	}
 	out, err := cl.DescribePodIdentityAssociation(ctx, &eks.DescribePodIdentityAssociationInput{
 		ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer()})
-	if isNotFound(err) {
+	if notfound.Is(awsclient.NotFound("Pod Identity association "+state.ID.ValueString(), err)) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -180,7 +181,7 @@ func (r *podIdentityAssociationResource) Delete(ctx context.Context, req resourc
 	}
 	_, err := cl.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{
 		ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer()})
-	if err != nil && !isNotFound(err) {
+	if err = awsclient.NotFound("Pod Identity association "+state.ID.ValueString(), err); err != nil && !notfound.Is(err) {
 		addProblem(&resp.Diagnostics, "Deleting", "Pod Identity association "+state.ID.ValueString(), "eks:DeletePodIdentityAssociation: "+awsErr(ctx, err), "")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
@@ -311,7 +312,7 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
 	if err := s3state.FindBucket(ctx, cl, st.Bucket); err != nil {
-		if s3state.IsNotFound(err) {
+		if notfound.Is(err) {
 			resp.State.RemoveResource(ctx)
 			return
 		}
@@ -460,7 +461,7 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
-	if err := s3state.FindBucket(ctx, cl, st.Bucket); s3state.IsNotFound(err) {
+	if err := s3state.FindBucket(ctx, cl, st.Bucket); notfound.Is(err) {
 		return // the bucket, and so the store, is already gone
 	} else if err != nil {
 		addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), awsErr(ctx, err), "Nothing was deleted.")

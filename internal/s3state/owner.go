@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -35,7 +36,7 @@ func NewOwnerToken() string {
 // none (S3 answered NoSuchKey, typed).
 func ReadMarker(ctx context.Context, c OwnerAPI, s store.Store) (*store.Marker, error) {
 	out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(s.MarkerKey())})
-	if awsclient.IsNotFound(err) {
+	if notfound.Is(awsclient.NotFound("ownership marker of state store "+s.ID(), err)) {
 		return nil, nil
 	}
 	if err != nil {

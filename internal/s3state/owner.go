@@ -189,6 +189,17 @@ type MarkerDeleteAPI interface {
 	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opts ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
 }
 
+// DeleteMarker deletes the store's ownership marker, whoever it names: the
+// store goes, and its prefix is free again.
+func DeleteMarker(ctx context.Context, c interface {
+	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opts ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+}, s store.Store) error {
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(s.MarkerKey())}); err != nil {
+		return fmt.Errorf("s3:DeleteObject s3://%s/%s: %w", s.Bucket, s.MarkerKey(), err)
+	}
+	return nil
+}
+
 // RemoveOwnMarker deletes the store's marker if it still names owner (the
 // token this create wrote): undoing a create that lost a race never removes
 // another store's marker.

@@ -11,6 +11,8 @@ import (
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // Retry calls fn until it succeeds, fails with an error retryable does not
@@ -80,19 +82,23 @@ func IAMPropagating(err error) bool {
 	return false
 }
 
-// IsNotFound tells whether err is a typed "does not exist" answer: S3
-// NoSuchBucket, NoSuchKey or NotFound (a HEAD request, whose answer has no
-// body), IAM NoSuchEntity, EKS ResourceNotFoundException. Anything else,
-// including a 404 whose body names no such error (a proxy, a wrong
-// endpoint), is an error and never taken for "gone".
+// NotFound returns err as a *notfound.Error about what when it is a typed
+// "does not exist" answer: S3 NoSuchBucket, NoSuchKey or NotFound (a HEAD
+// request, whose answer has no body), IAM NoSuchEntity, EKS
+// ResourceNotFoundException. Anything else, including a 404 whose body
+// names no such error (a proxy, a wrong endpoint), is returned as it is and
+// never taken for "gone". Call it on the answer of the call that can say
+// so, then ask notfound.Is.
 //
 // Note that a HEAD request's 404 decodes as NotFound whatever sent it: a
 // caller that would forget a resource on it confirms with a GET first (see
 // s3state.FindBucket).
-func IsNotFound(err error) bool {
-	if err == nil {
-		return false
-	}
+func NotFound(what string, err error) error {
+	return notfound.When(what, err, isNotFoundAnswer)
+}
+
+// isNotFoundAnswer is the typed check behind NotFound.
+func isNotFoundAnswer(err error) bool {
 	var (
 		s3nf  *s3types.NotFound
 		s3nsb *s3types.NoSuchBucket

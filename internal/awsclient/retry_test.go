@@ -11,6 +11,8 @@ import (
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 func apiErr(code, msg string) error { return &smithy.GenericAPIError{Code: code, Message: msg} }
@@ -70,7 +72,7 @@ func TestIsNotFoundTypedOnly(t *testing.T) {
 		&iamtypes.NoSuchEntityException{}, &ekstypes.ResourceNotFoundException{},
 		fmt.Errorf("wrapped: %w", &s3types.NoSuchBucket{}),
 	} {
-		if !IsNotFound(err) {
+		if !notfound.Is(NotFound("thing", err)) {
 			t.Errorf("%T not recognised", err)
 		}
 	}
@@ -83,7 +85,7 @@ func TestIsNotFoundTypedOnly(t *testing.T) {
 		errors.New("https response error StatusCode: 404, NoSuchBucket"),
 		apiErr("NoSuchEntity", "an untyped code is not the typed error"),
 	} {
-		if IsNotFound(err) {
+		if got := NotFound("thing", err); notfound.Is(got) || got != err {
 			t.Errorf("%v taken for not-found", err)
 		}
 	}

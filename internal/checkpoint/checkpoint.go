@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -112,7 +113,7 @@ func latestOfJob(ctx context.Context, c S3API, bucket, dir, job string) (*Checkp
 	for _, id := range ids {
 		key := fmt.Sprintf("%schk-%d/_metadata", jobPrefix, id)
 		head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-		if awsclient.IsNotFound(err) {
+		if notfound.Is(awsclient.NotFound(key, err)) {
 			continue // in progress, or abandoned: no _metadata
 		}
 		if err != nil {

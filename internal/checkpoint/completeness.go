@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // S3Reader is S3API and GetObject: what reading a snapshot's _metadata
@@ -92,8 +93,8 @@ func splitObjectURI(uri string) (bucket, key string, ok bool) {
 }
 
 // ReadMetadataAt reads and parses the _metadata of target (a snapshot
-// directory or its _metadata). A missing _metadata is an error for which
-// awsclient.IsNotFound is true; one that cannot be parsed wraps a
+// directory or its _metadata). A missing _metadata is an error that
+// awsclient.NotFound recognises (S3's typed answer); one that cannot be parsed wraps a
 // *MetadataError.
 func ReadMetadataAt(ctx context.Context, c S3Reader, target string) (*Metadata, error) {
 	m, _, err := readMetadataObject(ctx, c, MetadataURI(target))
@@ -127,7 +128,7 @@ func readMetadataObject(ctx context.Context, c S3Reader, uri string) (*Metadata,
 func CheckComplete(ctx context.Context, c S3Reader, target string) (*Completeness, error) {
 	res := &Completeness{Target: target, MetadataURI: MetadataURI(target), Requests: 1}
 	m, modified, err := readMetadataObject(ctx, c, res.MetadataURI)
-	if awsclient.IsNotFound(err) {
+	if notfound.Is(awsclient.NotFound(res.MetadataURI, err)) {
 		res.Missing = []string{res.MetadataURI}
 		return res, nil
 	}
@@ -209,7 +210,7 @@ func missingObjects(ctx context.Context, c S3API, uris []string) (missing []stri
 			}
 			_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(dk.bucket), Key: aws.String(k)})
 			requests++
-			if awsclient.IsNotFound(err) {
+			if notfound.Is(awsclient.NotFound(u, err)) {
 				missing = append(missing, u)
 			} else if err != nil {
 				return nil, requests, fmt.Errorf("checking %s: %w", u, err)

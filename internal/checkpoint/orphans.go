@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // maxOrphanListPages bounds the listing of a job's shared/ or taskowned/
@@ -94,7 +95,7 @@ func Orphans(ctx context.Context, c S3Reader, bucket, jobDir string) (*OrphanRep
 	for _, id := range ids {
 		uri := fmt.Sprintf("s3://%s/%schk-%d/%s", bucket, jobPrefix, id, MetadataFile)
 		m, modified, err := readMetadataObject(ctx, c, uri)
-		if awsclient.IsNotFound(err) {
+		if notfound.Is(awsclient.NotFound(uri, err)) {
 			rep.InProgress = append(rep.InProgress, id)
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -56,7 +57,7 @@ func VerifyRestoreTarget(ctx context.Context, c S3API, target string) error {
 		return err
 	}
 	_, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if awsclient.IsNotFound(err) {
+	if notfound.Is(awsclient.NotFound(uri, err)) {
 		return fmt.Errorf("%s has no %s: it is not a completed checkpoint (chk-N) or savepoint directory, so Flink could not restore "+
 			"from it. Point at one that has it, e.g. data.flinkstate_latest_checkpoint's path or a flinkstate_snapshot's path", target, uri)
 	}
@@ -77,7 +78,7 @@ func MetadataTime(ctx context.Context, c S3API, target string) (time.Time, error
 		return time.Time{}, err
 	}
 	out, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if awsclient.IsNotFound(err) {
+	if notfound.Is(awsclient.NotFound(uri, err)) {
 		return time.Time{}, fmt.Errorf("%s does not exist", uri)
 	}
 	if err != nil {

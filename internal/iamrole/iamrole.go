@@ -20,6 +20,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // InlinePolicyName is the role's one inline policy, owned by the provider.
@@ -42,33 +43,6 @@ type API interface {
 	UntagRole(ctx context.Context, in *iam.UntagRoleInput, opts ...func(*iam.Options)) (*iam.UntagRoleOutput, error)
 }
 
-// NotFoundError says that IAM itself answered NoSuchEntity, typed
-// (hashicorp/terraform-provider-aws's find… + retry.NotFoundError pattern,
-// internal/service/iam/role.go findRoleByName): callers forget a role only
-// on this.
-type NotFoundError struct {
-	What string
-	Err  error
-}
-
-func (e *NotFoundError) Error() string { return e.What + " does not exist: " + e.Err.Error() }
-func (e *NotFoundError) Unwrap() error { return e.Err }
-
-// IsNotFound tells whether err is a NotFoundError.
-func IsNotFound(err error) bool {
-	var nf *NotFoundError
-	return errors.As(err, &nf)
-}
-
-// notFoundOnNoSuchEntity turns IAM's typed NoSuchEntity into a NotFoundError.
-func notFoundOnNoSuchEntity(what string, err error) error {
-	var nse *iamtypes.NoSuchEntityException
-	if errors.As(err, &nse) {
-		return &NotFoundError{What: what, Err: err}
-	}
-	return err
-}
-
 // Role is what a read finds on a role.
 type Role struct {
 	ARN         string
@@ -83,30 +57,30 @@ type Role struct {
 	Extra []string
 }
 
-// FindRole returns the role, a NotFoundError when IAM says NoSuchEntity.
+// FindRole returns the role, a *notfound.Error when IAM says NoSuchEntity.
 func FindRole(ctx context.Context, c API, name string) (*iamtypes.Role, error) {
 	out, err := c.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
-	if err = notFoundOnNoSuchEntity("IAM role "+name, err); err != nil {
+	if err = awsclient.NotFound("IAM role "+name, err); err != nil {
 		return nil, fmt.Errorf("iam:GetRole %s: %w", name, err)
 	}
 	if out.Role == nil {
-		return nil, &NotFoundError{What: "IAM role " + name, Err: errors.New("empty answer")}
+		return nil, &notfound.Error{What: "IAM role " + name, Err: errors.New("empty answer")}
 	}
 	return out.Role, nil
 }
 
 // FindInlinePolicy returns the provider's inline policy as JSON, a
-// NotFoundError when the role does not have it.
+// *notfound.Error when the role does not have it.
 func FindInlinePolicy(ctx context.Context, c API, role string) (string, error) {
 	out, err := c.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(InlinePolicyName)})
-	if err = notFoundOnNoSuchEntity("inline policy "+InlinePolicyName+" of IAM role "+role, err); err != nil {
+	if err = awsclient.NotFound("inline policy "+InlinePolicyName+" of IAM role "+role, err); err != nil {
 		return "", fmt.Errorf("iam:GetRolePolicy %s/%s: %w", role, InlinePolicyName, err)
 	}
 	return iampolicy.Decode(aws.ToString(out.PolicyDocument)), nil
 }
 
 // Read reads a role, its inline policy and the policies others put on it;
-// a NotFoundError when the role does not exist.
+// a *notfound.Error when the role does not exist.
 func Read(ctx context.Context, c API, name string) (Role, error) {
 	var r Role
 	role, err := FindRole(ctx, c, name)
@@ -120,7 +94,7 @@ func Read(ctx context.Context, c API, name string) (Role, error) {
 		r.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
 	switch r.Policy, err = FindInlinePolicy(ctx, c, name); {
-	case IsNotFound(err):
+	case notfound.Is(err):
 		r.Policy = ""
 	case err != nil:
 		return r, err
@@ -266,7 +240,7 @@ func RemoveExtra(ctx context.Context, c API, role string, extra []string) error 
 		} else {
 			return fmt.Errorf("%q names no policy (want inline:NAME or attached:ARN)", e)
 		}
-		if err != nil && !awsclient.IsNotFound(err) {
+		if err = awsclient.NotFound(e+" of IAM role "+role, err); err != nil && !notfound.Is(err) {
 			return fmt.Errorf("%s %s, %s: %w", action, role, e, err)
 		}
 	}
@@ -280,15 +254,15 @@ func RemoveExtra(ctx context.Context, c API, role string, extra []string) error 
 // within timeout. A role gone already is fine.
 func Delete(ctx context.Context, c API, role string, timeout time.Duration) error {
 	_, err := c.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(InlinePolicyName)})
-	if err != nil && !awsclient.IsNotFound(err) {
+	if err = awsclient.NotFound("inline policy "+InlinePolicyName+" of IAM role "+role, err); err != nil && !notfound.Is(err) {
 		return fmt.Errorf("iam:DeleteRolePolicy %s/%s: %w", role, InlinePolicyName, err)
 	}
 	err = awsclient.Retry(ctx, timeout, func(err error) bool { return awsclient.ErrorCode(err) == "ConcurrentModification" }, func() error {
 		_, err := c.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(role)})
 		return err
 	})
-	switch {
-	case err == nil || awsclient.IsNotFound(err):
+	switch err = awsclient.NotFound("IAM role "+role, err); {
+	case err == nil || notfound.Is(err):
 		return nil
 	case awsclient.ErrorCode(err) == "DeleteConflict":
 		return fmt.Errorf("iam:DeleteRole %s: %w (other policies or instance profiles were attached to the role outside this resource; detach them first)", role, err)

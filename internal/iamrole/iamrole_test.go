@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // answers is an IAM client whose calls answer the given errors and record
@@ -59,12 +61,12 @@ func noSuchEntity() error { return &iamtypes.NoSuchEntityException{Message: aws.
 
 func TestFindRoleNotFoundOnlyOnNoSuchEntity(t *testing.T) {
 	ctx := context.Background()
-	if _, err := FindRole(ctx, answers{err: map[string]error{"GetRole": noSuchEntity()}}, "r"); !IsNotFound(err) {
+	if _, err := FindRole(ctx, answers{err: map[string]error{"GetRole": noSuchEntity()}}, "r"); !notfound.Is(err) {
 		t.Fatalf("NoSuchEntity: %v", err)
 	}
 	// A body-less 404 (a proxy, a wrong endpoint) or a denial is not "gone".
 	for _, err := range []error{&smithy.GenericAPIError{Code: "NotFound"}, &smithy.GenericAPIError{Code: "AccessDenied"}, errors.New("reset")} {
-		if _, got := FindRole(ctx, answers{err: map[string]error{"GetRole": err}}, "r"); got == nil || IsNotFound(got) {
+		if _, got := FindRole(ctx, answers{err: map[string]error{"GetRole": err}}, "r"); got == nil || notfound.Is(got) {
 			t.Errorf("%v taken for not found: %v", err, got)
 		}
 	}
@@ -88,7 +90,7 @@ func TestRead(t *testing.T) {
 		t.Fatalf("missing inline policy: %q %v", r.Policy, err)
 	}
 	// Only the role's own NoSuchEntity means the role is gone.
-	if _, err := Read(ctx, answers{err: map[string]error{"ListRolePolicies": noSuchEntity()}}, "r"); err == nil || IsNotFound(err) {
+	if _, err := Read(ctx, answers{err: map[string]error{"ListRolePolicies": noSuchEntity()}}, "r"); err == nil || notfound.Is(err) {
 		t.Fatalf("a failed listing: %v", err)
 	}
 }

@@ -217,8 +217,8 @@ func (c Config) RESTConfig() (*rest.Config, error) {
 	if c.insecure() {
 		// A CA from the kubeconfig and insecure together are refused by
 		// client-go; insecure was asked for explicitly, so it wins.
-		cfg.TLSClientConfig.CAData = nil
-		cfg.TLSClientConfig.CAFile = ""
+		cfg.CAData = nil
+		cfg.CAFile = ""
 	}
 	return c.finish(cfg)
 }

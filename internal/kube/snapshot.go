@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // The Flink operator's resources.
@@ -195,6 +197,7 @@ var ErrOtherObject = errors.New("another object of that name (another UID) exist
 // no message text is relied on.
 func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, name string, uid ktypes.UID, timeout time.Duration) error {
 	r := dyn.Resource(gvr).Namespace(namespace)
+	what := gvr.Resource + " " + namespace + "/" + name
 	// Default (background) propagation: foreground would add a finalizer that
 	// only the garbage collector removes.
 	opts := metav1.DeleteOptions{}
@@ -202,13 +205,13 @@ func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
 	if err := r.Delete(ctx, name, opts); err != nil {
-		if apierrors.IsNotFound(err) {
+		if notfound.Is(NotFound(what, err)) {
 			return nil
 		}
 		if uid != "" && apierrors.IsConflict(err) {
 			obj, gerr := r.Get(ctx, name, metav1.GetOptions{})
 			switch {
-			case apierrors.IsNotFound(gerr):
+			case notfound.Is(NotFound(what, gerr)):
 				return nil
 			case gerr == nil && obj.GetUID() != uid:
 				return fmt.Errorf("%w: %s %s/%s has UID %s, not %s", ErrOtherObject, obj.GetKind(), namespace, name, obj.GetUID(), uid)
@@ -219,7 +222,7 @@ func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 	var last *unstructured.Unstructured
 	return poll(ctx, 500*time.Millisecond, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := r.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		if notfound.Is(NotFound(what, err)) {
 			return true, nil
 		}
 		if err == nil {
@@ -398,7 +401,7 @@ func Triggers(obj *unstructured.Unstructured) map[string]string {
 // state are released as they are.
 func DisposalBlocked(ctx context.Context, dyn dynamic.Interface, namespace, name string) (string, error) {
 	snap, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	if notfound.Is(NotFound("FlinkStateSnapshot "+namespace+"/"+name, err)) {
 		return "", nil
 	}
 	if err != nil {
@@ -412,7 +415,7 @@ func DisposalBlocked(ctx context.Context, dyn dynamic.Interface, namespace, name
 		return "", nil
 	}
 	dep, err := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace).Get(ctx, job, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	if notfound.Is(NotFound("FlinkDeployment "+namespace+"/"+job, err)) {
 		return fmt.Sprintf("FlinkDeployment %s/%s, whose job would dispose of it, does not exist", namespace, job), nil
 	}
 	if err != nil {

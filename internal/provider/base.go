@@ -19,19 +19,36 @@ import (
 // resourceBase gives a resource the provider's meta and client helpers.
 type resourceBase struct{ meta *meta }
 
-func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		b.meta = m
-	}
+// Configure takes the provider's meta. ProviderData is nil until the
+// provider is configured (validation; a plan whose provider configuration
+// is unknown); anything else than *meta is a bug of this provider, reported
+// rather than left to fail later as a nil meta.
+func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.meta = providerMeta(req.ProviderData, &resp.Diagnostics)
 }
 
 // dataSourceBase is resourceBase for data sources.
 type dataSourceBase struct{ meta *meta }
 
-func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, _ *datasource.ConfigureResponse) {
-	if m, ok := req.ProviderData.(*meta); ok {
-		b.meta = m
+// Configure is resourceBase.Configure for data sources.
+func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.meta = providerMeta(req.ProviderData, &resp.Diagnostics)
+}
+
+// providerMeta is the provider data as *meta: nil while the provider is not
+// configured, and nil with an error diagnostic when it is of another type.
+func providerMeta(data any, diags *diag.Diagnostics) *meta {
+	if data == nil {
+		return nil
 	}
+	m, ok := data.(*meta)
+	if !ok {
+		addProblem(diags, "Configuring", "the provider's clients",
+			fmt.Sprintf("expected provider data of type *provider.meta, got %T", data),
+			"This is a bug in the provider: please report it to the provider's developers.")
+		return nil
+	}
+	return m
 }
 
 // awsOrDiag returns the AWS clients, or nil with an error diagnostic.
@@ -90,8 +107,8 @@ func takeImported(ctx context.Context, req resource.ReadRequest, resp *resource.
 
 // knownTimeouts replaces an absent timeouts block (after import) by a typed null.
 func knownTimeouts(ctx context.Context, t timeouts.Value) timeouts.Value {
-	if t.Object.IsNull() {
-		return timeouts.Value{Object: types.ObjectNull(t.Object.AttributeTypes(ctx))}
+	if t.IsNull() {
+		return timeouts.Value{Object: types.ObjectNull(t.AttributeTypes(ctx))}
 	}
 	return t
 }

@@ -18,6 +18,8 @@ import (
 
 type flinkConfigurationDataSource struct{}
 
+var _ datasource.DataSourceWithConfigValidators = (*flinkConfigurationDataSource)(nil)
+
 func newFlinkConfigurationDataSource() datasource.DataSource { return &flinkConfigurationDataSource{} }
 
 type flinkConfigurationModel struct {

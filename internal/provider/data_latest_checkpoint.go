@@ -19,6 +19,11 @@ import (
 
 type latestCheckpointDataSource struct{ dataSourceBase }
 
+var (
+	_ datasource.DataSourceWithConfigure        = (*latestCheckpointDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*latestCheckpointDataSource)(nil)
+)
+
 func newLatestCheckpointDataSource() datasource.DataSource { return &latestCheckpointDataSource{} }
 
 type latestCheckpointModel struct {

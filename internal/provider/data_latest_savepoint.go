@@ -17,6 +17,8 @@ import (
 
 type latestSavepointDataSource struct{ dataSourceBase }
 
+var _ datasource.DataSourceWithConfigure = (*latestSavepointDataSource)(nil)
+
 func newLatestSavepointDataSource() datasource.DataSource { return &latestSavepointDataSource{} }
 
 type latestSavepointModel struct {

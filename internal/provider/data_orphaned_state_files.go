@@ -22,6 +22,11 @@ const orphanReportBound = 5 * time.Minute
 
 type orphanedStateFilesDataSource struct{ dataSourceBase }
 
+var (
+	_ datasource.DataSourceWithConfigure        = (*orphanedStateFilesDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*orphanedStateFilesDataSource)(nil)
+)
+
 func newOrphanedStateFilesDataSource() datasource.DataSource { return &orphanedStateFilesDataSource{} }
 
 type orphanedStateFilesModel struct {

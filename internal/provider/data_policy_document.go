@@ -17,6 +17,8 @@ import (
 
 type policyDocumentDataSource struct{ dataSourceBase }
 
+var _ datasource.DataSourceWithConfigure = (*policyDocumentDataSource)(nil)
+
 func newPolicyDocumentDataSource() datasource.DataSource { return &policyDocumentDataSource{} }
 
 type policyDocumentModel struct {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
@@ -131,3 +132,8 @@ func loadTestbed(t *testing.T) (root string, env testbed.Env) {
 	}
 	return root, env
 }
+
+// isNotFound tells whether an AWS call answered, typed, that its object
+// does not exist (awsclient.NotFound), for tests that look at S3, IAM and
+// EKS directly.
+func isNotFound(err error) bool { return notfound.Is(awsclient.NotFound("object", err)) }

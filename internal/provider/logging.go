@@ -101,7 +101,7 @@ func redactURL(u *url.URL) string {
 // wrapped by loggingTransport, and the SDK's own retry messages (no request
 // content) sent to the same subsystem.
 func awsLogging(cfg *aws.Config) {
-	var next http.RoundTripper = http.DefaultTransport
+	next := http.DefaultTransport
 	if hc, ok := cfg.HTTPClient.(*http.Client); ok && hc != nil {
 		if hc.Transport != nil {
 			next = hc.Transport

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -151,7 +151,7 @@ func (m *meta) planned() *planned {
 		return &planned{}
 	}
 	p, _ := plans.LoadOrStore(m, &planned{irsa: map[string]bool{}, podIdentity: map[string]string{}, deployments: map[string]plannedDeployment{}})
-	return p.(*planned)
+	return p.(*planned) //nolint:forcetypeassert // plans holds only *planned
 }
 
 func known(vs ...types.String) bool {
@@ -166,8 +166,11 @@ func known(vs ...types.String) bool {
 // irsaConflictDetail explains rule 6: the AWS SDK for Java v1 that the
 // Hadoop S3 plugin bundles tries web identity (IRSA) before container
 // credentials (Pod Identity) in DefaultAWSCredentialsProviderChain, so an
-// IRSA annotation on the account silently wins (seed, part on S3
-// credentials: earlier credential sources take precedence).
+// IRSA annotation on the account silently wins. (The plugin bundles
+// aws-java-sdk-core 1.12.779, flink-s3-fs-hadoop's META-INF/NOTICE in Flink
+// 2.2.1; its DefaultAWSCredentialsProviderChain tries environment variables,
+// system properties, WebIdentityTokenCredentialsProvider and profiles
+// before EC2ContainerCredentialsProviderWrapper.)
 const irsaConflictDetail = "The ServiceAccount %s carries the IRSA annotation " + kube.IRSAAnnotation + " (irsa_role_arn), and %s gives its pods " +
 	"EKS Pod Identity. The AWS SDK for Java v1 in Flink's S3 plugin takes web identity credentials before container credentials, so the " +
 	"pods would run as the IRSA role, not the Pod Identity one. Use one mechanism: remove irsa_role_arn, or use identity = \"irsa\" " +
@@ -287,7 +290,7 @@ func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentMo
 	ns, sa := plan.Namespace.ValueString(), plan.ServiceAccount.ValueString()
 	live, err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Get(ctx, sa, metav1.GetOptions{})
 	if err != nil {
-		if !apierrors.IsNotFound(err) {
+		if !notfound.Is(kube.NotFound("ServiceAccount "+ns+"/"+sa, err)) {
 			addProblem(diags, "Reading", "ServiceAccount "+ns+"/"+sa, readableAPIError(err), "Nothing was written.")
 		}
 		return

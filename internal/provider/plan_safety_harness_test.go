@@ -242,8 +242,6 @@ func joinDiags(ds []gotDiag) string {
 // told apart by the provider's schema; resource i depends on the ones
 // before it, so terraform plans them in the table's order.
 
-type blockKinds map[string]map[string]bool // type -> names that are blocks (nested: "job_manager")
-
 var (
 	schemaBlocksOnce sync.Once
 	schemaBlocks     map[string]*tfprotov6.SchemaBlock

@@ -11,9 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
-// The plan-time safety net (issue 12): bad or dangerous configurations,
-// written from the rules (Flink's option classes, the operator, AWS's and
-// Kubernetes's documented limits, the seed), each rejected or warned with
+// The plan-time safety net: bad or dangerous configurations, written from
+// the rules (Flink's option classes, the operator, AWS's and Kubernetes's
+// documented limits, docs/guides/flink-state-on-eks.md), each rejected or warned with
 // the attribute path, and valid ones that must plan clean. See
 // plan_safety_harness_test.go for how they run.
 
@@ -69,8 +69,11 @@ const (
 	tOwnJar = "local:///opt/flink/usrlib/orders.jar"
 )
 
-// depBase is the seed's deployment (part 3): Flink 2.2.1, IRSA, RocksDB,
-// last-state, StateMachineExample with its own 2 s interval.
+// depBase is the guide's deployment (docs/guides/flink-state-on-eks.md,
+// "The deployment"): Flink 2.2.1, IRSA, RocksDB, last-state,
+// StateMachineExample with its own 2 s interval (Flink's
+// flink-examples-streaming StateMachineExample.java calls
+// env.enableCheckpointing(2000L)).
 var depBase = map[string]any{
 	"namespace": "data-processing", "name": "orders", "image": "flink:2.2.1-java17", "flink_version": "2.2.1",
 	"service_account": "flink-orders", "identity": "irsa",
@@ -84,7 +87,8 @@ var depBase = map[string]any{
 var depDirs = with(depBase, "state.store_id", nil,
 	"state.checkpoint_dir", tURI+"/checkpoints", "state.savepoint_dir", tURI+"/savepoints", "state.ha_dir", tURI+"/ha")
 
-// The seed's Flink 2.2 S3 plugin warning comes with every 2.2 deployment.
+// Flink 2.2's S3 plugin bundles AWS SDK for Java 1.12.779 (flink-s3-fs-hadoop's
+// META-INF/NOTICE), past end of support: the warning comes with every 2.2 deployment.
 const sdkWarning = "S3 plugin bundles an AWS SDK past end of support"
 
 func dep(kv ...any) res  { return res{typ: "flinkstate_deployment", attrs: with(depBase, kv...)} }
@@ -429,14 +433,14 @@ func validPlanCases() []planCase {
 		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning}}
 	}
 	return []planCase{
-		ok("the seed's deployment", dep()),
+		ok("the guide's deployment", dep()),
 		ok("explicit directories", depD()),
 		ok("s3a directories", depD("state.checkpoint_dir", "s3a://acme-flink-state/flink/orders/checkpoints/")),
 		ok("image minor tag", dep("image", "flink:2.2-java17")),
 		ok("application image", dep("image", "acme/orders:1.4.2")),
 		ok("image by digest", dep("image", "flink@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")),
 		ok("Flink 1.20.4", dep("flink_version", "1.20.4", "image", "flink:1.20.4-java17")),
-		ok("Flink 2.1.3 (seed's Iceberg pair)", dep("flink_version", "2.1.3", "image", "flink:2.1.3-java17")),
+		ok("Flink 2.1.3 (Iceberg 1.11.0's newest Flink)", dep("flink_version", "2.1.3", "image", "flink:2.1.3-java17")),
 		ok("own local dir", dep("state.local_dir", "/data/rocksdb")),
 		ok("writable volume at the local dir", dep("pod_template", "spec:\n  containers:\n  - name: flink-main-container\n    volumeMounts:\n    - name: nvme\n      mountPath: /opt/flink/state\n  volumes:\n  - name: nvme\n    hostPath: {path: /mnt/nvme}\n")),
 		ok("extra keys", dep("flink_configuration", map[string]any{"metrics.reporters": "prom", "s3.connection.maximum": "64", "fs.s3a.endpoint.region": "us-east-1"})),

@@ -27,6 +27,8 @@ type flinkstateProvider struct {
 	version string
 }
 
+var _ provider.Provider = (*flinkstateProvider)(nil)
+
 type providerModel struct {
 	AWS        *awsModel  `tfsdk:"aws"`
 	Kubernetes *kubeModel `tfsdk:"kubernetes"`

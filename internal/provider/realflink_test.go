@@ -29,7 +29,7 @@ import (
 // bed's local Flink cluster (testbed.StartFlink) with the flinkConfiguration
 // and S3 plugin of the FlinkDeployment as it is stored in the API server, and
 // the credentials EKS would inject. No operator runs here; the tests start
-// Flink where the operator would (issue: real operator, next).
+// Flink where the operator would.
 
 type realFlinkBed struct {
 	env  testbed.Env

@@ -23,10 +23,17 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 )
 
 type bucketResource struct{ resourceBase }
+
+var (
+	_ resource.ResourceWithConfigure   = (*bucketResource)(nil)
+	_ resource.ResourceWithImportState = (*bucketResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*bucketResource)(nil)
+)
 
 func newBucketResource() resource.Resource { return &bucketResource{} }
 
@@ -417,7 +424,7 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	name := state.ID.ValueString()
-	if err := s3state.FindBucket(ctx, cl, name); s3state.IsNotFound(err) {
+	if err := s3state.FindBucket(ctx, cl, name); notfound.Is(err) {
 		resp.State.RemoveResource(ctx)
 		return
 	} else if err != nil {
@@ -513,7 +520,7 @@ func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		}
 	} else {
 		n, more, err := s3state.Contents(ctx, cl, name, "", 1000)
-		if err != nil && !awsclient.IsNotFound(err) {
+		if err = awsclient.NotFound("bucket "+name, err); err != nil && !notfound.Is(err) {
 			addProblem(&resp.Diagnostics, "Checking the contents of", "bucket "+name, awsErr(ctx, err), "Nothing was deleted.")
 			return
 		}
@@ -545,6 +552,3 @@ func (r *bucketResource) partition(ctx context.Context) string {
 	p, _ := r.meta.Partition(ctx)
 	return p
 }
-
-// isNotFound recognises the typed "does not exist" answers of S3, IAM and EKS.
-func isNotFound(err error) bool { return awsclient.IsNotFound(err) }

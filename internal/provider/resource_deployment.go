@@ -36,6 +36,13 @@ import (
 
 type deploymentResource struct{ resourceBase }
 
+var (
+	_ resource.ResourceWithConfigure        = (*deploymentResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*deploymentResource)(nil)
+	_ resource.ResourceWithImportState      = (*deploymentResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*deploymentResource)(nil)
+)
+
 func newDeploymentResource() resource.Resource { return &deploymentResource{} }
 
 type deploymentModel struct {

@@ -108,7 +108,7 @@ func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
 	})
 }
 
-// Issue item 4: an update whose job failed is not forgotten.
+// An update whose job failed is not forgotten.
 func TestAccDeployment_failedUpdateStaysPending(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)

@@ -22,7 +22,8 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
-// deploymentConfig is the DESIGN.md deployment; extra goes inside the resource.
+// deploymentConfig is the guide's deployment (docs/guides/flink-state-on-eks.md,
+// "The deployment") with a 60 s interval; extra goes inside the resource.
 func deploymentConfig(ns, image, extra string) string {
 	return fmt.Sprintf(`
 resource "flinkstate_deployment" "orders" {

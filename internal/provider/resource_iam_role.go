@@ -19,6 +19,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iamrole"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -26,6 +27,13 @@ import (
 const inlinePolicyName = iamrole.InlinePolicyName
 
 type iamRoleResource struct{ resourceBase }
+
+var (
+	_ resource.ResourceWithConfigure        = (*iamRoleResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*iamRoleResource)(nil)
+	_ resource.ResourceWithImportState      = (*iamRoleResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*iamRoleResource)(nil)
+)
 
 func newIAMRoleResource() resource.Resource { return &iamRoleResource{} }
 
@@ -287,7 +295,7 @@ func (r *iamRoleResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	name := state.ID.ValueString()
 	role, err := iamrole.Read(ctx, cl, name)
-	if iamrole.IsNotFound(err) { // the role itself: IAM answered NoSuchEntity
+	if notfound.Is(err) { // the role itself: IAM answered NoSuchEntity
 		resp.State.RemoveResource(ctx)
 		return
 	}

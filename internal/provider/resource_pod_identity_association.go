@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -18,10 +17,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/podidentity"
 )
 
 type podIdentityAssociationResource struct{ resourceBase }
+
+var (
+	_ resource.ResourceWithConfigure   = (*podIdentityAssociationResource)(nil)
+	_ resource.ResourceWithImportState = (*podIdentityAssociationResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*podIdentityAssociationResource)(nil)
+)
 
 func newPodIdentityAssociationResource() resource.Resource { return &podIdentityAssociationResource{} }
 
@@ -85,26 +91,20 @@ func (r *podIdentityAssociationResource) Create(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var out *eks.CreatePodIdentityAssociationOutput
-	// A role created seconds ago may not be usable by EKS yet.
-	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() (err error) {
-		out, err = cl.CreatePodIdentityAssociation(ctx, &eks.CreatePodIdentityAssociationInput{
-			ClusterName:    plan.ClusterName.ValueStringPointer(),
-			Namespace:      plan.Namespace.ValueStringPointer(),
-			ServiceAccount: plan.ServiceAccount.ValueStringPointer(),
-			RoleArn:        plan.RoleARN.ValueStringPointer(),
-		})
-		return err
-	})
+	a, err := podidentity.Create(ctx, cl, podidentity.Association{
+		Cluster:        plan.ClusterName.ValueString(),
+		Namespace:      plan.Namespace.ValueString(),
+		ServiceAccount: plan.ServiceAccount.ValueString(),
+		RoleARN:        plan.RoleARN.ValueString(),
+	}, timeout)
 	if err != nil {
 		addProblem(&resp.Diagnostics, "Creating", fmt.Sprintf("Pod Identity association on cluster %s for %s/%s",
-			plan.ClusterName.ValueString(), plan.Namespace.ValueString(), plan.ServiceAccount.ValueString()), "eks:CreatePodIdentityAssociation: "+awsErr(ctx, err), "")
+			plan.ClusterName.ValueString(), plan.Namespace.ValueString(), plan.ServiceAccount.ValueString()), awsErr(ctx, err), "")
 		return
 	}
-	a := out.Association
-	plan.AssociationID = types.StringValue(aws.ToString(a.AssociationId))
-	plan.AssociationARN = types.StringValue(aws.ToString(a.AssociationArn))
-	plan.ID = types.StringValue(plan.ClusterName.ValueString() + "," + plan.AssociationID.ValueString())
+	plan.AssociationID = types.StringValue(a.ID)
+	plan.AssociationARN = types.StringValue(a.ARN)
+	plan.ID = types.StringValue(podidentity.Ref(a.Cluster, a.ID))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -117,22 +117,20 @@ func (r *podIdentityAssociationResource) Read(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	out, err := cl.DescribePodIdentityAssociation(ctx, &eks.DescribePodIdentityAssociationInput{
-		ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer()})
-	if isNotFound(err) {
+	a, err := podidentity.Find(ctx, cl, state.ClusterName.ValueString(), state.AssociationID.ValueString())
+	if notfound.Is(err) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		addProblem(&resp.Diagnostics, "Reading", "Pod Identity association "+state.ID.ValueString(), "eks:DescribePodIdentityAssociation: "+awsErr(ctx, err), "")
+		addProblem(&resp.Diagnostics, "Reading", "Pod Identity association "+state.ID.ValueString(), awsErr(ctx, err), "")
 		return
 	}
-	a := out.Association
-	state.Namespace = types.StringValue(aws.ToString(a.Namespace))
-	state.ServiceAccount = types.StringValue(aws.ToString(a.ServiceAccount))
-	state.RoleARN = types.StringValue(aws.ToString(a.RoleArn))
-	state.AssociationARN = types.StringValue(aws.ToString(a.AssociationArn))
-	state.ID = types.StringValue(state.ClusterName.ValueString() + "," + state.AssociationID.ValueString())
+	state.Namespace = types.StringValue(a.Namespace)
+	state.ServiceAccount = types.StringValue(a.ServiceAccount)
+	state.RoleARN = types.StringValue(a.RoleARN)
+	state.AssociationARN = types.StringValue(a.ARN)
+	state.ID = types.StringValue(podidentity.Ref(a.Cluster, a.ID))
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -149,15 +147,8 @@ func (r *podIdentityAssociationResource) Update(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() error {
-		_, err := cl.UpdatePodIdentityAssociation(ctx, &eks.UpdatePodIdentityAssociationInput{
-			ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer(),
-			RoleArn: plan.RoleARN.ValueStringPointer()})
-		return err
-	})
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("role_arn"), "Updating Pod Identity association failed",
-			fmt.Sprintf("eks:UpdatePodIdentityAssociation %s: %s", state.ID.ValueString(), awsErr(ctx, err)))
+	if err := podidentity.UpdateRole(ctx, cl, state.ClusterName.ValueString(), state.AssociationID.ValueString(), plan.RoleARN.ValueString(), timeout); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("role_arn"), "Updating Pod Identity association failed", awsErr(ctx, err))
 		return
 	}
 	plan.ID, plan.AssociationID, plan.AssociationARN = state.ID, state.AssociationID, state.AssociationARN
@@ -173,10 +164,8 @@ func (r *podIdentityAssociationResource) Delete(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, err := cl.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{
-		ClusterName: state.ClusterName.ValueStringPointer(), AssociationId: state.AssociationID.ValueStringPointer()})
-	if err != nil && !isNotFound(err) {
-		addProblem(&resp.Diagnostics, "Deleting", "Pod Identity association "+state.ID.ValueString(), "eks:DeletePodIdentityAssociation: "+awsErr(ctx, err), "")
+	if err := podidentity.Delete(ctx, cl, state.ClusterName.ValueString(), state.AssociationID.ValueString()); err != nil {
+		addProblem(&resp.Diagnostics, "Deleting", "Pod Identity association "+state.ID.ValueString(), awsErr(ctx, err), "")
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // IRSAAnnotation is the annotation EKS reads to inject web identity credentials.
@@ -29,6 +30,12 @@ func namespaceValidators() []validator.String { return []validator.String{namesp
 func objectNameValidators() []validator.String { return []validator.String{objectNameCheck} }
 
 type serviceAccountResource struct{ resourceBase }
+
+var (
+	_ resource.ResourceWithConfigure   = (*serviceAccountResource)(nil)
+	_ resource.ResourceWithImportState = (*serviceAccountResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*serviceAccountResource)(nil)
+)
 
 func newServiceAccountResource() resource.Resource { return &serviceAccountResource{} }
 
@@ -200,7 +207,7 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 	sameRB := hadRB && wantRB && prior.RoleBinding.RoleName.Equal(plan.RoleBinding.RoleName) && prior.RoleBinding.Kind.Equal(plan.RoleBinding.Kind)
 	if hadRB && !sameRB {
 		// roleRef is immutable: a changed role means a new binding.
-		if err := rbs.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := kube.NotFound("RoleBinding "+ns+"/"+name, rbs.Delete(ctx, name, metav1.DeleteOptions{})); err != nil && !notfound.Is(err) {
 			addProblem(&diags, "Deleting", "RoleBinding "+ns+"/"+name, err.Error(), "")
 			return diags
 		}
@@ -233,8 +240,8 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 		// (only that object: the UID precondition), so nothing is left
 		// outside Terraform's state.
 		uid := created.GetUID()
-		if derr := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name,
-			metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); derr != nil && !apierrors.IsNotFound(derr) {
+		if derr := kube.NotFound("ServiceAccount "+ns+"/"+name, c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name,
+			metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})); derr != nil && !notfound.Is(derr) {
 			addProblem(&diags, "Removing the just created", "ServiceAccount "+ns+"/"+name,
 				"its RoleBinding was not created, and deleting the ServiceAccount again failed: "+derr.Error(),
 				"Delete the ServiceAccount by hand, or import it.")
@@ -252,7 +259,7 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	sa, err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	if notfound.Is(kube.NotFound("ServiceAccount "+ns+"/"+name, err)) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -291,7 +298,7 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 
 	rb, err := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 	switch {
-	case apierrors.IsNotFound(err):
+	case notfound.Is(kube.NotFound("RoleBinding "+ns+"/"+name, err)):
 		state.RoleBinding = nil
 	case err != nil:
 		addProblem(&resp.Diagnostics, "Reading", "RoleBinding "+ns+"/"+name, err.Error(), "")
@@ -334,7 +341,7 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	if state.RoleBinding != nil {
-		if err := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := kube.NotFound("RoleBinding "+ns+"/"+name, c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{})); err != nil && !notfound.Is(err) {
 			addProblem(&resp.Diagnostics, "Deleting", "RoleBinding "+ns+"/"+name, err.Error(), "")
 			return
 		}
@@ -346,7 +353,7 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 	if uid := ktypes.UID(objectUID(ctx, req.Private, &resp.Diagnostics)); uid != "" {
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
-	if err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name, opts); err != nil && !apierrors.IsNotFound(err) {
+	if err := kube.NotFound("ServiceAccount "+ns+"/"+name, c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name, opts)); err != nil && !notfound.Is(err) {
 		addProblem(&resp.Diagnostics, "Deleting", "ServiceAccount "+ns+"/"+name, err.Error(), "")
 	}
 }

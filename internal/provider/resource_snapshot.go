@@ -31,6 +31,13 @@ import (
 
 type snapshotResource struct{ resourceBase }
 
+var (
+	_ resource.ResourceWithConfigure        = (*snapshotResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*snapshotResource)(nil)
+	_ resource.ResourceWithImportState      = (*snapshotResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*snapshotResource)(nil)
+)
+
 func newSnapshotResource() resource.Resource { return &snapshotResource{} }
 
 type snapshotModel struct {

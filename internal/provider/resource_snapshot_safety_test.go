@@ -129,7 +129,7 @@ func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 	})
 }
 
-// Issue item 9: a snapshot with triggers, imported through an import
+// A snapshot with triggers, imported through an import
 // block, plans no change (the triggers are stored on the object).
 func TestAccSnapshot_importKeepsTriggers(t *testing.T) {
 	skipUnlessAcc(t)

@@ -62,7 +62,8 @@ func snapshotJob(t *testing.T) string {
 	return ns
 }
 
-// snapshotBeforeUpgrade is the seed's savepoint, triggered by the image.
+// snapshotBeforeUpgrade is a savepoint triggered by the image (triggers =
+// { image = ... }).
 func snapshotBeforeUpgrade(ns, image, extra string) string {
 	return snapshotConfig(ns, fmt.Sprintf(`  name_prefix = "orders-before-upgrade-"
   triggers    = { image = %q }
@@ -303,7 +304,7 @@ func TestSnapshot_invalidInput(t *testing.T) {
 	}
 }
 
-// The seed's upgrade flow in one configuration: a savepoint of the running
+// An upgrade flow in one configuration: a savepoint of the running
 // job, taken because the image changes, and its path as the starting point
 // of the upgraded deployment.
 func TestAccSnapshot_upgradeFlow(t *testing.T) {

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -21,11 +19,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
 type stateStoreResource struct{ resourceBase }
+
+var (
+	_ resource.ResourceWithConfigure   = (*stateStoreResource)(nil)
+	_ resource.ResourceWithImportState = (*stateStoreResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*stateStoreResource)(nil)
+)
 
 func newStateStoreResource() resource.Resource { return &stateStoreResource{} }
 
@@ -306,7 +311,7 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
 	if err := s3state.FindBucket(ctx, cl, st.Bucket); err != nil {
-		if s3state.IsNotFound(err) {
+		if notfound.Is(err) {
 			resp.State.RemoveResource(ctx)
 			return
 		}
@@ -331,7 +336,7 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 			fmt.Sprintf("The ownership marker s3://%s/%s names another owner than this configuration's state. force_destroy will not "+
 				"delete anything there. If this configuration should own the store, remove it from state and import it again.", st.Bucket, st.MarkerKey()))
 	}
-	rules, err := r.unsafeRules(ctx, cl, st)
+	rules, err := s3state.FindStoreUnsafeRules(ctx, cl, st)
 	if err != nil {
 		addProblem(&resp.Diagnostics, "Reading", "state store "+st.ID(), awsErr(ctx, err), "")
 		return
@@ -340,51 +345,6 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	state.fill()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-// unsafeRules names the bucket's lifecycle rules that expire or transition
-// current objects under the store's prefix or a parent of it.
-func (r *stateStoreResource) unsafeRules(ctx context.Context, cl *s3.Client, st store.Store) ([]string, error) {
-	lc, err := cl.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(st.Bucket)})
-	if s3state.IsAbsentConfiguration(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("s3:GetBucketLifecycleConfiguration %s: %w", st.Bucket, err)
-	}
-	return s3state.UnsafeRules(lc.Rules, func(rule s3types.LifecycleRule) bool {
-		return s3state.PrefixReaches(s3state.RulePrefix(rule), st.KeyPrefix())
-	}), nil
-}
-
-// removeUnsafeRules takes the expiration of current objects and the
-// transitions out of the rules that reach the store; the rest of the
-// bucket's lifecycle configuration stays as it is.
-func (r *stateStoreResource) removeUnsafeRules(ctx context.Context, cl *s3.Client, st store.Store) error {
-	lc, err := cl.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(st.Bucket)})
-	if s3state.IsAbsentConfiguration(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("s3:GetBucketLifecycleConfiguration %s: %w", st.Bucket, err)
-	}
-	names := s3state.UnsafeRules(lc.Rules, func(rule s3types.LifecycleRule) bool {
-		return s3state.PrefixReaches(s3state.RulePrefix(rule), st.KeyPrefix())
-	})
-	if len(names) == 0 {
-		return nil
-	}
-	rules := s3state.WithoutCurrentExpiry(lc.Rules, names)
-	if len(rules) == 0 {
-		_, err = cl.DeleteBucketLifecycle(ctx, &s3.DeleteBucketLifecycleInput{Bucket: aws.String(st.Bucket)})
-	} else {
-		_, err = cl.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: aws.String(st.Bucket),
-			LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: rules}})
-	}
-	if err != nil {
-		return fmt.Errorf("removing lifecycle expiry %v from s3://%s: %w", names, st.Bucket, err)
-	}
-	return nil
 }
 
 // Update changes force_destroy, which lives in state alone, and records the
@@ -407,7 +367,7 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 		if cl == nil {
 			return
 		}
-		if err := r.removeUnsafeRules(ctx, cl, st); err != nil {
+		if err := s3state.RemoveStoreUnsafeRules(ctx, cl, st); err != nil {
 			addProblem(&resp.Diagnostics, "Removing lifecycle expiry for", "state store "+st.ID(), awsErr(ctx, err), "Apply again once S3 answers.")
 			return
 		}
@@ -455,7 +415,7 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	st := store.Store{Bucket: state.Bucket.ValueString(), Prefix: state.Prefix.ValueString()}
-	if err := s3state.FindBucket(ctx, cl, st.Bucket); s3state.IsNotFound(err) {
+	if err := s3state.FindBucket(ctx, cl, st.Bucket); notfound.Is(err) {
 		return // the bucket, and so the store, is already gone
 	} else if err != nil {
 		addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), awsErr(ctx, err), "Nothing was deleted.")
@@ -518,8 +478,8 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	if owned {
 		// The store goes: its prefix is free again.
-		if _, err := cl.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(st.Bucket), Key: aws.String(st.MarkerKey())}); err != nil {
-			addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), fmt.Sprintf("s3:DeleteObject s3://%s/%s: %s", st.Bucket, st.MarkerKey(), awsErr(ctx, err)), "")
+		if err := s3state.DeleteMarker(ctx, cl, st); err != nil {
+			addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), awsErr(ctx, err), "")
 		}
 	}
 }

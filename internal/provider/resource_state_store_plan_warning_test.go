@@ -38,7 +38,7 @@ resource "flinkstate_state_store" "orders" {
 `, bucket, prefix)
 }
 
-// Issue 10 item 8: a planned replace (prefix renamed) or destroy of a
+// A planned replace (prefix renamed) or destroy of a
 // force_destroy store that holds Flink state is announced in the PLAN, with
 // what it deletes (counts per directory) and the newest completed
 // checkpoint, before anything is applied.

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -55,7 +56,7 @@ func WriteBucketMarker(ctx context.Context, c OwnerAPI, bucket, owner, writer st
 // ReadBucketMarker returns the bucket's ownership marker, nil without one.
 func ReadBucketMarker(ctx context.Context, c OwnerAPI, bucket string) (*BucketMarker, error) {
 	out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(BucketMarkerKey)})
-	if awsclient.IsNotFound(err) {
+	if notfound.Is(awsclient.NotFound("ownership marker of bucket "+bucket, err)) {
 		return nil, nil
 	}
 	if err != nil {

@@ -12,24 +12,8 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
-
-// NotFoundError says that S3 itself answered that something does not
-// exist, in a typed error (hashicorp/terraform-provider-aws's find… +
-// retry.NotFoundError pattern): callers forget a resource only on this.
-type NotFoundError struct {
-	What string
-	Err  error
-}
-
-func (e *NotFoundError) Error() string { return e.What + " does not exist: " + e.Err.Error() }
-func (e *NotFoundError) Unwrap() error { return e.Err }
-
-// IsNotFound tells whether err is a NotFoundError.
-func IsNotFound(err error) bool {
-	var nf *NotFoundError
-	return errors.As(err, &nf)
-}
 
 // BucketAPI is the part of the S3 client the bucket finders use.
 type BucketAPI interface {
@@ -38,7 +22,7 @@ type BucketAPI interface {
 }
 
 // FindBucket returns nil when the bucket exists and answers the caller, a
-// NotFoundError when S3 says NoSuchBucket, and any other error as it is.
+// *notfound.Error when S3 says NoSuchBucket, and any other error as it is.
 //
 // HeadBucket's answer has no body, so the SDK decodes any 404 (from S3, or
 // from a proxy or wrong endpoint answering 404 to everything) as NotFound.
@@ -59,7 +43,7 @@ func FindBucket(ctx context.Context, c BucketAPI, bucket string) error {
 	var nsb *s3types.NoSuchBucket
 	switch {
 	case errors.As(err, &nsb):
-		return &NotFoundError{What: "bucket " + bucket, Err: err}
+		return &notfound.Error{What: "bucket " + bucket, Err: err}
 	case err == nil:
 		return nil // HEAD's 404 was not the bucket's
 	default:
@@ -87,7 +71,7 @@ func ProbeBucket(ctx context.Context, c BucketAPI, bucket string) (BucketState, 
 	switch {
 	case err == nil:
 		return BucketOwnedByYou, nil
-	case IsNotFound(err):
+	case notfound.Is(err):
 		return BucketAbsent, nil
 	case errors.As(err, &re) && re.HTTPStatusCode() == http.StatusForbidden:
 		// HeadBucket: "403 Forbidden … the bucket exists and you do not have permission to access it".

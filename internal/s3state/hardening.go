@@ -11,6 +11,7 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // HardeningAPI is the part of the S3 client that reads and writes a state
@@ -68,43 +69,43 @@ type Hardening struct {
 // The finders below follow hashicorp/terraform-provider-aws's find…
 // functions (internal/service/s3/bucket_public_access_block.go,
 // findPublicAccessBlockConfiguration): S3's typed "this configuration is not
-// set" answer becomes a NotFoundError, anything else is returned as it is.
+// set" answer becomes a *notfound.Error, anything else is returned as it is.
 // The codes are those S3 answers for a bucket sub-resource that is not set
 // (S3 API Reference, "Error responses" and each Get… action's page; the same
 // list as hashicorp/aws internal/service/s3/errors.go). NoSuchBucket is not
 // among them: the bucket was found moments before, and a bucket vanishing
 // in the middle of a read is an error, not an unset configuration.
 
-// notFoundOn turns err into a NotFoundError when its code is one of codes.
+// notFoundOn turns err into a *notfound.Error when its code is one of codes.
 func notFoundOn(what string, err error, codes ...string) error {
 	if err != nil && awsclient.IsAPIError(err, codes...) {
-		return &NotFoundError{What: what, Err: err}
+		return &notfound.Error{What: what, Err: err}
 	}
 	return err
 }
 
 // FindPublicAccessBlock returns the bucket's Block Public Access settings,
-// a NotFoundError when none are set.
+// a *notfound.Error when none are set.
 func FindPublicAccessBlock(ctx context.Context, c HardeningAPI, bucket string) (*s3types.PublicAccessBlockConfiguration, error) {
 	out, err := c.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(bucket)})
 	if err = notFoundOn("public access block of bucket "+bucket, err, "NoSuchPublicAccessBlockConfiguration"); err != nil {
 		return nil, fmt.Errorf("s3:GetPublicAccessBlock %s: %w", bucket, err)
 	}
 	if out.PublicAccessBlockConfiguration == nil {
-		return nil, &NotFoundError{What: "public access block of bucket " + bucket, Err: fmt.Errorf("empty answer")}
+		return nil, &notfound.Error{What: "public access block of bucket " + bucket, Err: fmt.Errorf("empty answer")}
 	}
 	return out.PublicAccessBlockConfiguration, nil
 }
 
 // FindEncryption returns the bucket's default encryption rules, a
-// NotFoundError when none is set.
+// *notfound.Error when none is set.
 func FindEncryption(ctx context.Context, c HardeningAPI, bucket string) ([]s3types.ServerSideEncryptionRule, error) {
 	out, err := c.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: aws.String(bucket)})
 	if err = notFoundOn("default encryption of bucket "+bucket, err, "ServerSideEncryptionConfigurationNotFoundError"); err != nil {
 		return nil, fmt.Errorf("s3:GetBucketEncryption %s: %w", bucket, err)
 	}
 	if out.ServerSideEncryptionConfiguration == nil {
-		return nil, &NotFoundError{What: "default encryption of bucket " + bucket, Err: fmt.Errorf("empty answer")}
+		return nil, &notfound.Error{What: "default encryption of bucket " + bucket, Err: fmt.Errorf("empty answer")}
 	}
 	return out.ServerSideEncryptionConfiguration.Rules, nil
 }
@@ -120,7 +121,7 @@ func FindVersioning(ctx context.Context, c HardeningAPI, bucket string) (s3types
 	return out.Status, nil
 }
 
-// FindLifecycleRules returns the bucket's lifecycle rules, a NotFoundError
+// FindLifecycleRules returns the bucket's lifecycle rules, a *notfound.Error
 // when it has no lifecycle configuration.
 func FindLifecycleRules(ctx context.Context, c HardeningAPI, bucket string) ([]s3types.LifecycleRule, error) {
 	out, err := c.GetBucketLifecycleConfiguration(ctx, &s3.GetBucketLifecycleConfigurationInput{Bucket: aws.String(bucket)})
@@ -130,7 +131,7 @@ func FindLifecycleRules(ctx context.Context, c HardeningAPI, bucket string) ([]s
 	return out.Rules, nil
 }
 
-// FindPolicy returns the bucket policy, a NotFoundError when it has none.
+// FindPolicy returns the bucket policy, a *notfound.Error when it has none.
 func FindPolicy(ctx context.Context, c HardeningAPI, bucket string) (string, error) {
 	out, err := c.GetBucketPolicy(ctx, &s3.GetBucketPolicyInput{Bucket: aws.String(bucket)})
 	if err = notFoundOn("policy of bucket "+bucket, err, "NoSuchBucketPolicy"); err != nil {
@@ -139,7 +140,7 @@ func FindPolicy(ctx context.Context, c HardeningAPI, bucket string) (string, err
 	return aws.ToString(out.Policy), nil
 }
 
-// FindTags returns the bucket's tags, a NotFoundError when it has none.
+// FindTags returns the bucket's tags, a *notfound.Error when it has none.
 // S3 has answered both NoSuchTagSet and NoSuchTagSetError for it.
 func FindTags(ctx context.Context, c HardeningAPI, bucket string) (map[string]string, error) {
 	out, err := c.GetBucketTagging(ctx, &s3.GetBucketTaggingInput{Bucket: aws.String(bucket)})
@@ -159,13 +160,13 @@ func FindTags(ctx context.Context, c HardeningAPI, bucket string) (map[string]st
 func ReadHardening(ctx context.Context, c HardeningAPI, bucket string) (Hardening, error) {
 	var h Hardening
 	pab, err := FindPublicAccessBlock(ctx, c, bucket)
-	if err != nil && !IsNotFound(err) {
+	if err != nil && !notfound.Is(err) {
 		return h, err
 	}
 	h.PublicAccessBlocked = PublicAccessBlocked(pab)
 
 	enc, err := FindEncryption(ctx, c, bucket)
-	if err != nil && !IsNotFound(err) {
+	if err != nil && !notfound.Is(err) {
 		return h, err
 	}
 	h.KMSKeyARN = KMSKeyOf(enc)
@@ -178,7 +179,7 @@ func ReadHardening(ctx context.Context, c HardeningAPI, bucket string) (Hardenin
 	h.Versioning = status == s3types.BucketVersioningStatusEnabled
 
 	rules, err := FindLifecycleRules(ctx, c, bucket)
-	if err != nil && !IsNotFound(err) {
+	if err != nil && !notfound.Is(err) {
 		return h, err
 	}
 	h.AbortIncompleteMultipartDays, h.NoncurrentVersionExpirationDays, h.HasNoncurrentRule = OwnLifecycle(rules)
@@ -186,7 +187,7 @@ func ReadHardening(ctx context.Context, c HardeningAPI, bucket string) (Hardenin
 
 	policy, err := FindPolicy(ctx, c, bucket)
 	switch {
-	case IsNotFound(err):
+	case notfound.Is(err):
 	case err != nil:
 		return h, err
 	default:
@@ -195,7 +196,7 @@ func ReadHardening(ctx context.Context, c HardeningAPI, bucket string) (Hardenin
 	}
 
 	h.Tags, err = FindTags(ctx, c, bucket)
-	if IsNotFound(err) {
+	if notfound.Is(err) {
 		h.Tags, err = map[string]string{}, nil
 	}
 	return h, err
@@ -418,10 +419,10 @@ func CreateBucket(ctx context.Context, c CreateAPI, bucket, region string) error
 }
 
 // DeleteBucket deletes an empty bucket; one S3 says does not exist (a
-// typed not-found, see awsclient.IsNotFound) is gone already.
+// typed not-found, see awsclient.NotFound) is gone already.
 func DeleteBucket(ctx context.Context, c CreateAPI, bucket string) error {
 	_, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
-	if err != nil && !awsclient.IsNotFound(err) {
+	if err = awsclient.NotFound("bucket "+bucket, err); err != nil && !notfound.Is(err) {
 		return fmt.Errorf("s3:DeleteBucket %s: %w", bucket, err)
 	}
 	return nil

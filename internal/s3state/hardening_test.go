@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 func actions(ws []Write) []string {
@@ -207,7 +209,7 @@ func TestFindersNotFoundOnlyOnTheirOwnCode(t *testing.T) {
 	}
 	for name, f := range find {
 		for _, code := range own[name] {
-			if err := f(answers{err: map[string]error{name: apiErr(code)}}); !IsNotFound(err) {
+			if err := f(answers{err: map[string]error{name: apiErr(code)}}); !notfound.Is(err) {
 				t.Errorf("%s: %s is not a NotFoundError: %v", name, code, err)
 			}
 		}
@@ -216,7 +218,7 @@ func TestFindersNotFoundOnlyOnTheirOwnCode(t *testing.T) {
 				continue
 			}
 			err := f(answers{err: map[string]error{name: apiErr(code)}})
-			if err == nil || IsNotFound(err) {
+			if err == nil || notfound.Is(err) {
 				t.Errorf("%s: %s taken for not set: %v", name, code, err)
 			}
 		}
@@ -246,7 +248,7 @@ func TestReadHardening(t *testing.T) {
 		t.Fatalf("own policy read as %+v (%v)", h, err)
 	}
 	boom := errors.New("connection reset")
-	if _, err := ReadHardening(ctx, answers{err: map[string]error{"lc": boom}}, "b"); !errors.Is(err, boom) || IsNotFound(err) {
+	if _, err := ReadHardening(ctx, answers{err: map[string]error{"lc": boom}}, "b"); !errors.Is(err, boom) || notfound.Is(err) {
 		t.Fatalf("a failed lifecycle read: %v", err)
 	}
 }

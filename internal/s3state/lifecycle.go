@@ -21,8 +21,8 @@ func RulePrefix(r s3types.LifecycleRule) string {
 		}
 		return ""
 	}
-	if r.Prefix != nil { //nolint:staticcheck // the deprecated field is still what older rules carry
-		return *r.Prefix
+	if p := r.Prefix; p != nil { //nolint:staticcheck // the deprecated field is still what older rules carry
+		return *p
 	}
 	return ""
 }
@@ -121,9 +121,9 @@ func ForeignStatements(policy string) []string {
 	}
 	var out []string
 	for i, s := range many {
-		switch {
-		case s.Sid == DenyInsecureTransportSID:
-		case s.Sid == "":
+		switch s.Sid {
+		case DenyInsecureTransportSID:
+		case "":
 			out = append(out, fmt.Sprintf("#%d", i))
 		default:
 			out = append(out, s.Sid)

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -35,7 +36,7 @@ func NewOwnerToken() string {
 // none (S3 answered NoSuchKey, typed).
 func ReadMarker(ctx context.Context, c OwnerAPI, s store.Store) (*store.Marker, error) {
 	out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(s.MarkerKey())})
-	if awsclient.IsNotFound(err) {
+	if notfound.Is(awsclient.NotFound("ownership marker of state store "+s.ID(), err)) {
 		return nil, nil
 	}
 	if err != nil {
@@ -186,6 +187,17 @@ func CheckNotNested(ctx context.Context, c OwnerAPI, s store.Store) error {
 type MarkerDeleteAPI interface {
 	OwnerAPI
 	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opts ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+}
+
+// DeleteMarker deletes the store's ownership marker, whoever it names: the
+// store goes, and its prefix is free again.
+func DeleteMarker(ctx context.Context, c interface {
+	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opts ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+}, s store.Store) error {
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.Bucket), Key: aws.String(s.MarkerKey())}); err != nil {
+		return fmt.Errorf("s3:DeleteObject s3://%s/%s: %w", s.Bucket, s.MarkerKey(), err)
+	}
+	return nil
 }
 
 // RemoveOwnMarker deletes the store's marker if it still names owner (the

@@ -169,11 +169,12 @@ type FlinkCluster struct {
 // operatorDefaults is what the operator adds beneath a deployment's
 // flinkConfiguration in the configuration it renders for Flink (the
 // flink-config-<name> ConfigMap replaces the image's conf/): its Helm
-// chart's defaultConfiguration (values.yaml, release-1.15.0) sets
+// chart's default configuration (helm/flink-kubernetes-operator/conf/flink-conf.yaml,
+// release-1.15.0) sets
 // kubernetes.operator.default-configuration.flink-version.v1_19+.env.java.default-opts.all
 // to the JVM options Java 17 needs, the same list flink-dist's own
-// config.yaml has under env.java.opts.all. (issue: real operator, which
-// renders the rest itself.)
+// config.yaml has under env.java.opts.all. (A real operator renders the
+// rest of that configuration itself.)
 var operatorDefaults = map[string]string{
 	"env.java.default-opts.all": "--add-exports=java.base/sun.net.util=ALL-UNNAMED --add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED " +
 		"--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED --add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED " +
@@ -520,7 +521,8 @@ func (c *FlinkCluster) RunningJob(ctx context.Context, timeout time.Duration) (s
 			} `json:"jobs"`
 		}
 		if err := c.restJSON(ctx, http.MethodGet, "/jobs/overview", nil, &ov); err != nil || len(ov.Jobs) == 0 {
-			return false, nil
+			// An error means the REST API is not up yet: poll again.
+			return false, nil //nolint:nilerr // see above
 		}
 		j := ov.Jobs[0]
 		last = j.State
@@ -680,15 +682,15 @@ func (c *FlinkCluster) Counts() (first, last map[int]int64) {
 }
 
 // WaitCounts waits until the job printed a count for every key of the test
-// job (4) at least min times over, and returns the first and last counts.
-func (c *FlinkCluster) WaitCounts(ctx context.Context, min int64, timeout time.Duration) (first, last map[int]int64, err error) {
+// job (4) at least minTimes times over, and returns the first and last counts.
+func (c *FlinkCluster) WaitCounts(ctx context.Context, minTimes int64, timeout time.Duration) (first, last map[int]int64, err error) {
 	done, err := poll(ctx, timeout, func() (bool, error) {
 		first, last = c.Counts()
 		if len(last) != 4 {
 			return false, nil
 		}
 		for k, n := range last {
-			if n-first[k] < min {
+			if n-first[k] < minTimes {
 				return false, nil
 			}
 		}
@@ -705,7 +707,7 @@ func (c *FlinkCluster) WaitCounts(ctx context.Context, min int64, timeout time.D
 		keys = append(keys, k)
 	}
 	sort.Ints(keys)
-	return first, last, fmt.Errorf("testbed: the job printed counts for keys %v, not %d more for each of 4, within %s\n%s", keys, min, timeout, c.LogTail(40))
+	return first, last, fmt.Errorf("testbed: the job printed counts for keys %v, not %d more for each of 4, within %s\n%s", keys, minTimes, timeout, c.LogTail(40))
 }
 
 // awsNameOverrides are the JVM options that send the AWS SDK's fixed STS

@@ -544,7 +544,7 @@ func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCt
 	st := c.st
 	last := parseReconciled(st.LastReconciledSpec)
 	if last == nil {
-		return o.firstDeploy(ctx, c)
+		return o.firstDeploy(c)
 	}
 	diff := diffType(last.Spec, c.spec)
 	if diff == "IGNORE" && st.ReconState != reconUpgrading {
@@ -560,7 +560,7 @@ func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCt
 // updateStatusBeforeFirstDeployment: initialSavepointPath, when set, is the
 // restore path, recorded in jobStatus.upgradeSavepointPath, and the spec is
 // recorded with upgradeMode savepoint (else stateless).
-func (o *Operator) firstDeploy(ctx context.Context, c depCtx) error {
+func (o *Operator) firstDeploy(c depCtx) error {
 	if jobField(c.spec, "state", jobRunning) == jobSuspended {
 		return nil
 	}
@@ -719,10 +719,11 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 	if suspend == modeSavepoint {
 		dir := confValue(c.spec, savepointDirKey, savepointDirKeyOld)
 		if dir == "" {
-			return errors.New("java.lang.IllegalArgumentException: No savepoint location given and no default location configured.")
+			// Flink's own message, as the operator reports it.
+			return errors.New("java.lang.IllegalArgumentException: No savepoint location given and no default location configured.") //nolint:staticcheck // ST1005: Flink's wording
 		}
 		if msg, failed := o.takeSavepointFailure(); failed {
-			return fmt.Errorf("Savepoint failed for job %s: %s", st.JobID, msg)
+			return fmt.Errorf("Savepoint failed for job %s: %s", st.JobID, msg) //nolint:staticcheck // ST1005: the operator's wording
 		}
 		var path string
 		var err error

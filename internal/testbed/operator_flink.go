@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // What Flink itself would do, for the operator model: job ids and the files
@@ -116,7 +117,7 @@ func (o *Operator) restorable(ctx context.Context, path string) string {
 	}
 	exists := func(k string) (bool, error) {
 		_, err := o.S3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)})
-		if awsclient.IsNotFound(err) {
+		if notfound.Is(awsclient.NotFound(k, err)) {
 			return false, nil
 		}
 		return err == nil, err

@@ -51,7 +51,11 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 	job := FlinkJob{Configuration: conf, Namespace: dep.GetNamespace(), Name: dep.GetName(), RestorePath: restore}
 	containers, _, _ := unstructured.NestedSlice(dep.Object, "spec", "podTemplate", "spec", "containers")
 	for _, c := range containers {
-		env, _, _ := unstructured.NestedSlice(c.(map[string]any), "env")
+		cm, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		env, _, _ := unstructured.NestedSlice(cm, "env")
 		for _, e := range env {
 			if m, ok := e.(map[string]any); ok && m["name"] == flinkconf.PluginsEnv {
 				job.PluginJar, _ = m["value"].(string)

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // snapshotStatus is FlinkStateSnapshotStatus.
@@ -111,7 +111,7 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 	spec := readSnapshotSpec(obj)
 	dep, err := dyn.Resource(kube.FlinkDeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, spec.deployment, metav1.GetOptions{})
 	if err != nil {
-		if !apierrors.IsNotFound(err) {
+		if !notfound.Is(kube.NotFound("FlinkDeployment "+obj.GetNamespace()+"/"+spec.deployment, err)) {
 			return
 		}
 		dep = nil

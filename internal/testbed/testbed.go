@@ -418,7 +418,11 @@ func freePorts(n int) ([]int, error) {
 			return nil, err
 		}
 		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		a, ok := l.Addr().(*net.TCPAddr)
+		if !ok {
+			return nil, fmt.Errorf("listener address %v is not TCP", l.Addr())
+		}
+		ports = append(ports, a.Port)
 	}
 	return ports, nil
 }

@@ -72,6 +72,14 @@ var toolModules = []toolModule{
 		unoptimized: true,
 	},
 	{
+		// golangci-lint, for make golangci (see tools/golangci/go.mod).
+		// Built optimized: the lint run's speed is what CI waits on, and
+		// the build happens once, in CI's background.
+		dir:      "golangci",
+		packages: map[string]string{"golangci-lint": "github.com/golangci/golangci-lint/v2/cmd/golangci-lint"},
+		onDemand: true,
+	},
+	{
 		// OpenTofu's CLI, for make testacc-tofu (see tools/tofu/go.mod).
 		dir:      "tofu",
 		packages: map[string]string{"tofu": "github.com/opentofu/opentofu/cmd/tofu"},
@@ -266,8 +274,11 @@ func builtTool(root, name string) string {
 	return ""
 }
 
+// goCommand is the go command of the toolchain that built this program: the
+// test bed's commands run through go run and go test, built without
+// -trimpath, so runtime.GOROOT is that toolchain's root.
 func goCommand() string {
-	if g := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(g) {
+	if g := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(g) { //nolint:staticcheck // SA1019: see above
 		return g
 	}
 	return "go"

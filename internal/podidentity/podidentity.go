@@ -1,0 +1,106 @@
+// Package podidentity is the EKS side of flinkstate_pod_identity_association:
+// the finder and writers of an EKS Pod Identity association (EKS API
+// Reference: CreatePodIdentityAssociation, DescribePodIdentityAssociation,
+// UpdatePodIdentityAssociation, DeletePodIdentityAssociation), as iamrole is
+// for IAM roles. The Terraform resource is a thin adapter over it.
+package podidentity
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
+)
+
+// API is the part of the EKS client the association needs.
+type API interface {
+	CreatePodIdentityAssociation(ctx context.Context, in *eks.CreatePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.CreatePodIdentityAssociationOutput, error)
+	DescribePodIdentityAssociation(ctx context.Context, in *eks.DescribePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.DescribePodIdentityAssociationOutput, error)
+	UpdatePodIdentityAssociation(ctx context.Context, in *eks.UpdatePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.UpdatePodIdentityAssociationOutput, error)
+	DeletePodIdentityAssociation(ctx context.Context, in *eks.DeletePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.DeletePodIdentityAssociationOutput, error)
+}
+
+// Association is what EKS holds for one association.
+type Association struct {
+	Cluster        string
+	Namespace      string
+	ServiceAccount string
+	RoleARN        string
+	ID             string // the association ID EKS assigned
+	ARN            string
+}
+
+// Ref names an association the way it is looked up: "cluster,id".
+func Ref(cluster, id string) string { return cluster + "," + id }
+
+// Create creates the association of a.Cluster, a.Namespace,
+// a.ServiceAccount and a.RoleARN and returns it with its ID and ARN. A role
+// created seconds ago may not be usable by EKS yet: that answer is retried
+// within timeout (awsclient.IAMPropagating).
+func Create(ctx context.Context, c API, a Association, timeout time.Duration) (Association, error) {
+	var out *eks.CreatePodIdentityAssociationOutput
+	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() (err error) {
+		out, err = c.CreatePodIdentityAssociation(ctx, &eks.CreatePodIdentityAssociationInput{
+			ClusterName:    aws.String(a.Cluster),
+			Namespace:      aws.String(a.Namespace),
+			ServiceAccount: aws.String(a.ServiceAccount),
+			RoleArn:        aws.String(a.RoleARN),
+		})
+		return err
+	})
+	if err != nil {
+		return a, fmt.Errorf("eks:CreatePodIdentityAssociation: %w", err)
+	}
+	a.ID = aws.ToString(out.Association.AssociationId)
+	a.ARN = aws.ToString(out.Association.AssociationArn)
+	return a, nil
+}
+
+// Find returns the association, a *notfound.Error when EKS answers that it
+// does not exist (ResourceNotFoundException).
+func Find(ctx context.Context, c API, cluster, id string) (Association, error) {
+	out, err := c.DescribePodIdentityAssociation(ctx, &eks.DescribePodIdentityAssociationInput{
+		ClusterName: aws.String(cluster), AssociationId: aws.String(id)})
+	if err = awsclient.NotFound("Pod Identity association "+Ref(cluster, id), err); err != nil {
+		return Association{}, fmt.Errorf("eks:DescribePodIdentityAssociation: %w", err)
+	}
+	a := out.Association
+	return Association{
+		Cluster:        cluster,
+		Namespace:      aws.ToString(a.Namespace),
+		ServiceAccount: aws.ToString(a.ServiceAccount),
+		RoleARN:        aws.ToString(a.RoleArn),
+		ID:             id,
+		ARN:            aws.ToString(a.AssociationArn),
+	}, nil
+}
+
+// UpdateRole points the association at roleARN, retrying within timeout
+// while EKS cannot use the role yet, as Create does.
+func UpdateRole(ctx context.Context, c API, cluster, id, roleARN string, timeout time.Duration) error {
+	err := awsclient.Retry(ctx, timeout, awsclient.IAMPropagating, func() error {
+		_, err := c.UpdatePodIdentityAssociation(ctx, &eks.UpdatePodIdentityAssociationInput{
+			ClusterName: aws.String(cluster), AssociationId: aws.String(id), RoleArn: aws.String(roleARN)})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("eks:UpdatePodIdentityAssociation %s: %w", Ref(cluster, id), err)
+	}
+	return nil
+}
+
+// Delete deletes the association; one EKS says does not exist is gone
+// already.
+func Delete(ctx context.Context, c API, cluster, id string) error {
+	_, err := c.DeletePodIdentityAssociation(ctx, &eks.DeletePodIdentityAssociationInput{
+		ClusterName: aws.String(cluster), AssociationId: aws.String(id)})
+	if err = awsclient.NotFound("Pod Identity association "+Ref(cluster, id), err); err != nil && !notfound.Is(err) {
+		return fmt.Errorf("eks:DeletePodIdentityAssociation: %w", err)
+	}
+	return nil
+}

@@ -118,7 +118,9 @@ func duration(x ast.Expr, consts map[string]ast.Expr, depth int) (time.Duration,
 				return 0, err
 			}
 			b, err := duration(x.Y, consts, depth+1)
-			return a * b, err
+			// A constant expression such as 10 * time.Minute: one side is
+			// a plain count, so the product is a duration.
+			return time.Duration(int64(a) * int64(b)), err
 		}
 	}
 	return 0, fmt.Errorf("cannot evaluate %T", x)

@@ -168,7 +168,7 @@ func readOnlyMount(spec map[string]any, mount map[string]any) string {
 // what is left as the user's pod_template (nil: nothing left). The caller
 // checks that PodTemplate(result) gives the live template again.
 func StripAdditions(live map[string]any, in Input) map[string]any {
-	pod := deepCopy(live).(map[string]any)
+	pod, _ := deepCopy(live).(map[string]any)
 	spec, _ := pod["spec"].(map[string]any)
 	if spec == nil {
 		return pod

@@ -111,7 +111,7 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 				fmt.Sprintf("%s says flinkVersion %s and image %q, neither of which names the Flink patch version; flink_version "+
 					"was imported as %s, the newest release of that minor the provider knows. The patch names the S3 plugin jar the "+
 					"provider enables (flink-s3-fs-hadoop-<version>.jar, in the image's /opt/flink/opt): set flink_version to the "+
-					"image's version before the first apply.", what, live.Object["spec"].(map[string]any)["flinkVersion"], s.Image, v))
+					"image's version before the first apply.", what, liveFlinkVersion(live), s.Image, v))
 		}
 		s.FlinkVersion = v
 	}
@@ -313,4 +313,9 @@ func importedPodTemplate(ctx context.Context, m *deploymentModel, live map[strin
 		return types.StringValue(user)
 	}
 	return types.StringValue(whole)
+}
+
+func liveFlinkVersion(live *unstructured.Unstructured) string {
+	v, _, _ := unstructured.NestedString(live.Object, "spec", "flinkVersion")
+	return v
 }

@@ -157,27 +157,6 @@ func (r siblingRule) object() validator.Object {
 	return objectvalidator.ConflictsWith(r.exprs()...)
 }
 
-// rootConflict: attributes at the root that cannot be set together,
-// enforced by a config validator; each one's description names the others.
-type rootConflict struct{ names []string }
-
-func conflicting(names ...string) rootConflict { return rootConflict{names: names} }
-
-// doc appends, to the description of the attribute self, the names it conflicts with.
-func (r rootConflict) doc(self, desc string) string {
-	var others []string
-	for _, n := range r.names {
-		if n != self {
-			others = append(others, n)
-		}
-	}
-	return desc + " " + conflictsSentence(others)
-}
-
-func (r rootConflict) resource() resource.ConfigValidator {
-	return resourcevalidator.Conflicting(rootRule{names: r.names}.exprs()...)
-}
-
 // blockRequired: attributes of an optional block that must be set whenever
 // the block is. The framework checks a Required attribute of a
 // SingleNestedBlock even when the block is absent ("Missing Configuration

@@ -2,12 +2,13 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,13 +19,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	ktypes "k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 // operatorExamples reads the operator's example objects of one kind
@@ -137,38 +138,57 @@ func adaptExample(t *testing.T, obj *unstructured.Unstructured, ns, name string)
 	main["env"] = append(env, map[string]any{"name": flinkconf.PluginsEnv, "value": jar})
 }
 
-// kubectlApply writes obj as kubectl apply does: server-side (field manager
-// kubectl, operation Apply, no force) or client-side (a create by
-// kubectl-client-side-apply, operation Update, with the
-// last-applied-configuration annotation).
+// kubectlApply applies obj with the real kubectl (the test bed's pinned
+// k8s.io/kubernetes build, built on first use): server-side (field manager
+// kubectl, operation Apply) or client-side (a create by
+// kubectl-client-side-apply, with the last-applied-configuration
+// annotation), as people and CI pipelines do.
 func kubectlApply(t *testing.T, obj *unstructured.Unstructured, serverSide bool) *unstructured.Unstructured {
 	t.Helper()
 	return kubectlApplyGVR(t, kube.FlinkDeploymentGVR, obj, serverSide)
 }
 
+var kubectlBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 func kubectlApplyGVR(t *testing.T, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, serverSide bool) *unstructured.Unstructured {
 	t.Helper()
-	ctx := context.Background()
-	r := testKube(t).Dynamic.Resource(gvr).Namespace(obj.GetNamespace())
-	if serverSide {
-		body, err := json.Marshal(obj.Object)
+	kubectlBin.once.Do(func() {
+		root, err := testbed.FindRoot()
 		if err != nil {
-			t.Fatal(err)
+			kubectlBin.err = err
+			return
 		}
-		live, err := r.Patch(ctx, obj.GetName(), ktypes.ApplyPatchType, body, metav1.PatchOptions{FieldManager: "kubectl"})
-		if err != nil {
-			t.Fatalf("kubectl apply --server-side %s: %v", obj.GetName(), err)
-		}
-		return live
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+		defer cancel()
+		kubectlBin.path, kubectlBin.err = testbed.Tool(ctx, root, "kubectl")
+	})
+	if kubectlBin.err != nil {
+		t.Fatalf("building kubectl: %v", kubectlBin.err)
 	}
-	last, err := json.Marshal(obj.Object)
+	body, err := yaml.Marshal(obj.Object)
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(last)})
-	live, err := r.Create(ctx, obj, metav1.CreateOptions{FieldManager: "kubectl-client-side-apply"})
+	file := filepath.Join(t.TempDir(), obj.GetName()+".yaml")
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"apply", "-f", file}
+	if serverSide {
+		args = append(args, "--server-side")
+	}
+	cmd := exec.Command(kubectlBin.path, args...)
+	cmd.Env = os.Environ() // KUBECONFIG: the test bed's, or the external target's
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	live, err := testKube(t).Dynamic.Resource(gvr).Namespace(obj.GetNamespace()).Get(context.Background(), obj.GetName(), metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("kubectl apply %s: %v", obj.GetName(), err)
+		t.Fatal(err)
 	}
 	return live
 }

@@ -37,9 +37,9 @@ var toolModules = []toolModule{
 		},
 	},
 	{
-		// kubectl, for a developer's shell (. .testbed/env); no test uses
-		// it, so make test does not pay for its build (make testbed-up and
-		// make demo do, once).
+		// kubectl, for a developer's shell (. .testbed/env) and for the
+		// adoption tests, which apply the operator's examples with it as
+		// people do (built on their first use, once).
 		dir:      "kube",
 		cache:    "kubectl",
 		packages: map[string]string{"kubectl": "k8s.io/kubernetes/cmd/kubectl"},

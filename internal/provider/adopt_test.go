@@ -199,6 +199,7 @@ func kubectlApplyGVR(t *testing.T, gvr schema.GroupVersionResource, obj *unstruc
 // the import plans no change.
 func TestAccDeployment_adoptOperatorExamples(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	examples := operatorExamples(t, "FlinkDeployment")
 	if len(examples) < 14 {
@@ -290,6 +291,7 @@ func (c onlySecretsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanR
 // volume (file://).
 func TestAccDeployment_adoptRefusesUnrepresentable(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	examples := operatorExamples(t, "FlinkDeployment")
 	basic := examples["basic"]
@@ -386,7 +388,7 @@ func TestAccDeployment_adoptTakesOwnership(t *testing.T) {
 		}
 		return o
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -453,6 +455,7 @@ func TestAccDeployment_adoptTakesOwnership(t *testing.T) {
 // disposes of on delete (its default) would delete the savepoint's files.
 func TestAccSnapshot_adoptOperatorExamples(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	examples := operatorExamples(t, "FlinkStateSnapshot")
 	if len(examples) != 5 {
@@ -521,7 +524,7 @@ resource "flinkstate_snapshot" "adopted" {
 }
 `, ns, format, dispose)
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		// Destroyed with dispose_on_delete = false: the savepoint stays.
 		CheckDestroy: func(*terraform.State) error {
@@ -575,7 +578,7 @@ func TestAccDeployment_sensitiveConfiguration(t *testing.T) {
 	startOperator(t, ns)
 	secret := `  sensitive_flink_configuration = { "security.ssl.keystore-password" = "s3cr3t" }` + "\n" + waitRunning
 	key := "security.ssl.keystore-password"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkDeploymentGone(t, ns),
 		Steps: []resource.TestStep{
@@ -690,7 +693,7 @@ resource "flinkstate_deployment" "adopted" {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -173,6 +173,8 @@ func moveInto(ctx context.Context, resp *resource.MoveStateResponse, ns, name st
 	if markImport {
 		resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateImported, []byte(`true`))...)
 	}
+	// Not read yet: a plan without refresh is refused (moveServer).
+	resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateMoved, []byte(`true`))...)
 }
 
 // moveProblem is a move that cannot be made: the error names the source

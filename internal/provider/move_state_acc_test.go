@@ -129,6 +129,9 @@ func TestAccMove_isAnImport(t *testing.T) {
 			if mv.IsNull() || !mv.Equal(iv) {
 				t.Errorf("read after the move\n%s\nis not the read after the import\n%s", mv, iv)
 			}
+			if m, _ := decodePrivate(moved.Private); m[privateMoved] != nil {
+				t.Errorf("the move's mark outlives the read (plans would be refused): %s", moved.Private)
+			}
 			mp, ip := privateKeys(t, moved.Private), privateKeys(t, imported.Private)
 			if len(mp) != len(ip) || len(ip) == 0 {
 				t.Errorf("private after the move %v, after the import %v", mp, ip)

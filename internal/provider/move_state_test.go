@@ -221,7 +221,8 @@ func stateValue(t *testing.T, target string, dv *tfprotov6.DynamicValue) tftypes
 // own keys (a leading ".") are left out: an import adds
 // .import_before_read, which only lets Read change a resource identity
 // (terraform-plugin-framework v1.19.0 internal/fwserver/server_readresource.go),
-// and these resources have none.
+// and these resources have none. privateMoved too: the move's own mark,
+// cleared by the next read (TestMoveState_planWithoutRefreshRefused).
 func privateKeys(t *testing.T, b []byte) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -233,7 +234,7 @@ func privateKeys(t *testing.T, b []byte) map[string]string {
 		t.Fatalf("private state %s: %v", b, err)
 	}
 	for k, v := range m {
-		if !strings.HasPrefix(k, ".") {
+		if !strings.HasPrefix(k, ".") && k != privateMoved {
 			out[k] = string(v)
 		}
 	}
@@ -399,5 +400,30 @@ func TestMoveState_foreignPrivate(t *testing.T) {
 	}
 	if privateKeys(t, resp.TargetPrivate)[privateImported] != "true" {
 		t.Errorf("private %s", resp.TargetPrivate)
+	}
+}
+
+// A plan made without the refresh after a move (-refresh=false) is refused:
+// the moved state names the object and nothing else.
+func TestMoveState_planWithoutRefreshRefused(t *testing.T) {
+	ctx := context.Background()
+	srv := newMoveServer(t)
+	for _, c := range []struct{ file, target string }{
+		{"manifest_flinkdeployment.json", "flinkstate_deployment"},
+		{"manifest_flinkstatesnapshot.json", "flinkstate_snapshot"},
+		{"service_account_v1.json", "flinkstate_service_account"},
+	} {
+		m, err := srv.MoveResourceState(ctx, readStoredInstance(t, c.file).moveRequest(c.target))
+		if err != nil || hasError(m.Diagnostics) {
+			t.Fatal(err, diagText(m.Diagnostics))
+		}
+		p, err := srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: c.target, PriorState: m.TargetState,
+			PriorPrivate: m.TargetPrivate, ProposedNewState: m.TargetState, Config: m.TargetState})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasError(p.Diagnostics) || !strings.Contains(diagText(p.Diagnostics), "without -refresh=false") {
+			t.Errorf("%s: planned without the refresh: %s", c.target, diagText(p.Diagnostics))
+		}
 	}
 }

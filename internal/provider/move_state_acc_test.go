@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -251,4 +254,78 @@ func TestAccMove_takesOverFromManifest(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A bucket and a role written as hashicorp/aws writes them (CreateBucket;
+// CreateRole and PutRolePolicy) and moved from the fixtures' states naming
+// them: the refresh after the move reads them exactly as after an import.
+func TestAccMove_awsIsAnImport(t *testing.T) {
+	skipUnlessAcc(t)
+	ctx := context.Background()
+	a := testAWS(t)
+	bucket, role := randName("fs-move-"), randName("fs-move-")
+	if _, err := a.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = a.S3.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)}) })
+	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::000000000000:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/EXAMPLE"},` +
+		`"Action":"sts:AssumeRoleWithWebIdentity","Condition":{"StringEquals":{"oidc.eks.us-east-1.amazonaws.com/id/EXAMPLE:sub":"system:serviceaccount:data-processing:flink-orders",` +
+		`"oidc.eks.us-east-1.amazonaws.com/id/EXAMPLE:aud":"sts.amazonaws.com"}}}]}`
+	if _, err := a.IAM.CreateRole(ctx, &iam.CreateRoleInput{RoleName: aws.String(role), AssumeRolePolicyDocument: aws.String(trust)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.IAM.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String("flink-orders-state"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::` + bucket + `/*"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = a.IAM.DeleteRolePolicy(ctx, &iam.DeleteRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String("flink-orders-state")})
+		_, _ = a.IAM.DeleteRole(ctx, &iam.DeleteRoleInput{RoleName: aws.String(role)})
+	})
+	srv := newMoveServer(t)
+	cfg := mustDynamic(t, srv.schemas.Provider.ValueType(), map[string]any{})
+	if r, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.11.4", Config: cfg}); err != nil || hasError(r.Diagnostics) {
+		t.Fatal(err, diagText(r.Diagnostics))
+	}
+	for _, c := range []struct{ file, target, id, old string }{
+		{"aws_s3_bucket.json", "flinkstate_bucket", bucket, "acme-flink-state"},
+		{"aws_iam_role.json", "flinkstate_iam_role", role, "flink-orders"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			req := readStoredInstance(t, c.file).moveRequest(c.target)
+			req.SourceState.JSON = []byte(strings.ReplaceAll(string(req.SourceState.JSON), `"`+c.old+`"`, `"`+c.id+`"`))
+			m, err := srv.MoveResourceState(ctx, req)
+			if err != nil || hasError(m.Diagnostics) {
+				t.Fatalf("move: %v %s", err, diagText(m.Diagnostics))
+			}
+			i, err := srv.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: c.target, ID: c.id})
+			if err != nil || hasError(i.Diagnostics) {
+				t.Fatalf("import: %v %s", err, diagText(i.Diagnostics))
+			}
+			moved := readOnce(t, srv, c.target, m.TargetState, m.TargetPrivate)
+			imported := readOnce(t, srv, c.target, i.ImportedResources[0].State, i.ImportedResources[0].Private)
+			if hasError(moved.Diagnostics) || hasError(imported.Diagnostics) {
+				t.Fatalf("read after the move: %s\nafter the import: %s", diagText(moved.Diagnostics), diagText(imported.Diagnostics))
+			}
+			mv, iv := stateValue(t, c.target, moved.NewState), stateValue(t, c.target, imported.NewState)
+			if mv.IsNull() || !mv.Equal(iv) {
+				t.Errorf("read after the move\n%s\nis not the read after the import\n%s", mv, iv)
+			}
+			if m, _ := decodePrivate(moved.Private); m[privateMoved] != nil {
+				t.Errorf("the move's mark outlives the read: %s", moved.Private)
+			}
+			mp, ip := privateKeys(t, moved.Private), privateKeys(t, imported.Private)
+			if len(mp) != len(ip) {
+				t.Errorf("private after the move %v, after the import %v", mp, ip)
+			}
+			for k, v := range ip {
+				if mp[k] != v {
+					t.Errorf("private %q: after the move %q, after the import %q", k, mp[k], v)
+				}
+			}
+			if c.target == "flinkstate_iam_role" && !strings.Contains(mv.String(), "inline:flink-orders-state") {
+				t.Errorf("the role's inline policy is not reported in extra_policies: %s", mv)
+			}
+		})
+	}
 }

@@ -122,6 +122,9 @@ func readStoredInstance(t *testing.T, file string) storedInstance {
 	if err := json.Unmarshal(b, &in); err != nil || in.SchemaVersion == nil || len(in.Attributes) == 0 {
 		t.Fatalf("%s: not a state instance: %v", file, err)
 	}
+	if typ, ok := awsFixtureTypes[file]; ok {
+		return storedInstance{Provider: awsSource, Type: typ, SchemaVersion: *in.SchemaVersion, Attributes: in.Attributes, Private: in.Private}
+	}
 	return storedInstance{Provider: kubernetesSource, Type: fixtureTypes[file], SchemaVersion: *in.SchemaVersion, Attributes: in.Attributes, Private: in.Private}
 }
 

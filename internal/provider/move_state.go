@@ -18,10 +18,12 @@ import (
 // become flinkstate resources without touching the objects.
 //
 // A move is an import: the converters take only the object's namespace and
-// name from the source state and set the private mark an import sets
-// (privateImported), so the refresh that follows every move (Terraform reads
+// name from the source state and set what ImportState sets (for
+// flinkstate_deployment and flinkstate_service_account the private mark
+// privateImported), so the refresh that follows every move (Terraform reads
 // each resource before planning) runs the import path of Read on the live
-// object. The moved state is therefore exactly what an import of the same
+// object. They also set privateMoved, which refuses a plan made without
+// that refresh (move_server.go). The moved state is therefore exactly what an import of the same
 // object gives, and the first plan is what an import's first plan is: empty
 // for an object the provider can represent. An object it cannot represent
 // fails that refresh with the import's message, and the plan (and the move

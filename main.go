@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	tfaddr "github.com/hashicorp/terraform-registry-address"
 	svchost "github.com/hashicorp/terraform-svchost"
@@ -49,10 +48,9 @@ func main() {
 		return
 	}
 	quietSDKLogs(os.LookupEnv, os.Setenv)
-	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: addr.String(),
-	})
-	if err != nil {
+	// What providerserver.Serve does, with the provider's own server
+	// (provider.NewProtocol6: moves from other providers' resources).
+	if err := tf6server.Serve(addr.String(), provider.NewProtocol6(version)); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -80,7 +78,7 @@ func serveDebug(addr tfaddr.Provider) error {
 	closeCh := make(chan struct{})
 	errCh := make(chan error, 1)
 	go func() {
-		errCh <- tf6server.Serve(addr.String(), providerserver.NewProtocol6(provider.New(version)()),
+		errCh <- tf6server.Serve(addr.String(), provider.NewProtocol6(version),
 			tf6server.WithDebug(ctx, configCh, closeCh))
 	}()
 	select {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
@@ -23,7 +22,7 @@ var testTarget string
 
 // testProviderFactories serves the provider in-process to the terraform CLI.
 var testProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"flinkstate": providerserver.NewProtocol6WithError(New("test")()),
+	"flinkstate": NewProtocol6WithError("test"),
 }
 
 func TestMain(m *testing.M) {

@@ -200,7 +200,7 @@ func manifestTarget(ref manifestRef) string {
 
 // moveManifest converts a kubernetes_manifest of the kind target takes;
 // ok is false when the request is not for this target (another source).
-func moveManifest(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse, target string) (manifestRef, bool) {
+func moveManifest(req resource.MoveStateRequest, resp *resource.MoveStateResponse, target string) (manifestRef, bool) {
 	if !fromKubernetesProvider(req) || req.SourceTypeName != srcManifest {
 		return manifestRef{}, false
 	}
@@ -262,7 +262,7 @@ func roleBindingCause(id string) string {
 
 func (r *deploymentResource) MoveState(context.Context) []resource.StateMover {
 	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		ref, ok := moveManifest(ctx, req, resp, "flinkstate_deployment")
+		ref, ok := moveManifest(req, resp, "flinkstate_deployment")
 		if !ok || resp.Diagnostics.HasError() {
 			return
 		}
@@ -275,7 +275,7 @@ func (r *deploymentResource) MoveState(context.Context) []resource.StateMover {
 
 func (r *snapshotResource) MoveState(context.Context) []resource.StateMover {
 	return []resource.StateMover{{StateMover: func(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-		ref, ok := moveManifest(ctx, req, resp, "flinkstate_snapshot")
+		ref, ok := moveManifest(req, resp, "flinkstate_snapshot")
 		if !ok || resp.Diagnostics.HasError() {
 			return
 		}
@@ -351,7 +351,7 @@ func (r *serviceAccountResource) MoveState(context.Context) []resource.StateMove
 		}
 		switch req.SourceTypeName {
 		case srcManifest:
-			ref, ok := moveManifest(ctx, req, resp, target)
+			ref, ok := moveManifest(req, resp, target)
 			if !ok || resp.Diagnostics.HasError() {
 				return
 			}

@@ -51,9 +51,9 @@ func TestMoveState_awsIsAnImport(t *testing.T) {
 func TestMoveState_awsRefused(t *testing.T) {
 	ctx := context.Background()
 	srv := newMoveServer(t)
-	replace := func(old, new string) func(*tfprotov6.MoveResourceStateRequest) {
+	replace := func(from, to string) func(*tfprotov6.MoveResourceStateRequest) {
 		return func(r *tfprotov6.MoveResourceStateRequest) {
-			r.SourceState.JSON = []byte(strings.Replace(string(r.SourceState.JSON), old, new, 1))
+			r.SourceState.JSON = []byte(strings.Replace(string(r.SourceState.JSON), from, to, 1))
 		}
 	}
 	for _, c := range []struct {

@@ -281,7 +281,7 @@ func (r *snapshotResource) MoveState(context.Context) []resource.StateMover {
 		}
 		// As ImportState: wait true; Read reads the rest from the object
 		// (readSnapshotSpec, the operator's defaults for absent fields).
-		moveInto(ctx, resp, ref.Namespace, ref.Name, map[string]any{"wait": true}, false)
+		moveInto(ctx, resp, ref.Namespace, ref.Name, map[string]any{"wait": true}, true)
 	}}}
 }
 

@@ -238,12 +238,17 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		}
 		if replaced := snapshotReplacedBy(plan, state, config); replaced != "" && state.DisposeOnDelete.ValueBool() &&
 			state.Path.ValueString() != "" && state.State.ValueString() == kube.SnapshotCompleted {
-			resp.Diagnostics.AddAttributeError(path.Root(replaced), "Replacing the snapshot would delete its savepoint",
-				fmt.Sprintf("The change to %s replaces FlinkStateSnapshot %s, and with dispose_on_delete = true (the operator's default for a "+
-					"savepoint that does not say) deleting it has the Flink operator delete the savepoint's files at %s "+
-					"(StateSnapshotReconciler.cleanup). Set dispose_on_delete = false and apply that alone first; the replacement then "+
-					"keeps the savepoint.", replaced, state.ID.ValueString(), state.Path.ValueString()))
-			return
+			detail := fmt.Sprintf("The change to %s replaces FlinkStateSnapshot %s, and with dispose_on_delete = true deleting it has the "+
+				"Flink operator delete the savepoint's files at %s (StateSnapshotReconciler.cleanup).", replaced, state.ID.ValueString(), state.Path.ValueString())
+			if privateString(ctx, req.Private, privateDisposeAdopted, &resp.Diagnostics) != "" {
+				// Adopted: the object, not this configuration, chose to dispose.
+				resp.Diagnostics.AddAttributeError(path.Root(replaced), "Replacing the snapshot would delete its savepoint",
+					detail+" This snapshot was imported with that setting (the operator's default for a savepoint that does not say). "+
+						"Set dispose_on_delete = false and apply that alone first; the replacement then keeps the savepoint.")
+				return
+			}
+			resp.Diagnostics.AddAttributeWarning(path.Root(replaced), "Replacing the snapshot deletes its savepoint",
+				detail+" Set dispose_on_delete = false and apply that first to keep it.")
 		}
 		switch s := state.State.ValueString(); {
 		case s == kube.SnapshotFailed || s == kube.SnapshotAbandoned:
@@ -401,6 +406,12 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	readSnapshotSpec(obj, &state)
+	if takeImported(ctx, req, resp) && state.DisposeOnDelete.ValueBool() {
+		// Adopted with the operator disposing of its savepoint on delete
+		// (its default, or the object's choice): not this configuration's
+		// decision, so a replacement is refused until it says so.
+		setPrivateString(ctx, resp.Private, privateDisposeAdopted, "true", &resp.Diagnostics)
+	}
 	state.setStatus(kube.ReadSnapshotStatus(obj))
 	if state.Triggers.IsNull() {
 		// After an import: the triggers this provider stored on the object.
@@ -481,6 +492,8 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 		}
 	}
 	if !plan.DisposeOnDelete.Equal(state.DisposeOnDelete) {
+		// The configuration decides about disposal from now on.
+		setPrivateString(ctx, resp.Private, privateDisposeAdopted, "", &resp.Diagnostics)
 		patch := fmt.Sprintf(`{"spec":{"savepoint":{"disposeOnDelete":%v}}}`, plan.DisposeOnDelete.ValueBool())
 		if _, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(state.Namespace.ValueString()).Patch(ctx,
 			state.Name.ValueString(), ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
@@ -565,8 +578,13 @@ func (r *snapshotResource) Delete(ctx context.Context, req resource.DeleteReques
 func (r *snapshotResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if importNamespaceName(ctx, req, resp) {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait"), true)...)
+		markImported(ctx, resp)
 	}
 }
+
+// privateDisposeAdopted: the snapshot was imported with dispose_on_delete
+// true, and the configuration has not changed it since.
+const privateDisposeAdopted = "dispose_adopted"
 
 // snapshotReplacedBy names an attribute whose change replaces the snapshot
 // (the attributes with RequiresReplace), "" if none.

@@ -1,13 +1,15 @@
 // Package podidentity is the EKS side of flinkstate_pod_identity_association:
 // the finder and writers of an EKS Pod Identity association (EKS API
 // Reference: CreatePodIdentityAssociation, DescribePodIdentityAssociation,
-// UpdatePodIdentityAssociation, DeletePodIdentityAssociation), as iamrole is
+// UpdatePodIdentityAssociation, DeletePodIdentityAssociation, TagResource,
+// UntagResource), as iamrole is
 // for IAM roles. The Terraform resource is a thin adapter over it.
 package podidentity
 
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,6 +25,8 @@ type API interface {
 	DescribePodIdentityAssociation(ctx context.Context, in *eks.DescribePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.DescribePodIdentityAssociationOutput, error)
 	UpdatePodIdentityAssociation(ctx context.Context, in *eks.UpdatePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.UpdatePodIdentityAssociationOutput, error)
 	DeletePodIdentityAssociation(ctx context.Context, in *eks.DeletePodIdentityAssociationInput, opts ...func(*eks.Options)) (*eks.DeletePodIdentityAssociationOutput, error)
+	TagResource(ctx context.Context, in *eks.TagResourceInput, opts ...func(*eks.Options)) (*eks.TagResourceOutput, error)
+	UntagResource(ctx context.Context, in *eks.UntagResourceInput, opts ...func(*eks.Options)) (*eks.UntagResourceOutput, error)
 }
 
 // Association is what EKS holds for one association.
@@ -33,6 +37,7 @@ type Association struct {
 	RoleARN        string
 	ID             string // the association ID EKS assigned
 	ARN            string
+	Tags           map[string]string
 }
 
 // Ref names an association the way it is looked up: "cluster,id".
@@ -50,6 +55,7 @@ func Create(ctx context.Context, c API, a Association, timeout time.Duration) (A
 			Namespace:      aws.String(a.Namespace),
 			ServiceAccount: aws.String(a.ServiceAccount),
 			RoleArn:        aws.String(a.RoleARN),
+			Tags:           a.Tags,
 		})
 		return err
 	})
@@ -77,7 +83,31 @@ func Find(ctx context.Context, c API, cluster, id string) (Association, error) {
 		RoleARN:        aws.ToString(a.RoleArn),
 		ID:             id,
 		ARN:            aws.ToString(a.AssociationArn),
+		Tags:           a.Tags,
 	}, nil
+}
+
+// SyncTags makes the association's tags want, given the old ones
+// (TagResource and UntagResource on its ARN).
+func SyncTags(ctx context.Context, c API, arn string, old, want map[string]string) error {
+	var remove []string
+	for k := range old {
+		if _, ok := want[k]; !ok {
+			remove = append(remove, k)
+		}
+	}
+	sort.Strings(remove)
+	if len(remove) > 0 {
+		if _, err := c.UntagResource(ctx, &eks.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: remove}); err != nil {
+			return fmt.Errorf("eks:UntagResource %s: %w", arn, err)
+		}
+	}
+	if len(want) > 0 {
+		if _, err := c.TagResource(ctx, &eks.TagResourceInput{ResourceArn: aws.String(arn), Tags: want}); err != nil {
+			return fmt.Errorf("eks:TagResource %s: %w", arn, err)
+		}
+	}
+	return nil
 }
 
 // UpdateRole points the association at roleARN, retrying within timeout

@@ -3,6 +3,7 @@ package podidentity
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -16,8 +17,10 @@ import (
 
 // fake answers each call with the next of its errors (nil when none is left).
 type fake struct {
-	errs  map[string][]error
-	calls map[string]int
+	errs     map[string][]error
+	calls    map[string]int
+	tagged   map[string]string
+	untagged []string
 }
 
 func (f *fake) next(op string) error {
@@ -57,6 +60,32 @@ func (f *fake) DeletePodIdentityAssociation(context.Context, *eks.DeletePodIdent
 	return &eks.DeletePodIdentityAssociationOutput{}, f.next("Delete")
 }
 
+func (f *fake) TagResource(_ context.Context, in *eks.TagResourceInput, _ ...func(*eks.Options)) (*eks.TagResourceOutput, error) {
+	f.tagged = in.Tags
+	return &eks.TagResourceOutput{}, f.next("Tag")
+}
+
+func (f *fake) UntagResource(_ context.Context, in *eks.UntagResourceInput, _ ...func(*eks.Options)) (*eks.UntagResourceOutput, error) {
+	f.untagged = in.TagKeys
+	return &eks.UntagResourceOutput{}, f.next("Untag")
+}
+
+// SyncTags removes the keys no longer wanted and sets the wanted ones; no
+// call when there is nothing to remove or set.
+func TestSyncTags(t *testing.T) {
+	f := &fake{}
+	if err := SyncTags(context.Background(), f, "arn", map[string]string{"a": "1", "b": "2", "c": "3"}, map[string]string{"a": "1", "d": "4"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.untagged) != 2 || f.untagged[0] != "b" || f.untagged[1] != "c" || len(f.tagged) != 2 || f.tagged["d"] != "4" {
+		t.Fatalf("untagged %v tagged %v", f.untagged, f.tagged)
+	}
+	f = &fake{}
+	if err := SyncTags(context.Background(), f, "arn", nil, nil); err != nil || f.calls["Tag"]+f.calls["Untag"] != 0 {
+		t.Fatalf("calls %v, err %v", f.calls, err)
+	}
+}
+
 func gone() error { return &ekstypes.ResourceNotFoundException{Message: aws.String("no association")} }
 
 // A role EKS cannot use yet is retried, then the association is created.
@@ -77,7 +106,7 @@ func TestCreateRetriesARoleNotYetUsable(t *testing.T) {
 func TestFindNotFoundOnlyOnResourceNotFound(t *testing.T) {
 	ctx := context.Background()
 	a, err := Find(ctx, &fake{}, "prod", "a-1")
-	if err != nil || a != (Association{Cluster: "prod", Namespace: "ns", ServiceAccount: "sa", RoleARN: "arn:aws:iam::1:role/r", ID: "a-1", ARN: "arn"}) {
+	if err != nil || !reflect.DeepEqual(a, Association{Cluster: "prod", Namespace: "ns", ServiceAccount: "sa", RoleARN: "arn:aws:iam::1:role/r", ID: "a-1", ARN: "arn"}) {
 		t.Fatalf("find: %+v %v", a, err)
 	}
 	if _, err := Find(ctx, &fake{errs: map[string][]error{"Describe": {gone()}}}, "prod", "a-1"); !notfound.Is(err) {

@@ -17,8 +17,9 @@ import (
 
 // eksPodIdentityStandIn is a STAND-IN, not an emulator of record: the AWS
 // emulator of the test bed does not serve EKS Pod Identity associations, so
-// this in-test HTTP server implements the five operations the resource uses
-// (Create, Describe, Update, Delete, List), with the REST-JSON paths, bodies
+// this in-test HTTP server implements the seven operations the resource uses
+// (Create, Describe, Update, Delete, List, TagResource, UntagResource), with
+// the REST-JSON paths, bodies
 // and error headers the EKS API documents. It looks roles up in the test
 // bed's real IAM (the emulator) and, like IAM propagation, rejects the first
 // attempts to use a role it has not seen before. When
@@ -67,6 +68,10 @@ func eksJSON(w http.ResponseWriter, v any) {
 }
 
 func (s *eksPodIdentityStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if arn, ok := strings.CutPrefix(r.URL.Path, "/tags/"); ok {
+		s.tags(w, r, arn)
+		return
+	}
 	// /clusters/{cluster}/pod-identity-associations[/{id}]
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	if len(parts) < 3 || parts[0] != "clusters" || parts[2] != "pod-identity-associations" || len(parts) > 4 {
@@ -168,6 +173,9 @@ func (s *eksPodIdentityStandIn) create(w http.ResponseWriter, cluster string, bo
 		"associationId": id, "associationArn": "arn:aws:eks:us-east-1:000000000000:podidentityassociation/" + cluster + "/" + id,
 		"createdAt": now, "modifiedAt": now, "disableSessionTags": false,
 	}
+	if tags, ok := body["tags"].(map[string]any); ok && len(tags) > 0 {
+		a["tags"] = tags
+	}
 	s.assocs[id] = a
 	eksJSON(w, map[string]any{"association": a})
 }
@@ -188,4 +196,52 @@ func (s *eksPodIdentityStandIn) list(w http.ResponseWriter, r *http.Request, clu
 			"associationId": a["associationId"], "associationArn": a["associationArn"]})
 	}
 	eksJSON(w, map[string]any{"associations": out})
+}
+
+// tags serves TagResource (POST /tags/{resourceArn}, body {"tags": {...}})
+// and UntagResource (DELETE /tags/{resourceArn}?tagKeys=...), EKS API
+// Reference, on associations.
+func (s *eksPodIdentityStandIn) tags(w http.ResponseWriter, r *http.Request, arn string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var a map[string]any
+	for _, x := range s.assocs {
+		if x["associationArn"] == arn {
+			a = x
+		}
+	}
+	if a == nil {
+		eksError(w, http.StatusNotFound, "NotFoundException", "No resource found for ARN "+arn+".")
+		return
+	}
+	tags, _ := a["tags"].(map[string]any)
+	if tags == nil {
+		tags = map[string]any{}
+	}
+	switch r.Method {
+	case http.MethodPost:
+		var body struct {
+			Tags map[string]any `json:"tags"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			eksError(w, http.StatusBadRequest, "BadRequestException", "malformed JSON body: "+err.Error())
+			return
+		}
+		for k, v := range body.Tags {
+			tags[k] = v
+		}
+	case http.MethodDelete:
+		for _, k := range r.URL.Query()["tagKeys"] {
+			delete(tags, k)
+		}
+	default:
+		eksError(w, http.StatusMethodNotAllowed, "BadRequestException", r.Method+" not allowed")
+		return
+	}
+	if len(tags) == 0 {
+		delete(a, "tags")
+	} else {
+		a["tags"] = tags
+	}
+	eksJSON(w, map[string]any{})
 }

@@ -160,7 +160,7 @@ func (d *dynamicJSON) object() (map[string]any, bool) {
 // moveInto is the state and private data of a move, as ImportState would
 // write them for namespace/name: the attributes import sets, and the import
 // mark that makes the next Read run the import path.
-func moveInto(ctx context.Context, resp *resource.MoveStateResponse, ns, name string, extra map[string]any, markImport bool) {
+func moveInto(ctx context.Context, resp *resource.MoveStateResponse, ns, name string, extra map[string]any) {
 	resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root("id"), ns+"/"+name)...)
 	resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root("namespace"), ns)...)
 	resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root("name"), name)...)
@@ -172,9 +172,7 @@ func moveInto(ctx context.Context, resp *resource.MoveStateResponse, ns, name st
 	for _, k := range keys {
 		resp.Diagnostics.Append(resp.TargetState.SetAttribute(ctx, path.Root(k), extra[k])...)
 	}
-	if markImport {
-		resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateImported, []byte(`true`))...)
-	}
+	resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateImported, []byte(`true`))...)
 	// Not read yet: a plan without refresh is refused (moveServer).
 	resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateMoved, []byte(`true`))...)
 }
@@ -267,7 +265,7 @@ func (r *deploymentResource) MoveState(context.Context) []resource.StateMover {
 			return
 		}
 		// As ImportState: wait_for's default, the import mark.
-		moveInto(ctx, resp, ref.Namespace, ref.Name, map[string]any{"wait_for": "deployed"}, true)
+		moveInto(ctx, resp, ref.Namespace, ref.Name, map[string]any{"wait_for": "deployed"})
 	}}}
 }
 
@@ -281,7 +279,7 @@ func (r *snapshotResource) MoveState(context.Context) []resource.StateMover {
 		}
 		// As ImportState: wait true; Read reads the rest from the object
 		// (readSnapshotSpec, the operator's defaults for absent fields).
-		moveInto(ctx, resp, ref.Namespace, ref.Name, map[string]any{"wait": true}, true)
+		moveInto(ctx, resp, ref.Namespace, ref.Name, map[string]any{"wait": true})
 	}}}
 }
 
@@ -377,7 +375,7 @@ func (r *serviceAccountResource) MoveState(context.Context) []resource.StateMove
 				return
 			}
 			warnAutomount(&resp.Diagnostics, ref.Namespace, ref.Name, automount)
-			moveInto(ctx, resp, ref.Namespace, ref.Name, nil, true)
+			moveInto(ctx, resp, ref.Namespace, ref.Name, nil)
 		case srcServiceAccount, srcServiceAccountOld:
 			if req.SourceSchemaVersion != 0 || req.SourceRawState == nil {
 				moveProblem(&resp.Diagnostics, req, target, fmt.Sprintf("its state has schema version %d; the provider converts "+
@@ -407,7 +405,7 @@ func (r *serviceAccountResource) MoveState(context.Context) []resource.StateMove
 				return
 			}
 			warnAutomount(&resp.Diagnostics, ns, md.Name, st.Automount)
-			moveInto(ctx, resp, ns, md.Name, nil, true)
+			moveInto(ctx, resp, ns, md.Name, nil)
 			// The object the source created: Read drops the resource (a
 			// warning) if the object of that name is another one now.
 			setObjectUID(ctx, resp.TargetPrivate, md.UID, &resp.Diagnostics)

@@ -225,6 +225,8 @@ func (r *podIdentityAssociationResource) ModifyPlan(ctx context.Context, req res
 		return
 	}
 	r.podIdentityUser(plan.Namespace, plan.ServiceAccount, "a flinkstate_pod_identity_association", path.Root("service_account"), &resp.Diagnostics)
+	plan.TagsAll = r.meta.planTagsAll(ctx, plan.Tags, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
 // planDeployment records a deployment for the checks of later resources

@@ -39,6 +39,8 @@ type podIdentityAssociationModel struct {
 	RoleARN        types.String   `tfsdk:"role_arn"`
 	AssociationID  types.String   `tfsdk:"association_id"`
 	AssociationARN types.String   `tfsdk:"association_arn"`
+	Tags           types.Map      `tfsdk:"tags"`
+	TagsAll        types.Map      `tfsdk:"tags_all"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -65,6 +67,10 @@ func (r *podIdentityAssociationResource) Schema(ctx context.Context, _ resource.
 				Validators: []validator.String{roleARNCheck}},
 			"association_id":  schema.StringAttribute{Computed: true, Description: "ID of the association.", PlanModifiers: keep},
 			"association_arn": schema.StringAttribute{Computed: true, Description: "ARN of the association.", PlanModifiers: keep},
+			"tags": schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Tags of the association, as " +
+				"aws_eks_pod_identity_association has them. The provider's aws.default_tags are added; these tags win over a default " +
+				"tag with the same key. Updated in place.", Validators: []validator.Map{awsTagsCheck}},
+			"tags_all": tagsAllAttribute(),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true}, "a role not yet usable by EKS is retried within these limits (default 2m)"),
@@ -96,6 +102,7 @@ func (r *podIdentityAssociationResource) Create(ctx context.Context, req resourc
 		Namespace:      plan.Namespace.ValueString(),
 		ServiceAccount: plan.ServiceAccount.ValueString(),
 		RoleARN:        plan.RoleARN.ValueString(),
+		Tags:           stringMap(ctx, plan.TagsAll, &resp.Diagnostics),
 	}, timeout)
 	if err != nil {
 		addProblem(&resp.Diagnostics, "Creating", fmt.Sprintf("Pod Identity association on cluster %s for %s/%s",
@@ -131,6 +138,7 @@ func (r *podIdentityAssociationResource) Read(ctx context.Context, req resource.
 	state.RoleARN = types.StringValue(a.RoleARN)
 	state.AssociationARN = types.StringValue(a.ARN)
 	state.ID = types.StringValue(podidentity.Ref(a.Cluster, a.ID))
+	state.Tags, state.TagsAll = r.meta.readTags(ctx, a.Tags, state.Tags, &resp.Diagnostics)
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -147,9 +155,21 @@ func (r *podIdentityAssociationResource) Update(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := podidentity.UpdateRole(ctx, cl, state.ClusterName.ValueString(), state.AssociationID.ValueString(), plan.RoleARN.ValueString(), timeout); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("role_arn"), "Updating Pod Identity association failed", awsErr(ctx, err))
-		return
+	if !plan.RoleARN.Equal(state.RoleARN) {
+		if err := podidentity.UpdateRole(ctx, cl, state.ClusterName.ValueString(), state.AssociationID.ValueString(), plan.RoleARN.ValueString(), timeout); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("role_arn"), "Updating Pod Identity association failed", awsErr(ctx, err))
+			return
+		}
+	}
+	if !plan.TagsAll.Equal(state.TagsAll) {
+		old, want := stringMap(ctx, state.TagsAll, &resp.Diagnostics), stringMap(ctx, plan.TagsAll, &resp.Diagnostics)
+		if err := podidentity.SyncTags(ctx, cl, state.AssociationARN.ValueString(), old, want); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("tags"), "Tagging Pod Identity association failed", awsErr(ctx, err))
+			// The role change above is applied: keep it in state.
+			state.RoleARN = plan.RoleARN
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			return
+		}
 	}
 	plan.ID, plan.AssociationID, plan.AssociationARN = state.ID, state.AssociationID, state.AssociationARN
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -230,6 +232,46 @@ func TestAccPodIdentityAssociation_disappears(t *testing.T) {
 				Config:            p.config("b", "flink-payments"),
 				ConfigPlanChecks:  piaPlanAction(plancheck.ResourceActionCreate),
 				ConfigStateChecks: p.expectAssociation(t, "flinkstate_iam_role.b", "flink-payments"),
+			},
+		},
+	})
+}
+
+// Tags, as aws_eks_pod_identity_association has them: set on create,
+// changed in place (a tag added, one removed), read back from EKS.
+func TestAccPodIdentityAssociation_tags(t *testing.T) {
+	skipUnlessAcc(t)
+	p := newPodIdentityTarget(t)
+	withTags := func(tags string) string {
+		return strings.Replace(p.config("a", "flink-orders"), "  role_arn        = flinkstate_iam_role.a.arn\n",
+			"  role_arn        = flinkstate_iam_role.a.arn\n  tags            = "+tags+"\n", 1)
+	}
+	eksTags := func(want map[string]string) statecheck.StateCheck {
+		return expectAPI(func() error {
+			out, err := testAWS(t).EKS.DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
+				ClusterName: aws.String(p.cluster), AssociationId: aws.String(p.currentID)})
+			if err != nil {
+				return err
+			}
+			if !maps.Equal(out.Association.Tags, want) {
+				return fmt.Errorf("tags in EKS %v, want %v", out.Association.Tags, want)
+			}
+			return nil
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             p.checkDestroy(t),
+		Steps: []resource.TestStep{
+			{
+				Config: withTags(`{ team = "data", env = "prod" }`),
+				ConfigStateChecks: append(p.expectAssociation(t, "flinkstate_iam_role.a", "flink-orders"),
+					eksTags(map[string]string{"team": "data", "env": "prod"})),
+			},
+			{
+				Config:            withTags(`{ team = "data", owner = "flink" }`),
+				ConfigPlanChecks:  piaPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{eksTags(map[string]string{"team": "data", "owner": "flink"})},
 			},
 		},
 	})

@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -205,11 +207,7 @@ func TestAccDeployment_adoptOperatorExamples(t *testing.T) {
 	if len(examples) < 14 {
 		t.Fatalf("found %d example FlinkDeployments, want the operator's 14", len(examples))
 	}
-	names := make([]string, 0, len(examples))
-	for n := range examples {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(examples))
 	for i, n := range names {
 		obj := examples[n]
 		name := strings.ReplaceAll(strings.ReplaceAll(n, "_", "-"), ".", "-")
@@ -461,11 +459,7 @@ func TestAccSnapshot_adoptOperatorExamples(t *testing.T) {
 	if len(examples) != 5 {
 		t.Fatalf("found %d example FlinkStateSnapshots, want the operator's 5", len(examples))
 	}
-	names := make([]string, 0, len(examples))
-	for n := range examples {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(examples))
 	// The job the examples snapshot (jobReference example-deployment), run
 	// by the operator model so that they complete before the import.
 	startOperator(t, ns)

@@ -2,9 +2,10 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,11 +30,7 @@ func TestAccAdoptionTable(t *testing.T) {
 	var rows []string
 	for _, kind := range []string{"FlinkDeployment", "FlinkStateSnapshot"} {
 		examples := operatorExamples(t, kind)
-		names := make([]string, 0, len(examples))
-		for n := range examples {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(examples))
 		for i, n := range names {
 			obj := examples[n]
 			name := strings.Trim(strings.ReplaceAll(strings.ReplaceAll(n, "_", "-"), ".", "-"), "-")

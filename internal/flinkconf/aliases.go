@@ -63,10 +63,11 @@ var valueKind = map[string]string{
 // rewritten (a rewrite changes the spec, which the operator applies as an
 // upgrade: a restart). Enums and booleans are case-insensitive
 // (ConfigurationUtils.convertToEnum, convertToBoolean; the state backend
-// name is lower-cased by StateBackendLoader.loadFromApplicationOrConfigOrDefaultInternal),
+// name is lower-cased by StateBackendLoader.loadStateBackendFromConfig),
 // durations compare by length (TimeUtils.parseDuration), and the Kubernetes
 // HA type may be written as "kubernetes" or as its factory class
-// (HighAvailabilityMode.fromConfig; the operator's FlinkUtils.isKubernetesHAActivated).
+// (HighAvailabilityMode.fromConfig; flink-kubernetes-operator release-1.15.0
+// FlinkUtils.isKubernetesHAActivated accepts both, case-insensitively).
 func Equivalent(key, a, b string) bool {
 	if a == b {
 		return true

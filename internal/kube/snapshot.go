@@ -49,8 +49,11 @@ type SnapshotSpec struct {
 func (s SnapshotSpec) Object(namespace, name, generateName string) *unstructured.Unstructured {
 	spec := map[string]any{"backoffLimit": s.BackoffLimit}
 	if s.DeploymentName != "" {
-		// An existing savepoint may be recorded without a job
-		// (FlinkStateSnapshotSpec.jobReference is optional with alreadyExists).
+		// An existing savepoint may be recorded without a job: the
+		// operator requires jobReference only when it takes the snapshot
+		// (release-1.15.0 DefaultValidator.validateStateSnapshot: "Job
+		// reference must be supplied for this snapshot" after the
+		// alreadyExists return).
 		spec["jobReference"] = map[string]any{"kind": "FlinkDeployment", "name": s.DeploymentName}
 	}
 	if s.Type == "checkpoint" {

@@ -100,7 +100,9 @@ func IsNoHA(v string) bool {
 	return strings.EqualFold(v, "none") || strings.EqualFold(v, "standalone")
 }
 
-// canonicalKey maps a deprecated key to the key the provider writes.
+// CanonicalKey maps a deprecated key to the key the provider writes.
+func CanonicalKey(key string) string { return canonicalKey(key) }
+
 func canonicalKey(key string) string {
 	if k, ok := deprecatedKeys[key]; ok {
 		return k
@@ -137,11 +139,22 @@ func Respell(derived, prior map[string]string) map[string]string {
 var sensitiveKeyParts = []string{"password", "secret", "fs.azure.account.key", "apikey", "api-key", "auth-params",
 	"service-key", "token", "basic-auth", "jaas.config", "http-headers"}
 
-// IsSensitiveKey tells whether Flink treats a key's value as a secret: its
-// lower-cased name contains one of sensitiveKeyParts
-// (GlobalConfiguration.isSensitive).
+// notSecretValues are keys Flink hides by name whose values are not secrets
+// but name Kubernetes Secrets to mount or read (flink-kubernetes
+// release-2.2.1 KubernetesConfigOptions.KUBERNETES_SECRETS,
+// KUBERNETES_ENV_SECRET_KEY_REF): kept in flink_configuration, where an
+// import's generated configuration writes them (it writes a sensitive value
+// as null, and an apply would then remove the mounts).
+var notSecretValues = map[string]bool{"kubernetes.secrets": true, "kubernetes.env.secretkeyref": true}
+
+// IsSensitiveKey tells whether a key's value is a secret: Flink hides it
+// (its lower-cased name contains one of sensitiveKeyParts:
+// GlobalConfiguration.isSensitive) and it is not one of notSecretValues.
 func IsSensitiveKey(key string) bool {
 	k := strings.ToLower(key)
+	if notSecretValues[k] {
+		return false
+	}
 	for _, p := range sensitiveKeyParts {
 		if strings.Contains(k, p) {
 			return true

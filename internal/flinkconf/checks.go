@@ -67,6 +67,9 @@ func (v Version) before(o Version) bool {
 	return v.Patch < o.Patch
 }
 
+// ReleasedList names the releases the provider knows, for messages.
+func ReleasedList() string { return releasedList() }
+
 func releasedList() string {
 	var out []string
 	for minor, patches := range ReleasedVersions {

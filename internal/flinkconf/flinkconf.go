@@ -135,7 +135,7 @@ type Input struct {
 // as an upgrade: a restart (flink-kubernetes-operator release-1.15.0,
 // ReflectiveDiffBuilder over FlinkDeploymentSpec).
 const (
-	AbsentMode      = "spec.mode"                      // mode native (FlinkDeploymentSpec.mode's default is native anyway)
+	AbsentMode      = "spec.mode"                      // mode native (null runs native too: KubernetesDeploymentMode.getDeploymentMode)
 	AbsentBackend   = "state.backend.type"             // rocksdb (Flink's default is hashmap: StateBackendOptions.STATE_BACKEND)
 	AbsentLocalDir  = "state.backend.rocksdb.localdir" // the local directory and its emptyDir
 	AbsentRetention = RetentionKey                     // RETAIN_ON_CANCELLATION for savepoint and last-state
@@ -562,12 +562,18 @@ var memoryRE = regexp.MustCompile(`(?i)^\d+(\.\d+)?\s*(b|bytes|k|kb|kib|kibibyte
 // ValidMemory tells whether s is a Flink memory size such as 2048m or 2g.
 func ValidMemory(s string) bool { return memoryRE.MatchString(strings.TrimSpace(s)) }
 
-func newestPatch(v Version) int {
+// NewestPatch is the newest release of a minor version ("2.2") the provider
+// knows; false for a minor it does not know.
+func NewestPatch(minor string) (int, bool) {
+	patches, ok := ReleasedVersions[minor]
 	n := 0
-	for _, p := range ReleasedVersions[fmt.Sprintf("%d.%d", v.Major, v.Minor)] {
-		if p > n {
-			n = p
-		}
+	for _, p := range patches {
+		n = max(n, p)
 	}
+	return n, ok && len(patches) > 0
+}
+
+func newestPatch(v Version) int {
+	n, _ := NewestPatch(fmt.Sprintf("%d.%d", v.Major, v.Minor))
 	return n
 }

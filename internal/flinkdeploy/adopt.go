@@ -52,12 +52,12 @@ var imageTagRE = regexp.MustCompile(`^(\d+)\.(\d+)\.(\d+)(?:$|[-_])`)
 // provider writes).
 func ImportVersion(obj *unstructured.Unstructured) (version string, guessed bool, err error) {
 	enum, _, _ := unstructured.NestedString(obj.Object, "spec", "flinkVersion")
-	agrees := func(v string) bool {
+	agrees := func(v string) bool { // with the object's flinkVersion
 		pv, err := flinkconf.ParseVersion(v)
 		return err == nil && pv.OperatorEnum() == enum
 	}
-	if pv := PluginVersion(obj); pv != "" && agrees(pv) {
-		return pv, false, nil
+	if v := fullVersion(enum, "", obj); v != enum {
+		return v, false, nil // the S3 plugin jar's version
 	}
 	image, _, _ := unstructured.NestedString(obj.Object, "spec", "image")
 	if colon := strings.LastIndex(image, ":"); colon > strings.LastIndex(image, "/") && !strings.Contains(image, "@") &&
@@ -69,25 +69,10 @@ func ImportVersion(obj *unstructured.Unstructured) (version string, guessed bool
 		}
 	}
 	minor := strings.ReplaceAll(strings.TrimPrefix(enum, "v"), "_", ".")
-	patches := flinkconf.ReleasedVersions[minor]
-	if len(patches) == 0 {
-		return "", false, fmt.Errorf("spec.flinkVersion is %q: the provider manages Flink %s and later (%s)", enum,
-			fmt.Sprintf("%d.%d", flinkconf.MinMinor.Major, flinkconf.MinMinor.Minor), strings.Join(releasedMinors(), ", "))
-	}
-	newest := patches[0]
-	for _, p := range patches {
-		if p > newest {
-			newest = p
-		}
+	newest, ok := flinkconf.NewestPatch(minor)
+	if !ok {
+		return "", false, fmt.Errorf("spec.flinkVersion is %q: the provider manages Flink %d.%d and later (released: %s)", enum,
+			flinkconf.MinMinor.Major, flinkconf.MinMinor.Minor, flinkconf.ReleasedList())
 	}
 	return fmt.Sprintf("%s.%d", minor, newest), true, nil
-}
-
-func releasedMinors() []string {
-	var out []string
-	for m := range flinkconf.ReleasedVersions {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
 }

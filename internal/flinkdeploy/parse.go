@@ -267,13 +267,14 @@ func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 	return s
 }
 
-// FlattenConfiguration reads spec.flinkConfiguration as the operator does:
-// the CRD accepts any YAML there, and the operator flattens nested maps into
-// dotted keys (flink-kubernetes-operator-api, ConfigObjectNode.asFlatMap)
-// and hands Flink the scalars as strings. Numbers keep their written form
-// (an integer as an integer), booleans become true/false. A value Flink's
-// flat configuration cannot hold here (a list, null) is not guessed: its key
-// is returned in unreadable, so an import can say so instead of dropping it.
+// FlattenConfiguration reads spec.flinkConfiguration as the operator does
+// (flink-kubernetes-operator-api release-1.15.0, ConfigObjectNode.asFlatMap):
+// nested maps become dotted keys, scalars strings (numbers in their written
+// form, booleans true/false), a list of scalars its elements joined with
+// ";" (arrayNodeToSemicolonSepratedString), an empty list no key at all. A
+// value Flink's flat configuration does not hold that way here (null, a
+// list of maps) is not guessed: its key is returned in unreadable, so an
+// import can say so instead of dropping it.
 func FlattenConfiguration(raw any) (flat map[string]string, unreadable []string) {
 	flat = map[string]string{}
 	var walk func(prefix string, v any)
@@ -287,22 +288,26 @@ func FlattenConfiguration(raw any) (flat map[string]string, unreadable []string)
 				}
 				walk(key, e)
 			}
-		case string:
-			flat[prefix] = x
-		case bool:
-			flat[prefix] = strconv.FormatBool(x)
-		case int64:
-			flat[prefix] = strconv.FormatInt(x, 10)
-		case int:
-			flat[prefix] = strconv.Itoa(x)
-		case float64:
-			if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-				flat[prefix] = strconv.FormatInt(int64(x), 10)
-			} else {
-				flat[prefix] = strconv.FormatFloat(x, 'f', -1, 64)
+		case []any:
+			if len(x) == 0 {
+				return
 			}
+			parts := make([]string, 0, len(x))
+			for _, e := range x {
+				str, ok := scalarString(e)
+				if !ok {
+					unreadable = append(unreadable, prefix)
+					return
+				}
+				parts = append(parts, str)
+			}
+			flat[prefix] = strings.Join(parts, ";")
 		default:
-			unreadable = append(unreadable, prefix)
+			if str, ok := scalarString(x); ok {
+				flat[prefix] = str
+			} else {
+				unreadable = append(unreadable, prefix)
+			}
 		}
 	}
 	if m, ok := raw.(map[string]any); ok {
@@ -312,4 +317,25 @@ func FlattenConfiguration(raw any) (flat map[string]string, unreadable []string)
 	}
 	sort.Strings(unreadable)
 	return flat, unreadable
+}
+
+// scalarString is a YAML scalar as the operator hands it to Flink
+// (JsonNode.asText): false when v is not a scalar (or null).
+func scalarString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool:
+		return strconv.FormatBool(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case int:
+		return strconv.Itoa(x), true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10), true
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	}
+	return "", false
 }

@@ -114,8 +114,9 @@ func (s Spec) renderSpec() map[string]any {
 		"flinkVersion":   operatorEnum(s.FlinkVersion),
 		"serviceAccount": s.ServiceAccount,
 	}
-	// Unset: the operator's default (native, FlinkDeploymentSpec.mode);
-	// an imported object without it keeps it absent.
+	// Unset: not written; the operator runs a deployment without spec.mode
+	// native (KubernetesDeploymentMode.getDeploymentMode, release-1.15.0),
+	// and an imported object without it keeps it absent.
 	setString(spec, "mode", s.Mode)
 	cfg := make(map[string]any, len(s.FlinkConfiguration))
 	for k, v := range s.FlinkConfiguration {

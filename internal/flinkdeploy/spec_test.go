@@ -201,17 +201,23 @@ func TestFlattenConfiguration(t *testing.T) {
 		"taskmanager.memory.fraction":   0.25,
 		"parallelism.default":           float64(4),
 		"pipeline.classpaths":           []any{"a", "b"},
+		"pipeline.jars":                 []any{},
+		"bad.list":                      []any{map[string]any{"x": 1}},
+		"null.value":                    nil,
 	}
 	flat, unreadable := FlattenConfiguration(raw)
 	want := map[string]string{
 		"taskmanager.numberOfTaskSlots": "2", "state.savepoints.dir": "file:///flink-data/savepoints", "job.autoscaler.enabled": "true",
 		"kubernetes.operator.job.restart.failed": "false", "kubernetes.operator.periodic.savepoint.interval": "1h",
 		"taskmanager.memory.fraction": "0.25", "parallelism.default": "4",
+		// A list as the operator joins it (ConfigObjectNode.arrayNodeToSemicolonSepratedString);
+		// an empty one gives no key.
+		"pipeline.classpaths": "a;b",
 	}
 	if !reflect.DeepEqual(flat, want) {
 		t.Errorf("flat %v, want %v", flat, want)
 	}
-	if !reflect.DeepEqual(unreadable, []string{"pipeline.classpaths"}) {
-		t.Errorf("unreadable %v, want the list's key", unreadable)
+	if !reflect.DeepEqual(unreadable, []string{"bad.list", "null.value"}) {
+		t.Errorf("unreadable %v, want the list of maps and the null", unreadable)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,7 +97,7 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 	what := "FlinkDeployment " + live.GetNamespace() + "/" + live.GetName()
 	if imported && len(s.UnreadableConfig) > 0 {
 		addProblem(diags, "Importing", what,
-			fmt.Sprintf("spec.flinkConfiguration holds values a flat Flink configuration cannot hold for %s (a list or null): the "+
+			fmt.Sprintf("spec.flinkConfiguration holds values a flat Flink configuration cannot hold for %s (null, or a list of maps): the "+
 				"provider writes flinkConfiguration as key: string pairs and would drop them", strings.Join(s.UnreadableConfig, ", ")),
 			"Write each as the string Flink parses (a list as \"a;b\"), e.g. with kubectl edit, then import again.")
 		return
@@ -180,6 +182,15 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 			return
 		}
 		m.PodTemplate = importedPodTemplate(ctx, m, s.PodTemplate)
+		if !m.checkCarriedOver(ctx, s.FlinkConfiguration, what, diags) {
+			return
+		}
+		if flinkdeploy.PluginVersion(live) == "" {
+			diags.AddAttributeWarning(path.Root("pod_template"), "The object does not enable the S3 plugin",
+				what+" has no "+flinkconf.PluginsEnv+" naming the S3 plugin on "+flinkconf.MainContainer+": the first apply adds it to "+
+					"the pod template, a change the operator applies as an upgrade (a restart with the job's upgrade mode). If the image "+
+					"has the plugin in /opt/flink/plugins already, the variable only enables it again; apply when a restart is acceptable.")
+		}
 	} else {
 		prior := stringMap(ctx, m.EffectiveConfig, diags)
 		sens := stringMap(ctx, m.SensitiveConfig, diags)
@@ -318,4 +329,38 @@ func importedPodTemplate(ctx context.Context, m *deploymentModel, live map[strin
 func liveFlinkVersion(live *unstructured.Unstructured) string {
 	v, _, _ := unstructured.NestedString(live.Object, "spec", "flinkVersion")
 	return v
+}
+
+// checkCarriedOver is the import's round trip: every managed key of the
+// object (under any name Flink reads) must come back from the imported
+// attributes as the object has it (flinkconf.Derive, spelled as the object
+// spells it: flinkconf.Respell). A key that would be removed or changed
+// fails the import, naming it, instead of being dropped by the first apply.
+func (m *deploymentModel) checkCarriedOver(ctx context.Context, live map[string]string, what string, diags *diag.Diagnostics) bool {
+	var d diag.Diagnostics
+	in, ok := m.input(ctx, &d)
+	if !ok || d.HasError() {
+		return true // reported by the plan
+	}
+	derived, _ := flinkconf.Derive(in)
+	again := flinkconf.Respell(derived, live)
+	var lost []string
+	for _, k := range slices.Sorted(maps.Keys(live)) {
+		if attr, _ := flinkconf.ManagedAttr(k); attr == "" || again[k] == live[k] {
+			continue
+		}
+		if w, ok := again[flinkconf.CanonicalKey(k)]; ok {
+			lost = append(lost, fmt.Sprintf("%s = %q would become %s = %q", k, live[k], flinkconf.CanonicalKey(k), w))
+		} else {
+			lost = append(lost, fmt.Sprintf("%s = %q would be removed", k, live[k]))
+		}
+	}
+	if len(lost) == 0 {
+		return true
+	}
+	addProblem(diags, "Importing", what, "spec.flinkConfiguration holds settings the provider manages but cannot carry over as "+
+		"they are: "+strings.Join(lost, "; "),
+		"Write them on the object as the provider does (the attribute each key belongs to is in the flinkstate_deployment docs), "+
+			"or remove the ones Flink does not need; nothing was imported.")
+	return false
 }

@@ -34,12 +34,10 @@ var ErrTakeoverChanges = errors.New("applying the imported settings would change
 // "Server-Side Apply": a field is removed only when no manager owns it).
 // This is kubectl's client-side to server-side apply migration
 // (client-go util/csaupgrade), narrowed to the provider's own fields.
-func TakeOwnership(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+//
+// live is the object as last read (its spec is what the dry run must leave).
+func TakeOwnership(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, obj, live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	r := dyn.Resource(gvr).Namespace(obj.GetNamespace())
-	live, err := r.Get(ctx, obj.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
 	body, err := obj.MarshalJSON()
 	if err != nil {
 		return nil, err

@@ -298,8 +298,14 @@ func TestAccDeployment_adoptRefusesUnrepresentable(t *testing.T) {
 	local := examples["basic-checkpoint-ha"]
 	local.SetNamespace(ns)
 	kubectlApply(t, local, false)
+	none := examples["basic-ingress"]
+	adaptExample(t, none, ns, "ha-none")
+	none.Object["spec"].(map[string]any)["flinkConfiguration"].(map[string]any)["high-availability.type"] = "NONE"
+	kubectlApply(t, none, true)
 	for _, c := range []struct{ name, want string }{
 		{"basic-example", "sets no checkpoint directory"},
+		// A managed key the import cannot carry over is named, not dropped.
+		{"ha-none", `high-availability.type = "NONE" would be removed`},
 		{"basic-checkpoint-ha-example", `state.checkpoints.dir is "file:///flink-data/checkpoints": the provider keeps state on S3 only`},
 	} {
 		resource.Test(t, resource.TestCase{
@@ -727,6 +733,29 @@ resource "flinkstate_deployment" "adopted" {
 					return keptUnmanaged(o)
 				},
 			},
+			{
+				// A new name replaces the adopted object: the new one is the
+				// provider's own, with every default written (what the import
+				// left unwritten was the old object's), and plans no change
+				// afterwards.
+				Config: strings.Replace(config("", timeouts), `name            = "`+name+`"`, `name            = "`+name+`-2"`, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.adopted", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: func(*terraform.State) error {
+					o, err := getDeployment(t, ns, name+"-2")
+					if err != nil {
+						return err
+					}
+					if m, _, _ := unstructured.NestedString(o.Object, "spec", "mode"); m != "native" {
+						return fmt.Errorf("spec.mode %q on the new object, want the provider's native", m)
+					}
+					if _, ok, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "podTemplate", "spec", "securityContext", "fsGroup"); !ok {
+						return fmt.Errorf("no fsGroup on the new object")
+					}
+					return nil
+				},
+			},
 		},
 	})
 }
@@ -768,4 +797,33 @@ func applySnapshotExample(t *testing.T, obj *unstructured.Unstructured, serverSi
 			t.Fatalf("snapshot %s: %+v, %v", obj.GetName(), st, err)
 		}
 	}
+}
+
+// A last-state job without checkpoint_interval shows the operator's
+// interval (5 min) in effective_flink_configuration; setting
+// checkpoint_interval = "5m" afterwards is planned and applied alike (the
+// plan spells derived keys against what the object holds, not against what
+// the operator adds), and nothing is left to plan.
+func TestAccDeployment_intervalLikeOperatorDefault(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	without := strings.Replace(deploymentConfig(ns, "flink:2.2.1-java17", waitRunning), "    checkpoint_interval = \"60s\"\n", "", 1)
+	with := strings.Replace(deploymentConfig(ns, "flink:2.2.1-java17", waitRunning), `checkpoint_interval = "60s"`, `checkpoint_interval = "5m"`, 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config: without,
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(depAddr,
+					tfjsonPath("effective_flink_configuration").AtMapKey("execution.checkpointing.interval"), knownString("5 min"))},
+			},
+			{
+				Config: with,
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(depAddr,
+					tfjsonPath("effective_flink_configuration").AtMapKey("execution.checkpointing.interval"), knownString("5m"))},
+			},
+		},
+	})
 }

@@ -82,11 +82,9 @@ type deploymentModel struct {
 	// Unwritten are the provider defaults an imported object lacked
 	// (flinkconf.Input.Unwritten, kept in private state); Live is the live
 	// object an update writes over (its flinkConfiguration's shape is kept:
-	// flinkdeploy.ShapeConfiguration); Adopting: an imported object whose
-	// fields the provider does not own yet (kube.TakeOwnership). Not attributes.
+	// flinkdeploy.ShapeConfiguration). Not attributes.
 	Unwritten        []string                   `tfsdk:"-"`
 	Live             *unstructured.Unstructured `tfsdk:"-"`
-	Adopting         bool                       `tfsdk:"-"`
 	UpgradeSavepoint types.String               `tfsdk:"upgrade_savepoint_path"`
 	Timeouts         timeouts.Value             `tfsdk:"timeouts"`
 }
@@ -391,8 +389,17 @@ func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) b
 	if diags.HasError() {
 		return false
 	}
-	// Spelled as the object has it (the live one on an update).
-	if m.Live != nil {
+	// Spelled as the plan spelled it (flinkconf.Respell against the
+	// state's written configuration): the apply writes exactly what the
+	// plan showed. Unknown at plan (inputs known only now): spelled as the
+	// live object has it.
+	var prior map[string]string
+	if !m.EffectiveConfig.IsUnknown() && !m.EffectiveConfig.IsNull() {
+		prior = m.writtenConfig(ctx, diags)
+	}
+	if len(prior) > 0 {
+		cfg = flinkconf.Respell(cfg, prior)
+	} else if m.Live != nil {
 		raw, _, _ := unstructured.NestedFieldNoCopy(m.Live.Object, "spec", "flinkConfiguration")
 		live, _ := flinkdeploy.FlattenConfiguration(raw)
 		cfg = flinkconf.Respell(cfg, live)
@@ -483,6 +490,16 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if state != nil {
 		state.Unwritten = plan.Unwritten
 	}
+	if state == nil || !plan.Namespace.Equal(state.Namespace) || !plan.Name.Equal(state.Name) {
+		// A new object (a create, or a replacement's, even of an imported
+		// one): the provider writes all its defaults, and owns what it
+		// creates.
+		plan.Unwritten = nil
+		if state == nil {
+			setPrivateString(ctx, resp.Private, privateUnwritten, "", &resp.Diagnostics)
+			setPrivateString(ctx, resp.Private, privateAdopt, "", &resp.Diagnostics)
+		}
+	}
 	var cfgMode types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
 	if cfgMode.IsNull() {
@@ -492,6 +509,11 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		if slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
 			plan.Mode = types.StringNull()
 		}
+	} else if state != nil && state.Mode.IsNull() && slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("mode"), "Writing mode restarts the job",
+			fmt.Sprintf("The imported FlinkDeployment has no spec.mode (the operator runs it native); mode = %q writes the field, a spec "+
+				"change the operator applies as an upgrade (a restart with the job's upgrade mode). Leave mode unset to keep it as it is.",
+				cfgMode.ValueString()))
 	}
 	// namespace and name are the attributes that force a replacement (the
 	// framework gives ModifyPlan an empty RequiresReplace, whatever the
@@ -532,7 +554,9 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if state != nil && !replacing {
 		// Spelled as the object has it (flinkconf.Respell): an adopted
 		// object's deprecated keys and equivalent values are no change.
-		cfg = flinkconf.Respell(cfg, stringMap(ctx, state.EffectiveConfig, &resp.Diagnostics))
+		// Against what the object holds (the written configuration, not
+		// the keys the operator adds), as the apply does.
+		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, &resp.Diagnostics))
 	}
 	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
 	if replacing {
@@ -739,6 +763,9 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	plan.RedeployNonce, plan.UpgradeSavepoint = types.Int64Null(), types.StringNull()
+	// What an imported predecessor left in private state is not this object's.
+	setPrivateString(ctx, resp.Private, privateUnwritten, "", &resp.Diagnostics)
+	setPrivateString(ctx, resp.Private, privateAdopt, "", &resp.Diagnostics)
 	if p := plan.restorePath(); !p.IsNull() {
 		plan.Restoring, plan.RestoreFrom = true, p.ValueString()
 	}
@@ -855,7 +882,7 @@ func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymen
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*kube.RequestTimeout)
 	defer cancel()
-	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
+	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj, state.Live)
 	switch {
 	case errors.Is(err, kube.ErrTakeoverChanges):
 		diags.AddWarning("Fields of the imported FlinkDeployment not taken over",

@@ -228,14 +228,22 @@ func withoutIgnored(spec map[string]any) map[string]any {
 			job["state"] = jobRunning
 		}
 	}
-	if cfg, ok := c["flinkConfiguration"].(map[string]any); ok {
-		for k := range cfg {
+	// The operator compares flinkConfiguration flattened
+	// (ReflectiveDiffBuilder: ConfigObjectNode.asFlatMap): nesting and
+	// value types are no change.
+	if raw, ok := c["flinkConfiguration"]; ok {
+		flat, _ := flinkdeploy.FlattenConfiguration(raw)
+		cfg := map[string]any{}
+		for k, v := range flat {
+			ignored := false
 			for _, p := range ignoredConfPrefixes {
-				if strings.HasPrefix(k, p) {
-					delete(cfg, k)
-				}
+				ignored = ignored || strings.HasPrefix(k, p)
+			}
+			if !ignored {
+				cfg[k] = v
 			}
 		}
+		c["flinkConfiguration"] = cfg
 	}
 	return c
 }

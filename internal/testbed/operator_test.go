@@ -45,6 +45,15 @@ func TestDiffType(t *testing.T) {
 		"operator option":           {set(func(m map[string]any) { m["flinkConfiguration"].(map[string]any)["kubernetes.operator.x"] = "1" }), "IGNORE"},
 		"image":                     {set(func(m map[string]any) { m["image"] = "flink:2.2.2" }), "UPGRADE"},
 		"flink option":              {set(func(m map[string]any) { m["flinkConfiguration"].(map[string]any)["a"] = "1" }), "UPGRADE"},
+		// The operator compares the flattened configuration
+		// (ReflectiveDiffBuilder: ConfigObjectNode.asFlatMap): nesting and
+		// value types are no change, a nested operator option is ignored.
+		"same key nested": {set(func(m map[string]any) {
+			m["flinkConfiguration"] = map[string]any{"execution": map[string]any{"checkpointing.dir": "s3://b/cp"}}
+		}), "IGNORE"},
+		"nested operator option": {set(func(m map[string]any) {
+			m["flinkConfiguration"].(map[string]any)["kubernetes"] = map[string]any{"operator.x": int64(1)}
+		}), "IGNORE"},
 		"new nonce": {set(func(m map[string]any) {
 			job(m)["savepointRedeployNonce"] = int64(1)
 			job(m)["initialSavepointPath"] = "s3://b/sp/savepoint-1"

@@ -85,3 +85,16 @@ func normalize(t *testing.T, v any) any {
 	}
 	return out
 }
+
+// An adopted stateful job whose retention the provider leaves unwritten
+// runs with the operator's RETAIN_ON_CANCELLATION: shown as operator-added.
+func TestOperatorAddedShowsRetentionLeftUnwritten(t *testing.T) {
+	in := Input{HasJob: true, UpgradeMode: "savepoint"}
+	if _, ok := OperatorAdded(in, "ns", "n")[RetentionKey]; ok {
+		t.Fatal("the provider writes the retention itself, yet it is listed as the operator's")
+	}
+	in.Unwritten = map[string]bool{AbsentRetention: true}
+	if got := OperatorAdded(in, "ns", "n")[RetentionKey]; got != "RETAIN_ON_CANCELLATION" {
+		t.Fatalf("retention left unwritten: operator-added %q, want RETAIN_ON_CANCELLATION", got)
+	}
+}

@@ -153,7 +153,10 @@ func OperatorAdded(in Input, namespace, name string) map[string]string {
 	if in.State.CheckpointInterval != "" {
 		delete(d, intervalKey)
 	}
-	if in.State.ExternalizedRetention != "" || DefaultRetention(in.UpgradeMode) != "" {
+	// The provider writes the retention unless it is left unwritten for an
+	// adopted object: then the operator's RETAIN_ON_CANCELLATION is what
+	// the job runs with, and shown.
+	if in.State.ExternalizedRetention != "" || (DefaultRetention(in.UpgradeMode) != "" && !in.Unwritten[AbsentRetention]) {
 		delete(d, RetentionKey)
 	}
 	return d

@@ -72,7 +72,7 @@ func Equivalent(key, a, b string) bool {
 	if a == b {
 		return true
 	}
-	switch valueKind[canonicalKey(key)] {
+	switch valueKind[CanonicalKey(key)] {
 	case "bool", "enum":
 		return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 	case "duration":
@@ -101,9 +101,7 @@ func IsNoHA(v string) bool {
 }
 
 // CanonicalKey maps a deprecated key to the key the provider writes.
-func CanonicalKey(key string) string { return canonicalKey(key) }
-
-func canonicalKey(key string) string {
+func CanonicalKey(key string) string {
 	if k, ok := deprecatedKeys[key]; ok {
 		return k
 	}

@@ -277,16 +277,32 @@ func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 // import can say so instead of dropping it.
 func FlattenConfiguration(raw any) (flat map[string]string, unreadable []string) {
 	flat = map[string]string{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
+	if _, ok := raw.(map[string]any); !ok && raw != nil {
+		return flat, []string{"(flinkConfiguration itself)"}
+	}
+	walkConfiguration(raw, func(path []string, _ any, str string, ok bool) {
+		if key := strings.Join(path, "."); ok {
+			flat[key] = str
+		} else {
+			unreadable = append(unreadable, key)
+		}
+	})
+	sort.Strings(unreadable)
+	return flat, unreadable
+}
+
+// walkConfiguration visits every value of a flinkConfiguration as the
+// operator flattens it (ConfigObjectNode.asFlatMap): its path through nested
+// maps, the value as written, and the string Flink gets (ok false for a
+// value the operator does not hand over as one: null, a list of maps). An
+// empty list is not visited: it gives no key.
+func walkConfiguration(raw any, visit func(path []string, value any, str string, ok bool)) {
+	var walk func(path []string, v any)
+	walk = func(path []string, v any) {
 		switch x := v.(type) {
 		case map[string]any:
 			for k, e := range x {
-				key := k
-				if prefix != "" {
-					key = prefix + "." + k
-				}
-				walk(key, e)
+				walk(append(append([]string(nil), path...), k), e)
 			}
 		case []any:
 			if len(x) == 0 {
@@ -296,27 +312,20 @@ func FlattenConfiguration(raw any) (flat map[string]string, unreadable []string)
 			for _, e := range x {
 				str, ok := scalarString(e)
 				if !ok {
-					unreadable = append(unreadable, prefix)
+					visit(path, v, "", false)
 					return
 				}
 				parts = append(parts, str)
 			}
-			flat[prefix] = strings.Join(parts, ";")
+			visit(path, v, strings.Join(parts, ";"), true)
 		default:
-			if str, ok := scalarString(x); ok {
-				flat[prefix] = str
-			} else {
-				unreadable = append(unreadable, prefix)
-			}
+			str, ok := scalarString(x)
+			visit(path, v, str, ok)
 		}
 	}
 	if m, ok := raw.(map[string]any); ok {
-		walk("", m)
-	} else if raw != nil {
-		unreadable = append(unreadable, "(flinkConfiguration itself)")
+		walk(nil, m)
 	}
-	sort.Strings(unreadable)
-	return flat, unreadable
 }
 
 // scalarString is a YAML scalar as the operator hands it to Flink

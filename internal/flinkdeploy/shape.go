@@ -16,26 +16,15 @@ type liveEntry struct {
 	str   string
 }
 
-// liveEntries indexes a live flinkConfiguration by flattened key.
+// liveEntries indexes a live flinkConfiguration by flattened key
+// (walkConfiguration, the walk FlattenConfiguration makes).
 func liveEntries(raw any) map[string]liveEntry {
 	out := map[string]liveEntry{}
-	var walk func(path []string, v any)
-	walk = func(path []string, v any) {
-		if m, ok := v.(map[string]any); ok {
-			for k, e := range m {
-				walk(append(append([]string(nil), path...), k), e)
-			}
-			return
+	walkConfiguration(raw, func(path []string, v any, str string, ok bool) {
+		if ok {
+			out[strings.Join(path, ".")] = liveEntry{path: path, value: v, str: str}
 		}
-		key := strings.Join(path, ".")
-		flat, bad := FlattenConfiguration(map[string]any{key: v})
-		if len(bad) == 0 {
-			out[key] = liveEntry{path: path, value: v, str: flat[key]}
-		}
-	}
-	if m, ok := raw.(map[string]any); ok {
-		walk(nil, m)
-	}
+	})
 	return out
 }
 

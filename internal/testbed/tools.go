@@ -104,6 +104,16 @@ var toolModules = []toolModule{
 		onDemand:    true,
 		unoptimized: true,
 	},
+	{
+		// terraform 1.8.5, the oldest CLI the docs claim, for make
+		// testacc-oldest in CI (see tools/terraform-1.8/go.mod). Named apart
+		// from the terraform above so that both can be on hand.
+		dir:         "terraform-1.8",
+		packages:    map[string]string{"terraform-1.8": "github.com/hashicorp/terraform"},
+		ldflags:     "-X github.com/hashicorp/terraform/version.dev=no",
+		onDemand:    true,
+		unoptimized: true,
+	},
 }
 
 // Binaries holds the absolute paths of the test bed's commands.

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -99,25 +98,6 @@ func (s *stateBlockModel) flinkState(diags *diag.Diagnostics, at path.Path) flin
 	st.ExternalizedRetention = s.ExternalizedRetention.ValueString()
 	st.LocalDir = s.LocalDir.ValueString()
 	return st
-}
-
-// addFindings reports flinkconf findings as diagnostics on their attributes.
-func addFindings(diags *diag.Diagnostics, fs []flinkconf.Finding) {
-	for _, f := range fs {
-		p := path.Empty()
-		for i, seg := range f.Path {
-			if i > 0 && f.Path[0] == "flink_configuration" {
-				p = p.AtMapKey(strings.Join(f.Path[i:], "."))
-				break
-			}
-			p = p.AtName(seg)
-		}
-		if f.Severity == flinkconf.Error {
-			diags.AddAttributeError(p, f.Summary, f.Detail)
-		} else {
-			diags.AddAttributeWarning(p, f.Summary, f.Detail)
-		}
-	}
 }
 
 func mapFrom(ctx context.Context, m map[string]string, diags *diag.Diagnostics) types.Map {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 )
 
 // The provider's one error wording, after hashicorp/aws's standard problem
@@ -40,4 +42,33 @@ func problemDetail(cause, todo string) string {
 		return todo
 	}
 	return fmt.Sprintf("%s\n\n%s", cause, todo)
+}
+
+func errorsOnly(fs []flinkconf.Finding) []flinkconf.Finding {
+	var out []flinkconf.Finding
+	for _, f := range fs {
+		if f.Severity == flinkconf.Error {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// addFindings reports flinkconf findings as diagnostics on their attributes.
+func addFindings(diags *diag.Diagnostics, fs []flinkconf.Finding) {
+	for _, f := range fs {
+		p := path.Empty()
+		for i, seg := range f.Path {
+			if i > 0 && f.Path[0] == "flink_configuration" {
+				p = p.AtMapKey(strings.Join(f.Path[i:], "."))
+				break
+			}
+			p = p.AtName(seg)
+		}
+		if f.Severity == flinkconf.Error {
+			diags.AddAttributeError(p, f.Summary, f.Detail)
+		} else {
+			diags.AddAttributeWarning(p, f.Summary, f.Detail)
+		}
+	}
 }

@@ -277,3 +277,17 @@ func anyUnknown(vs ...attr.Value) bool {
 	}
 	return false
 }
+
+// providerRegion is the region the provider's AWS clients use when it is
+// known without any API call (the provider block, the environment or the
+// shared config, as the partition is derived); "" when unknown.
+func (m *meta) providerRegion(ctx context.Context) string {
+	if m == nil || m.regionUnknown {
+		return ""
+	}
+	region, err := m.awsCfg.ResolveRegion(ctx)
+	if err != nil {
+		return ""
+	}
+	return region
+}

@@ -137,3 +137,8 @@ var (
 		kube.ValidateLabelKey, kube.ValidateLabelValue)
 	annotationsCheck = mapKeysCheck("Invalid annotation", "Kubernetes annotation keys", kube.ValidateAnnotationKey)
 )
+
+var (
+	kmsKeyOrAliasARNCheck = check("Invalid KMS key ARN", "a KMS key or alias ARN", iampolicy.ValidateKMSKeyOrAliasARN)
+	deploymentNameCheck   = check("Invalid name", "a DNS-1123 label of at most 45 characters", kube.ValidateDeploymentName)
+)

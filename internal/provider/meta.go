@@ -40,6 +40,11 @@ type meta struct {
 	kubeOnce    sync.Once
 	kubeClient  *kube.Client
 	kubeErr     error
+
+	// plans: what this provider instance planned so far in this run, for
+	// the plan checks that relate two resources (plan_registry.go).
+	plansOnce sync.Once
+	plans     *planned
 }
 
 var errUnknownConfig = errors.New("the provider configuration is not known yet (it depends on values computed during apply); " +

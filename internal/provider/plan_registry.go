@@ -52,14 +52,16 @@ type plannedDeployment struct {
 	storeURI     string // s3://bucket/prefix with state.store_id, else ""
 }
 
-var plans sync.Map // *meta -> *planned
-
+// planned returns this provider instance's registry (meta.plans), made on
+// first use.
 func (m *meta) planned() *planned {
 	if m == nil {
 		return &planned{}
 	}
-	p, _ := plans.LoadOrStore(m, &planned{irsa: map[string]bool{}, podIdentity: map[string]string{}, deployments: map[string]plannedDeployment{}})
-	return p.(*planned) //nolint:forcetypeassert // plans holds only *planned
+	m.plansOnce.Do(func() {
+		m.plans = &planned{irsa: map[string]bool{}, podIdentity: map[string]string{}, deployments: map[string]plannedDeployment{}}
+	})
+	return m.plans
 }
 
 func known(vs ...types.String) bool {

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -98,10 +96,4 @@ func (s *stateBlockModel) flinkState(diags *diag.Diagnostics, at path.Path) flin
 	st.ExternalizedRetention = s.ExternalizedRetention.ValueString()
 	st.LocalDir = s.LocalDir.ValueString()
 	return st
-}
-
-func mapFrom(ctx context.Context, m map[string]string, diags *diag.Diagnostics) types.Map {
-	v, d := types.MapValueFrom(ctx, types.StringType, m)
-	diags.Append(d...)
-	return v
 }

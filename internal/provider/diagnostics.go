@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 )
 
 // The provider's one error wording, after hashicorp/aws's standard problem
@@ -70,5 +71,17 @@ func addFindings(diags *diag.Diagnostics, fs []flinkconf.Finding) {
 		} else {
 			diags.AddAttributeWarning(p, f.Summary, f.Detail)
 		}
+	}
+}
+
+// countObjects says "1 object", "12 objects" or "more than 10000 objects".
+func countObjects(n int, more bool) string {
+	switch {
+	case more:
+		return fmt.Sprintf("more than %d objects", n)
+	case n == 1:
+		return "1 object"
+	default:
+		return fmt.Sprintf("%d objects", n)
 	}
 }

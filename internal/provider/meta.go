@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -235,52 +234,6 @@ func (m *meta) Kube() (*kube.Client, error) {
 		m.kubeClient, m.kubeErr = kube.New(m.kubeCfg)
 	})
 	return m.kubeClient, m.kubeErr
-}
-
-// anyUnknown reports whether any value, or any element of a list, set, map
-// or object value, is unknown. A list that is known but holds one unknown
-// element (["eks", "get-token", "--cluster-name", module.eks.cluster_name]
-// while the cluster is planned) must count as unknown: converting it to Go
-// values fails.
-func anyUnknown(vs ...attr.Value) bool {
-	for _, v := range vs {
-		if v == nil {
-			continue
-		}
-		if v.IsUnknown() {
-			return true
-		}
-		if v.IsNull() {
-			continue
-		}
-		switch c := v.(type) {
-		case basetypes.ListValue:
-			if anyUnknown(c.Elements()...) {
-				return true
-			}
-		case basetypes.SetValue:
-			if anyUnknown(c.Elements()...) {
-				return true
-			}
-		case basetypes.TupleValue:
-			if anyUnknown(c.Elements()...) {
-				return true
-			}
-		case basetypes.MapValue:
-			for _, e := range c.Elements() {
-				if anyUnknown(e) {
-					return true
-				}
-			}
-		case basetypes.ObjectValue:
-			for _, e := range c.Attributes() {
-				if anyUnknown(e) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // providerRegion is the region the provider's AWS clients use when it is

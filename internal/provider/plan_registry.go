@@ -64,15 +64,6 @@ func (m *meta) planned() *planned {
 	return m.plans
 }
 
-func known(vs ...types.String) bool {
-	for _, v := range vs {
-		if v.IsNull() || v.IsUnknown() {
-			return false
-		}
-	}
-	return true
-}
-
 // irsaConflictDetail explains rule 6: the AWS SDK for Java v1 that the
 // Hadoop S3 plugin bundles tries web identity (IRSA) before container
 // credentials (Pod Identity) in DefaultAWSCredentialsProviderChain, so an

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -453,14 +452,6 @@ func (m *deploymentModel) writtenConfig(ctx context.Context, diags *diag.Diagnos
 		}
 	}
 	return cfg
-}
-
-func mapElems(m types.Map) []attr.Value {
-	out := make([]attr.Value, 0, len(m.Elements()))
-	for _, e := range m.Elements() {
-		out = append(out, e)
-	}
-	return out
 }
 
 // canonicalJSON renders a value with sorted keys and integral numbers as

@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // deploymentChecks runs flinkconf's checks on a whole deployment at

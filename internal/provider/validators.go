@@ -12,7 +12,6 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 

@@ -23,12 +23,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 type deploymentResource struct{ resourceBase }
@@ -385,6 +385,11 @@ type setter interface {
 // readableAPIError keeps the API server's message (CRD validation errors
 // name the field) and drops Go error wrapping.
 func readableAPIError(err error) string {
+	// A finder's "does not exist" (kube.GetFlinkDeployment) reads as the
+	// API server's answer it wraps.
+	if nf, ok := err.(*notfound.Error); ok {
+		err = nf.Err
+	}
 	if se, ok := err.(apierrors.APIStatus); ok {
 		st := se.Status()
 		msg := st.Message
@@ -500,9 +505,9 @@ func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymen
 		return nil
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
 	switch {
-	case apierrors.IsNotFound(err):
+	case notfound.Is(err):
 		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name, "it was deleted outside Terraform since the plan",
 			"Run terraform apply again: the refresh removes it from state and the plan creates it.")
 	case err != nil:
@@ -567,8 +572,8 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
+	if notfound.Is(err) {
 		resp.State.RemoveResource(ctx)
 		return
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -84,9 +83,9 @@ func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentMo
 		return
 	}
 	ns, sa := plan.Namespace.ValueString(), plan.ServiceAccount.ValueString()
-	live, err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Get(ctx, sa, metav1.GetOptions{})
+	live, err := kube.GetServiceAccount(ctx, c.Dynamic, ns, sa)
 	if err != nil {
-		if !notfound.Is(kube.NotFound("ServiceAccount "+ns+"/"+sa, err)) {
+		if !notfound.Is(err) {
 			addProblem(diags, "Reading", "ServiceAccount "+ns+"/"+sa, readableAPIError(err), "Nothing was written.")
 		}
 		return

@@ -3,12 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -94,114 +92,4 @@ func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentMo
 		diags.AddAttributeError(path.Root("identity"), "IRSA and Pod Identity on the same ServiceAccount",
 			fmt.Sprintf(irsaConflictDetail, ns+"/"+sa, "identity = \"pod_identity\"")+" Nothing was written.")
 	}
-}
-
-// ModifyPlan runs the plan-time checks and shows the derived configuration,
-// without any API call.
-func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		if !req.State.Raw.IsNull() {
-			var state deploymentModel
-			if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); !resp.Diagnostics.HasError() {
-				planDestroy(ctx, &state, &resp.Diagnostics)
-			}
-		}
-		return
-	}
-	var plan deploymentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	var state *deploymentModel
-	if !req.State.Raw.IsNull() {
-		state = &deploymentModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Unwritten = unwrittenDefaults(ctx, req.Private, &resp.Diagnostics)
-	if state != nil {
-		state.Unwritten = plan.Unwritten
-	}
-	if state == nil || !plan.Namespace.Equal(state.Namespace) || !plan.Name.Equal(state.Name) {
-		// A new object (a create, or a replacement's, even of an imported
-		// one): the provider writes all its defaults, and owns what it
-		// creates.
-		plan.Unwritten = nil
-		if state == nil {
-			setPrivateString(ctx, resp.Private, privateUnwritten, "", &resp.Diagnostics)
-			setPrivateString(ctx, resp.Private, privateAdopt, "", &resp.Diagnostics)
-		}
-	}
-	var cfgMode types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
-	if cfgMode.IsNull() {
-		// Unset: native, the operator's default; not written at all on an
-		// imported object that did not have it (flinkconf.AbsentMode).
-		plan.Mode = types.StringValue("native")
-		if slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
-			plan.Mode = types.StringNull()
-		}
-	} else if state != nil && state.Mode.IsNull() && slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("mode"), "Writing mode restarts the job",
-			fmt.Sprintf("The imported FlinkDeployment has no spec.mode (the operator runs it native); mode = %q writes the field, a spec "+
-				"change the operator applies as an upgrade (a restart with the job's upgrade mode). Leave mode unset to keep it as it is.",
-				cfgMode.ValueString()))
-	}
-	// namespace and name are the attributes that force a replacement (the
-	// framework gives ModifyPlan an empty RequiresReplace, whatever the
-	// attributes' plan modifiers said).
-	replacing := state != nil && (!plan.Namespace.Equal(state.Namespace) || !plan.Name.Equal(state.Name))
-	switch {
-	case state == nil:
-		planCarry(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics)
-	case replacing:
-		planReplace(ctx, &plan, state, resp.Private, &resp.Diagnostics)
-	}
-	in, ok := plan.input(ctx, &resp.Diagnostics)
-	if !ok {
-		plan.EffectiveConfig = types.MapUnknown(types.StringType)
-		plan.EffectivePod = types.StringUnknown()
-		planRestore(ctx, &plan, state, &resp.Diagnostics)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	cfg, fs := flinkconf.Derive(in)
-	addFindings(&resp.Diagnostics, fs)
-	r.planDeployment(plan, in, &resp.Diagnostics)
-	plan.EffectivePod = types.StringUnknown()
-	if !plan.PodTemplate.IsUnknown() {
-		pod, pfs := flinkconf.PodTemplate(plan.PodTemplate.ValueString(), in)
-		addFindings(&resp.Diagnostics, pfs)
-		if pod != nil {
-			plan.EffectivePod = types.StringValue(canonicalJSON(pod))
-		}
-	}
-	if plan.JobManager != nil && plan.JobManager.Replicas.ValueInt64() > 1 && !in.HAEnabled() {
-		resp.Diagnostics.AddAttributeError(path.Root("job_manager").AtName("replicas"), "Standby JobManagers need high availability",
-			"more than one JobManager replica needs high_availability (leader election).")
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if state != nil && !replacing {
-		// Spelled as the object has it (flinkconf.Respell): an adopted
-		// object's deprecated keys and equivalent values are no change.
-		// Against what the object holds (the written configuration, not
-		// the keys the operator adds), as the apply does.
-		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, &resp.Diagnostics))
-	}
-	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
-	if replacing {
-		// A replacement plans a new object (Terraform plans it again with a
-		// null prior state); the old one's changes are not upgrades.
-		planRestore(ctx, &plan, nil, &resp.Diagnostics)
-	} else {
-		planRestore(ctx, &plan, state, &resp.Diagnostics)
-	}
-	// An update, or a wait that did not end (wait pending) and makes an
-	// update whose apply waits again: the operator decides the status again.
-	if state != nil && (!deploymentSpecEqual(ctx, plan, *state) || waitPending(ctx, req.Private, &resp.Diagnostics) != "") {
-		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

@@ -62,7 +62,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 		plan.UpgradeSavepoint = types.StringNull()
 		if plan.keepsState() && plan.restorePath().IsNull() {
 			// A create may be the second half of a replacement that carries
-			// the replaced deployment's final savepoint (deployment_final.go);
+			// the replaced deployment's final savepoint (resource_deployment_final.go);
 			// which one is known only at apply, where the re-plan of the
 			// create has neither prior state nor private data.
 			plan.UpgradeSavepoint = types.StringUnknown()

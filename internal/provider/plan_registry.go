@@ -21,7 +21,9 @@ import (
 // resource after those it references, so a reference
 // (service_account = flinkstate_service_account.x.name) is what makes the
 // relation visible at plan; without one, the same rule runs at apply,
-// before anything is written.
+// before anything is written. Each resource's checks are in its
+// resource_<name>_plan.go (docgen lists them from there); this file holds
+// the registry and the check two resources share (podIdentityUser).
 
 // planned is what this provider instance planned so far in this run.
 type planned struct {

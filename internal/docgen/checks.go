@@ -49,13 +49,20 @@ var checkFuncs = map[string][]assignment{
 // CheckSources are the files whose checks the deployment page lists:
 // flinkconf (the derivation's findings, run at validate and plan for
 // flinkstate_deployment and flinkstate_flink_configuration) and the
-// provider's plan checks across resources.
+// provider's plan checks across resources (each resource's in its
+// resource_<name>_plan.go, the shared ones in plan_registry.go).
 var CheckSources = []string{
 	"internal/flinkconf/flinkconf.go",
 	"internal/flinkconf/checks.go",
 	"internal/flinkconf/operator.go",
 	"internal/flinkconf/podtemplate.go",
-	"internal/provider/plan_checks.go",
+	"internal/provider/plan_registry.go",
+	"internal/provider/resource_deployment_plan.go",
+	"internal/provider/resource_service_account_plan.go",
+	"internal/provider/resource_snapshot_plan.go",
+	"internal/provider/resource_bucket_plan.go",
+	"internal/provider/resource_iam_role_plan.go",
+	"internal/provider/resource_state_store_plan.go",
 }
 
 // Checks reads the checks from the source: every add(Error|Warning,
@@ -65,13 +72,34 @@ var CheckSources = []string{
 func Checks(root string) ([]Check, error) {
 	var out []Check
 	seen := map[string]bool{}
+	files := map[string]*ast.File{}
+	// The provider's check files are one package: a message held in a
+	// constant of another of them (irsaConflictDetail) renders as written.
+	providerVars := map[string]ast.Expr{}
 	for _, f := range CheckSources {
-		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, filepath.Join(root, f), nil, 0)
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, f), nil, 0)
 		if err != nil {
 			return nil, err
 		}
+		files[f] = file
+		if strings.HasPrefix(f, "internal/provider/") {
+			for k, v := range stringVars(file) {
+				if _, ok := providerVars[k]; !ok {
+					providerVars[k] = v
+				}
+			}
+		}
+	}
+	for _, f := range CheckSources {
+		file := files[f]
 		e := extractor{vars: stringVars(file)}
+		if strings.HasPrefix(f, "internal/provider/") {
+			for k, v := range providerVars {
+				if _, ok := e.vars[k]; !ok {
+					e.vars[k] = v
+				}
+			}
+		}
 		for _, d := range file.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok || fd.Body == nil {

@@ -211,3 +211,9 @@ func DeploymentsRestoringFrom(ctx context.Context, dyn dynamic.Interface, namesp
 		opts.Continue = list.GetContinue()
 	}
 }
+
+// GetFlinkDeployment reads a FlinkDeployment; a *notfound.Error when the
+// API server answers that it does not exist.
+func GetFlinkDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name string) (*unstructured.Unstructured, error) {
+	return get(ctx, dyn, FlinkDeploymentGVR, "FlinkDeployment", namespace, name)
+}

@@ -1,8 +1,13 @@
 package kube
 
 import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	ktypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 )
 
 // Built-in resources the provider writes. They go through the dynamic
@@ -52,4 +57,44 @@ func setMeta(u *unstructured.Unstructured, namespace, name string, labels, annot
 	if len(annotations) > 0 {
 		u.SetAnnotations(annotations)
 	}
+}
+
+// GetServiceAccount reads a ServiceAccount; a *notfound.Error when the API
+// server answers that it does not exist.
+func GetServiceAccount(ctx context.Context, dyn dynamic.Interface, namespace, name string) (*unstructured.Unstructured, error) {
+	return get(ctx, dyn, ServiceAccountGVR, "ServiceAccount", namespace, name)
+}
+
+// DeleteServiceAccount deletes a ServiceAccount; with a uid, only that
+// object (the API server refuses, 409, to delete another of the same name:
+// metav1.Preconditions). A *notfound.Error when it does not exist.
+func DeleteServiceAccount(ctx context.Context, dyn dynamic.Interface, namespace, name string, uid ktypes.UID) error {
+	opts := metav1.DeleteOptions{}
+	if uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	return NotFound("ServiceAccount "+namespace+"/"+name, dyn.Resource(ServiceAccountGVR).Namespace(namespace).Delete(ctx, name, opts))
+}
+
+// GetRoleBinding reads a RoleBinding; a *notfound.Error when the API server
+// answers that it does not exist.
+func GetRoleBinding(ctx context.Context, dyn dynamic.Interface, namespace, name string) (*unstructured.Unstructured, error) {
+	return get(ctx, dyn, RoleBindingGVR, "RoleBinding", namespace, name)
+}
+
+// DeleteRoleBinding deletes a RoleBinding; a *notfound.Error when it does
+// not exist.
+func DeleteRoleBinding(ctx context.Context, dyn dynamic.Interface, namespace, name string) error {
+	return NotFound("RoleBinding "+namespace+"/"+name, dyn.Resource(RoleBindingGVR).Namespace(namespace).Delete(ctx, name, metav1.DeleteOptions{}))
+}
+
+// get reads one object of gvr; the API server's NotFound becomes a
+// *notfound.Error about "kind namespace/name", any other error is returned
+// as it came (callers show the API server's message).
+func get(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, kind, namespace, name string) (*unstructured.Unstructured, error) {
+	obj, err := dyn.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, NotFound(kind+" "+namespace+"/"+name, err)
+	}
+	return obj, nil
 }

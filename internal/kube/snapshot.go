@@ -556,3 +556,22 @@ func PendingUpgradeSavepoint(ctx context.Context, dyn dynamic.Interface, namespa
 	}
 	return best, nil
 }
+
+// GetSnapshot reads a FlinkStateSnapshot; a *notfound.Error when the API
+// server answers that it does not exist.
+func GetSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, name string) (*unstructured.Unstructured, error) {
+	return get(ctx, dyn, FlinkStateSnapshotGVR, "FlinkStateSnapshot", namespace, name)
+}
+
+// CreateSnapshot creates the FlinkStateSnapshot obj in namespace as
+// FieldManager (obj may leave the name to the API server: generateName).
+func CreateSnapshot(ctx context.Context, dyn dynamic.Interface, namespace string, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{FieldManager: FieldManager})
+}
+
+// PatchSnapshot merge-patches a FlinkStateSnapshot as FieldManager.
+func PatchSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, name string, patch []byte) error {
+	_, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Patch(ctx, name, ktypes.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: FieldManager})
+	return err
+}

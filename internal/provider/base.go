@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
@@ -111,4 +112,23 @@ func knownTimeouts(ctx context.Context, t timeouts.Value) timeouts.Value {
 		return timeouts.Value{Object: types.ObjectNull(t.AttributeTypes(ctx))}
 	}
 	return t
+}
+
+// timeoutsBlock is timeouts.Block with descriptions for the generated docs.
+func timeoutsBlock(ctx context.Context, opts timeouts.Opts, what string) rschema.Block {
+	b, ok := timeouts.Block(ctx, opts).(rschema.SingleNestedBlock)
+	if !ok {
+		return timeouts.Block(ctx, opts)
+	}
+	b.Description = "How long to wait: " + what + ". Durations such as \"30s\", \"10m\" or \"1h\"."
+	attrs := map[string]rschema.Attribute{}
+	for name, a := range b.Attributes {
+		if s, ok := a.(rschema.StringAttribute); ok {
+			s.Description = "Time limit for " + name + "."
+			a = s
+		}
+		attrs[name] = a
+	}
+	b.Attributes = attrs
+	return b
 }

@@ -2,13 +2,11 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
-
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
 // stringMap converts a map attribute to a Go map that is never nil (a null
@@ -20,18 +18,6 @@ func stringMap(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[st
 	}
 	diags.Append(m.ElementsAs(ctx, &out, false)...)
 	return out
-}
-
-// countObjects says "1 object", "12 objects" or "more than 10000 objects".
-func countObjects(n int, more bool) string {
-	switch {
-	case more:
-		return fmt.Sprintf("more than %d objects", n)
-	case n == 1:
-		return "1 object"
-	default:
-		return fmt.Sprintf("%d objects", n)
-	}
 }
 
 // knownStrings returns the elements of a list of strings, and false when
@@ -53,21 +39,96 @@ func knownStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) ([
 	return out, true
 }
 
-// timeoutsBlock is timeouts.Block with descriptions for the generated docs.
-func timeoutsBlock(ctx context.Context, opts timeouts.Opts, what string) rschema.Block {
-	b, ok := timeouts.Block(ctx, opts).(rschema.SingleNestedBlock)
-	if !ok {
-		return timeouts.Block(ctx, opts)
+func mapFrom(ctx context.Context, m map[string]string, diags *diag.Diagnostics) types.Map {
+	v, d := types.MapValueFrom(ctx, types.StringType, m)
+	diags.Append(d...)
+	return v
+}
+
+func emptyList() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }
+
+func listOfStrings(ss []string) types.List {
+	vals := make([]attr.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = types.StringValue(s)
 	}
-	b.Description = "How long to wait: " + what + ". Durations such as \"30s\", \"10m\" or \"1h\"."
-	attrs := map[string]rschema.Attribute{}
-	for name, a := range b.Attributes {
-		if s, ok := a.(rschema.StringAttribute); ok {
-			s.Description = "Time limit for " + name + "."
-			a = s
+	return types.ListValueMust(types.StringType, vals)
+}
+
+func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
+	var out []string
+	if !l.IsNull() && !l.IsUnknown() {
+		diags.Append(l.ElementsAs(ctx, &out, false)...)
+	}
+	return out
+}
+
+func mapElems(m types.Map) []attr.Value {
+	out := make([]attr.Value, 0, len(m.Elements()))
+	for _, e := range m.Elements() {
+		out = append(out, e)
+	}
+	return out
+}
+
+func optionalString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func known(vs ...types.String) bool {
+	for _, v := range vs {
+		if v.IsNull() || v.IsUnknown() {
+			return false
 		}
-		attrs[name] = a
 	}
-	b.Attributes = attrs
-	return b
+	return true
+}
+
+// anyUnknown reports whether any value, or any element of a list, set, map
+// or object value, is unknown. A list that is known but holds one unknown
+// element (["eks", "get-token", "--cluster-name", module.eks.cluster_name]
+// while the cluster is planned) must count as unknown: converting it to Go
+// values fails.
+func anyUnknown(vs ...attr.Value) bool {
+	for _, v := range vs {
+		if v == nil {
+			continue
+		}
+		if v.IsUnknown() {
+			return true
+		}
+		if v.IsNull() {
+			continue
+		}
+		switch c := v.(type) {
+		case basetypes.ListValue:
+			if anyUnknown(c.Elements()...) {
+				return true
+			}
+		case basetypes.SetValue:
+			if anyUnknown(c.Elements()...) {
+				return true
+			}
+		case basetypes.TupleValue:
+			if anyUnknown(c.Elements()...) {
+				return true
+			}
+		case basetypes.MapValue:
+			for _, e := range c.Elements() {
+				if anyUnknown(e) {
+					return true
+				}
+			}
+		case basetypes.ObjectValue:
+			for _, e := range c.Attributes() {
+				if anyUnknown(e) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -148,3 +148,32 @@ func (m *flinkConfigurationModel) input(ctx context.Context, diags *diag.Diagnos
 	}
 	return in
 }
+
+// flinkConfigurationChecks is deploymentChecks for the data source.
+type flinkConfigurationChecks struct{}
+
+func (flinkConfigurationChecks) Description(context.Context) string {
+	return "the combination of attributes can run (flinkconf's checks)"
+}
+
+func (v flinkConfigurationChecks) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (flinkConfigurationChecks) ValidateDataSource(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var m flinkConfigurationModel
+	if d := req.Config.Get(ctx, &m); d.HasError() {
+		return
+	}
+	if anyUnknown(m.FlinkVersion, m.Identity, m.UpgradeMode, m.HighAvailability, m.TaskSlots, m.FlinkConfiguration, m.PodTemplate) || m.State.unknown() {
+		return
+	}
+	var diags diag.Diagnostics
+	in := m.input(ctx, &diags)
+	if diags.HasError() {
+		return
+	}
+	_, fs := flinkconf.Derive(in)
+	_, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
+	addFindings(&resp.Diagnostics, errorsOnly(append(fs, pfs...)))
+}

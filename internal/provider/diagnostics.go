@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 )
 
 // The provider's one error wording, after hashicorp/aws's standard problem
@@ -40,4 +43,45 @@ func problemDetail(cause, todo string) string {
 		return todo
 	}
 	return fmt.Sprintf("%s\n\n%s", cause, todo)
+}
+
+func errorsOnly(fs []flinkconf.Finding) []flinkconf.Finding {
+	var out []flinkconf.Finding
+	for _, f := range fs {
+		if f.Severity == flinkconf.Error {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// addFindings reports flinkconf findings as diagnostics on their attributes.
+func addFindings(diags *diag.Diagnostics, fs []flinkconf.Finding) {
+	for _, f := range fs {
+		p := path.Empty()
+		for i, seg := range f.Path {
+			if i > 0 && f.Path[0] == "flink_configuration" {
+				p = p.AtMapKey(strings.Join(f.Path[i:], "."))
+				break
+			}
+			p = p.AtName(seg)
+		}
+		if f.Severity == flinkconf.Error {
+			diags.AddAttributeError(p, f.Summary, f.Detail)
+		} else {
+			diags.AddAttributeWarning(p, f.Summary, f.Detail)
+		}
+	}
+}
+
+// countObjects says "1 object", "12 objects" or "more than 10000 objects".
+func countObjects(n int, more bool) string {
+	switch {
+	case more:
+		return fmt.Sprintf("more than %d objects", n)
+	case n == 1:
+		return "1 object"
+	default:
+		return fmt.Sprintf("%d objects", n)
+	}
 }

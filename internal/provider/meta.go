@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -40,6 +39,11 @@ type meta struct {
 	kubeOnce    sync.Once
 	kubeClient  *kube.Client
 	kubeErr     error
+
+	// plans: what this provider instance planned so far in this run, for
+	// the plan checks that relate two resources (plan_registry.go).
+	plansOnce sync.Once
+	plans     *planned
 }
 
 var errUnknownConfig = errors.New("the provider configuration is not known yet (it depends on values computed during apply); " +
@@ -232,48 +236,16 @@ func (m *meta) Kube() (*kube.Client, error) {
 	return m.kubeClient, m.kubeErr
 }
 
-// anyUnknown reports whether any value, or any element of a list, set, map
-// or object value, is unknown. A list that is known but holds one unknown
-// element (["eks", "get-token", "--cluster-name", module.eks.cluster_name]
-// while the cluster is planned) must count as unknown: converting it to Go
-// values fails.
-func anyUnknown(vs ...attr.Value) bool {
-	for _, v := range vs {
-		if v == nil {
-			continue
-		}
-		if v.IsUnknown() {
-			return true
-		}
-		if v.IsNull() {
-			continue
-		}
-		switch c := v.(type) {
-		case basetypes.ListValue:
-			if anyUnknown(c.Elements()...) {
-				return true
-			}
-		case basetypes.SetValue:
-			if anyUnknown(c.Elements()...) {
-				return true
-			}
-		case basetypes.TupleValue:
-			if anyUnknown(c.Elements()...) {
-				return true
-			}
-		case basetypes.MapValue:
-			for _, e := range c.Elements() {
-				if anyUnknown(e) {
-					return true
-				}
-			}
-		case basetypes.ObjectValue:
-			for _, e := range c.Attributes() {
-				if anyUnknown(e) {
-					return true
-				}
-			}
-		}
+// providerRegion is the region the provider's AWS clients use when it is
+// known without any API call (the provider block, the environment or the
+// shared config, as the partition is derived); "" when unknown.
+func (m *meta) providerRegion(ctx context.Context) string {
+	if m == nil || m.regionUnknown {
+		return ""
 	}
-	return false
+	region, err := m.awsCfg.ResolveRegion(ctx)
+	if err != nil {
+		return ""
+	}
+	return region
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -332,16 +331,6 @@ func (r *bucketResource) warnObjectsDeleted(ctx context.Context, state bucketMod
 			"savepoints and HA metadata may be among them.%s Stop here unless that is intended.", name, countObjects(n, more), newestCheckpointNote(cp)))
 }
 
-func emptyList() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }
-
-func listOfStrings(ss []string) types.List {
-	vals := make([]attr.Value, len(ss))
-	for i, s := range ss {
-		vals[i] = types.StringValue(s)
-	}
-	return types.ListValueMust(types.StringType, vals)
-}
-
 func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state bucketModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -402,14 +391,6 @@ func (m bucketModel) hardening(ctx context.Context, diags *diag.Diagnostics) s3s
 	h.UnsafeLifecycleRules = stringList(ctx, m.UnsafeLifecycleRules, diags)
 	h.ForeignPolicyStatements = stringList(ctx, m.ForeignPolicyStatements, diags)
 	return h
-}
-
-func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
-	var out []string
-	if !l.IsNull() && !l.IsUnknown() {
-		diags.Append(l.ElementsAs(ctx, &out, false)...)
-	}
-	return out
 }
 
 func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -25,13 +24,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 type deploymentResource struct{ resourceBase }
@@ -44,80 +43,6 @@ var (
 )
 
 func newDeploymentResource() resource.Resource { return &deploymentResource{} }
-
-type deploymentModel struct {
-	ID                 types.String     `tfsdk:"id"`
-	Namespace          types.String     `tfsdk:"namespace"`
-	Name               types.String     `tfsdk:"name"`
-	Image              types.String     `tfsdk:"image"`
-	FlinkVersion       types.String     `tfsdk:"flink_version"`
-	Mode               types.String     `tfsdk:"mode"`
-	ServiceAccount     types.String     `tfsdk:"service_account"`
-	Identity           types.String     `tfsdk:"identity"`
-	HighAvailability   types.Bool       `tfsdk:"high_availability"`
-	FlinkConfiguration types.Map        `tfsdk:"flink_configuration"`
-	SensitiveConfig    types.Map        `tfsdk:"sensitive_flink_configuration"`
-	PodTemplate        types.String     `tfsdk:"pod_template"`
-	WaitFor            types.String     `tfsdk:"wait_for"`
-	JobManager         *jobManagerModel `tfsdk:"job_manager"`
-	TaskManager        *taskMgrModel    `tfsdk:"task_manager"`
-	Job                *jobModel        `tfsdk:"job"`
-	State              *stateBlockModel `tfsdk:"state"`
-	JobID              types.String     `tfsdk:"job_id"`
-	LifecycleState     types.String     `tfsdk:"lifecycle_state"`
-	JobState           types.String     `tfsdk:"job_state"`
-	EffectiveConfig    types.Map        `tfsdk:"effective_flink_configuration"`
-	EffectivePod       types.String     `tfsdk:"effective_pod_template"`
-	RedeployNonce      types.Int64      `tfsdk:"savepoint_redeploy_nonce"`
-	SavepointFirst     *upgradeSPModel  `tfsdk:"savepoint_before_upgrade"`
-	FinalSavepoint     types.Bool       `tfsdk:"final_savepoint"`
-	// CarriedPath is the final savepoint of the deployment this create
-	// replaces, found at apply (not an attribute).
-	CarriedPath string `tfsdk:"-"`
-	// Restoring: this create or update restores state (from RestoreFrom,
-	// or, empty, by an upgrade of a stateful job); its wait ends when the
-	// job runs from it (kube.WaitRestored). Not attributes.
-	Restoring   bool   `tfsdk:"-"`
-	RestoreFrom string `tfsdk:"-"`
-	// Unwritten are the provider defaults an imported object lacked
-	// (flinkconf.Input.Unwritten, kept in private state); Live is the live
-	// object an update writes over (its flinkConfiguration's shape is kept:
-	// flinkdeploy.ShapeConfiguration). Not attributes.
-	Unwritten        []string                   `tfsdk:"-"`
-	Live             *unstructured.Unstructured `tfsdk:"-"`
-	UpgradeSavepoint types.String               `tfsdk:"upgrade_savepoint_path"`
-	Timeouts         timeouts.Value             `tfsdk:"timeouts"`
-}
-
-// upgradeSPModel is the savepoint_before_upgrade block.
-type upgradeSPModel struct {
-	FormatType types.String `tfsdk:"format_type"`
-	Timeout    types.String `tfsdk:"timeout"`
-}
-
-type jobManagerModel struct {
-	Memory   types.String  `tfsdk:"memory"`
-	CPU      types.Float64 `tfsdk:"cpu"`
-	Replicas types.Int64   `tfsdk:"replicas"`
-}
-
-type taskMgrModel struct {
-	Memory    types.String  `tfsdk:"memory"`
-	CPU       types.Float64 `tfsdk:"cpu"`
-	TaskSlots types.Int64   `tfsdk:"task_slots"`
-}
-
-type jobModel struct {
-	JarURI                types.String `tfsdk:"jar_uri"`
-	EntryClass            types.String `tfsdk:"entry_class"`
-	Args                  types.List   `tfsdk:"args"`
-	Parallelism           types.Int64  `tfsdk:"parallelism"`
-	UpgradeMode           types.String `tfsdk:"upgrade_mode"`
-	State                 types.String `tfsdk:"state"`
-	AllowNonRestoredState types.Bool   `tfsdk:"allow_non_restored_state"`
-	InitialSavepointPath  types.String `tfsdk:"initial_savepoint_path"`
-	ClaimMode             types.String `tfsdk:"claim_mode"`
-}
 
 // deploymentPollInterval is how often waits read the status.
 var deploymentPollInterval = time.Second
@@ -318,150 +243,6 @@ func (r *deploymentResource) ConfigValidators(context.Context) []resource.Config
 		deploymentStateDirs.resource(),
 		deploymentChecks{},
 	}
-}
-
-// input converts the model for flinkconf; ok is false while something it
-// needs is unknown.
-func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (flinkconf.Input, bool) {
-	if anyUnknown(m.FlinkVersion, m.Identity, m.HighAvailability, m.FlinkConfiguration, m.Image) || m.State.unknown() ||
-		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode, m.Job.Parallelism)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
-		return flinkconf.Input{}, false
-	}
-	if m.SensitiveConfig.IsUnknown() {
-		return flinkconf.Input{}, false
-	}
-	for _, e := range append(mapElems(m.FlinkConfiguration), mapElems(m.SensitiveConfig)...) {
-		if e.IsUnknown() {
-			return flinkconf.Input{}, false
-		}
-	}
-	in := flinkconf.Input{
-		FlinkVersion: m.FlinkVersion.ValueString(),
-		Identity:     m.Identity.ValueString(),
-		Image:        m.Image.ValueString(),
-		State:        m.State.flinkState(diags, path.Root("state")),
-		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),
-	}
-	for k, v := range stringMap(ctx, m.SensitiveConfig, diags) {
-		if in.Extra == nil {
-			in.Extra = map[string]string{}
-		}
-		in.Extra[k] = v
-	}
-	if len(m.Unwritten) > 0 {
-		in.Unwritten = map[string]bool{}
-		for _, k := range m.Unwritten {
-			in.Unwritten[k] = true
-		}
-		if in.Unwritten[flinkconf.AbsentBackend] && (m.State == nil || m.State.Backend.IsNull()) {
-			in.State.Backend = "" // Flink's default, as the object had it
-		}
-	}
-	if m.Job != nil {
-		in.HasJob, in.Parallelism = true, m.Job.Parallelism.ValueInt64Pointer()
-		in.UpgradeMode = m.Job.UpgradeMode.ValueString()
-		in.JarURI = m.Job.JarURI.ValueString()
-		in.ClaimMode = m.Job.ClaimMode.ValueString()
-	}
-	if !m.HighAvailability.IsNull() {
-		v := m.HighAvailability.ValueBool()
-		in.HighAvailability = &v
-	}
-	if m.TaskManager != nil && !m.TaskManager.TaskSlots.IsNull() {
-		v := m.TaskManager.TaskSlots.ValueInt64()
-		in.TaskSlots = &v
-	}
-	return in, true
-}
-
-// derive sets effective_flink_configuration and effective_pod_template
-// from the inputs, as the plan did; false when they cannot be applied.
-func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) bool {
-	in, ok := m.input(ctx, diags)
-	if !ok {
-		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
-			"Apply again once the values it depends on are known.")
-		return false
-	}
-	cfg, fs := flinkconf.Derive(in)
-	pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
-	addFindings(diags, append(fs, pfs...))
-	if diags.HasError() {
-		return false
-	}
-	// Spelled as the plan spelled it (flinkconf.Respell against the
-	// state's written configuration): the apply writes exactly what the
-	// plan showed. Unknown at plan (inputs known only now): spelled as the
-	// live object has it.
-	var prior map[string]string
-	if !m.EffectiveConfig.IsUnknown() && !m.EffectiveConfig.IsNull() {
-		prior = m.writtenConfig(ctx, diags)
-	}
-	if len(prior) > 0 {
-		cfg = flinkconf.Respell(cfg, prior)
-	} else if m.Live != nil {
-		raw, _, _ := unstructured.NestedFieldNoCopy(m.Live.Object, "spec", "flinkConfiguration")
-		live, _ := flinkdeploy.FlattenConfiguration(raw)
-		cfg = flinkconf.Respell(cfg, live)
-	}
-	m.EffectiveConfig = m.effectiveConfig(ctx, cfg, in, diags)
-	m.EffectivePod = types.StringValue("")
-	if pod != nil {
-		m.EffectivePod = types.StringValue(canonicalJSON(pod))
-	}
-	return !diags.HasError()
-}
-
-// effectiveConfig is what the job runs with: the configuration the provider
-// writes plus what the operator adds (flinkconf.OperatorAdded), which is
-// shown but never written. Unknown while the namespace or name is.
-func (m *deploymentModel) effectiveConfig(ctx context.Context, written map[string]string, in flinkconf.Input, diags *diag.Diagnostics) types.Map {
-	if m.Namespace.IsUnknown() || m.Name.IsUnknown() {
-		return types.MapUnknown(types.StringType)
-	}
-	out := make(map[string]string, len(written)+12)
-	for k, v := range flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString()) {
-		out[k] = v
-	}
-	for k, v := range written {
-		out[k] = v
-	}
-	for k := range m.SensitiveConfig.Elements() {
-		if _, ok := out[k]; ok {
-			out[k] = flinkconf.SensitivePlaceholder
-		}
-	}
-	return mapFrom(ctx, out, diags)
-}
-
-// writtenConfig is effective_flink_configuration without what the operator
-// adds: the flinkConfiguration the provider writes.
-func (m *deploymentModel) writtenConfig(ctx context.Context, diags *diag.Diagnostics) map[string]string {
-	cfg := stringMap(ctx, m.EffectiveConfig, diags)
-	for k, v := range stringMap(ctx, m.SensitiveConfig, diags) {
-		if cfg[k] == flinkconf.SensitivePlaceholder {
-			cfg[k] = v
-		}
-	}
-	var d diag.Diagnostics
-	in, ok := m.input(ctx, &d)
-	if !ok || d.HasError() {
-		return cfg
-	}
-	for k, v := range flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString()) {
-		if cfg[k] == v {
-			delete(cfg, k)
-		}
-	}
-	return cfg
-}
-
-func mapElems(m types.Map) []attr.Value {
-	out := make([]attr.Value, 0, len(m.Elements()))
-	for _, e := range m.Elements() {
-		out = append(out, e)
-	}
-	return out
 }
 
 // ModifyPlan runs the plan-time checks and shows the derived configuration,
@@ -709,29 +490,18 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	}
 }
 
-// waitTarget is what create and update wait for: wait_for, except that a
-// spec with job.state suspended waits for the suspend (kube.WaitSuspended),
-// since a suspended job is never DEPLOYED, STABLE or RUNNING.
-func (m *deploymentModel) waitTarget() string {
-	if w := m.WaitFor.ValueString(); w != "none" && m.Job != nil && m.Job.State.ValueString() == "suspended" {
-		return kube.WaitSuspended
-	}
-	return m.WaitFor.ValueString()
-}
-
 type setter interface {
 	Set(ctx context.Context, val any) diag.Diagnostics
-}
-
-func (m *deploymentModel) setStatus(st kube.DeploymentStatus) {
-	m.JobID = types.StringValue(st.JobID)
-	m.LifecycleState = types.StringValue(st.LifecycleState)
-	m.JobState = types.StringValue(st.JobState)
 }
 
 // readableAPIError keeps the API server's message (CRD validation errors
 // name the field) and drops Go error wrapping.
 func readableAPIError(err error) string {
+	// A finder's "does not exist" (kube.GetFlinkDeployment) reads as the
+	// API server's answer it wraps.
+	if nf, ok := err.(*notfound.Error); ok {
+		err = nf.Err
+	}
 	if se, ok := err.(apierrors.APIStatus); ok {
 		st := se.Status()
 		msg := st.Message
@@ -847,9 +617,9 @@ func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymen
 		return nil
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
 	switch {
-	case apierrors.IsNotFound(err):
+	case notfound.Is(err):
 		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name, "it was deleted outside Terraform since the plan",
 			"Run terraform apply again: the refresh removes it from state and the plan creates it.")
 	case err != nil:
@@ -914,8 +684,8 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
+	if notfound.Is(err) {
 		resp.State.RemoveResource(ctx)
 		return
 	}

@@ -200,3 +200,18 @@ func (r *podIdentityAssociationResource) ImportState(ctx context.Context, req re
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster_name"), cluster)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("association_id"), id)...)
 }
+
+// ModifyPlan of the association: the IRSA conflict (rule 6).
+func (r *podIdentityAssociationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan podIdentityAssociationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.podIdentityUser(plan.Namespace, plan.ServiceAccount, "a flinkstate_pod_identity_association", path.Root("service_account"), &resp.Diagnostics)
+	plan.TagsAll = r.meta.planTagsAll(ctx, plan.Tags, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}

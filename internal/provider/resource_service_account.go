@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
@@ -201,13 +200,12 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 		addProblem(&diags, "Applying", "ServiceAccount "+ns+"/"+name, err.Error(), "")
 		return diags
 	}
-	rbs := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns)
 	wantRB := plan.RoleBinding != nil
 	hadRB := prior != nil && prior.RoleBinding != nil
 	sameRB := hadRB && wantRB && prior.RoleBinding.RoleName.Equal(plan.RoleBinding.RoleName) && prior.RoleBinding.Kind.Equal(plan.RoleBinding.Kind)
 	if hadRB && !sameRB {
 		// roleRef is immutable: a changed role means a new binding.
-		if err := kube.NotFound("RoleBinding "+ns+"/"+name, rbs.Delete(ctx, name, metav1.DeleteOptions{})); err != nil && !notfound.Is(err) {
+		if err := kube.DeleteRoleBinding(ctx, c.Dynamic, ns, name); err != nil && !notfound.Is(err) {
 			addProblem(&diags, "Deleting", "RoleBinding "+ns+"/"+name, err.Error(), "")
 			return diags
 		}
@@ -239,9 +237,7 @@ func (r *serviceAccountResource) apply(ctx context.Context, c *kube.Client, plan
 		// No half-applied create: remove the ServiceAccount just created
 		// (only that object: the UID precondition), so nothing is left
 		// outside Terraform's state.
-		uid := created.GetUID()
-		if derr := kube.NotFound("ServiceAccount "+ns+"/"+name, c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name,
-			metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})); derr != nil && !notfound.Is(derr) {
+		if derr := kube.DeleteServiceAccount(ctx, c.Dynamic, ns, name, created.GetUID()); derr != nil && !notfound.Is(derr) {
 			addProblem(&diags, "Removing the just created", "ServiceAccount "+ns+"/"+name,
 				"its RoleBinding was not created, and deleting the ServiceAccount again failed: "+derr.Error(),
 				"Delete the ServiceAccount by hand, or import it.")
@@ -258,8 +254,8 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	sa, err := c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-	if notfound.Is(kube.NotFound("ServiceAccount "+ns+"/"+name, err)) {
+	sa, err := kube.GetServiceAccount(ctx, c.Dynamic, ns, name)
+	if notfound.Is(err) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -296,9 +292,9 @@ func (r *serviceAccountResource) Read(ctx context.Context, req resource.ReadRequ
 		state.IRSARoleARN = types.StringNull()
 	}
 
-	rb, err := c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	rb, err := kube.GetRoleBinding(ctx, c.Dynamic, ns, name)
 	switch {
-	case notfound.Is(kube.NotFound("RoleBinding "+ns+"/"+name, err)):
+	case notfound.Is(err):
 		state.RoleBinding = nil
 	case err != nil:
 		addProblem(&resp.Diagnostics, "Reading", "RoleBinding "+ns+"/"+name, err.Error(), "")
@@ -341,7 +337,7 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	if state.RoleBinding != nil {
-		if err := kube.NotFound("RoleBinding "+ns+"/"+name, c.Dynamic.Resource(kube.RoleBindingGVR).Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{})); err != nil && !notfound.Is(err) {
+		if err := kube.DeleteRoleBinding(ctx, c.Dynamic, ns, name); err != nil && !notfound.Is(err) {
 			addProblem(&resp.Diagnostics, "Deleting", "RoleBinding "+ns+"/"+name, err.Error(), "")
 			return
 		}
@@ -349,11 +345,8 @@ func (r *serviceAccountResource) Delete(ctx context.Context, req resource.Delete
 	// Only the object this configuration created or imported: the UID
 	// precondition makes the API server refuse (409) to delete another one
 	// of the same name.
-	opts := metav1.DeleteOptions{}
-	if uid := ktypes.UID(objectUID(ctx, req.Private, &resp.Diagnostics)); uid != "" {
-		opts.Preconditions = &metav1.Preconditions{UID: &uid}
-	}
-	if err := kube.NotFound("ServiceAccount "+ns+"/"+name, c.Dynamic.Resource(kube.ServiceAccountGVR).Namespace(ns).Delete(ctx, name, opts)); err != nil && !notfound.Is(err) {
+	uid := ktypes.UID(objectUID(ctx, req.Private, &resp.Diagnostics))
+	if err := kube.DeleteServiceAccount(ctx, c.Dynamic, ns, name, uid); err != nil && !notfound.Is(err) {
 		addProblem(&resp.Diagnostics, "Deleting", "ServiceAccount "+ns+"/"+name, err.Error(), "")
 	}
 }

@@ -21,12 +21,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 type snapshotResource struct{ resourceBase }
@@ -339,7 +337,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	// A POST with generateName: always a new object, never someone else's.
 	obj := spec.Object(ns, "", plan.NamePrefix.ValueString())
 	kube.SetTriggers(obj, triggers)
-	created, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	created, err := kube.CreateSnapshot(ctx, c.Dynamic, ns, obj)
 	if err != nil {
 		addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns, fmt.Sprintf("for deployment %s: %s", spec.DeploymentName, readableAPIError(err)), "")
 		return
@@ -393,8 +391,8 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	obj, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	obj, err := kube.GetSnapshot(ctx, c.Dynamic, ns, name)
+	if notfound.Is(err) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -485,8 +483,7 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 		// In place: it only bounds the operator's retries of a snapshot not
 		// taken yet (an imported one may carry the operator's -1).
 		patch := fmt.Sprintf(`{"spec":{"backoffLimit":%d}}`, plan.BackoffLimit.ValueInt64())
-		if _, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(state.Namespace.ValueString()).Patch(ctx,
-			state.Name.ValueString(), ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
+		if err := kube.PatchSnapshot(ctx, c.Dynamic, state.Namespace.ValueString(), state.Name.ValueString(), []byte(patch)); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("backoff_limit"), "Updating FlinkStateSnapshot failed", err.Error())
 			return
 		}
@@ -495,8 +492,7 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 		// The configuration decides about disposal from now on.
 		setPrivateString(ctx, resp.Private, privateDisposeAdopted, "", &resp.Diagnostics)
 		patch := fmt.Sprintf(`{"spec":{"savepoint":{"disposeOnDelete":%v}}}`, plan.DisposeOnDelete.ValueBool())
-		if _, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(state.Namespace.ValueString()).Patch(ctx,
-			state.Name.ValueString(), ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: kube.FieldManager}); err != nil {
+		if err := kube.PatchSnapshot(ctx, c.Dynamic, state.Namespace.ValueString(), state.Name.ValueString(), []byte(patch)); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("dispose_on_delete"), "Updating FlinkStateSnapshot failed", err.Error())
 			return
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -447,6 +449,63 @@ resource "flinkstate_snapshot" "adopted" {
 					}
 					return nil
 				},
+			},
+		},
+	})
+}
+
+// A flinkstate_snapshot that would dispose of its files refuses to be
+// deleted while a FlinkDeployment restores from its path.
+func TestAccSnapshot_disposeRefusedWhileRestoring(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("keep-")
+	snapshot := func(trigger, extra string) string {
+		return fmt.Sprintf(`
+resource "flinkstate_snapshot" "sp" {
+  namespace         = %q
+  deployment_name   = "orders"
+  dispose_on_delete = %t
+  triggers          = { v = %q }
+  %s
+}
+`, ns, !strings.HasPrefix(trigger, "keep"), strings.TrimPrefix(trigger, "keep"), extra)
+	}
+	wait := `  wait_for = "running"`
+	restoring := restoreConfig(ns, prefix, "flink:2.2.1-java17", "initial_savepoint_path = flinkstate_snapshot.sp.path", wait)
+	var savepoint string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: restoreConfig(ns, prefix, "flink:2.2.1-java17", "", wait) + snapshot("1", "depends_on = [flinkstate_deployment.orders]"),
+				Check:  func(s *terraform.State) error { savepoint = attrOf(s, "flinkstate_snapshot.sp", "path"); return nil },
+			},
+			{
+				// The deployment is redeployed from the savepoint.
+				Config: restoring + snapshot("1", ""),
+				Check:  checkRestoredFrom(t, ns, &savepoint),
+			},
+			{
+				// Replacing the snapshot deletes the old one first: refused, its files stay.
+				Config:      restoring + snapshot("2", ""),
+				ExpectError: errorRE("Savepoint still in use", "was not deleted", "FlinkDeployment [orders]", "initialSavepointPath"),
+			},
+			{
+				PreConfig: func() {
+					bucket, key, _ := strings.Cut(strings.TrimPrefix(savepoint, "s3://"), "/")
+					if _, err := testAWS(t).S3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket),
+						Key: aws.String(key + "/_metadata")}); err != nil {
+						t.Fatalf("savepoint files gone after a refused delete: %v", err)
+					}
+				},
+				// Kept on destroy: the operator disposes of a savepoint only while its job runs
+				// (StateSnapshotReconciler.cleanup), and destroy deletes the deployment first.
+				Config: restoring + snapshot("keep1", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_snapshot.sp", plancheck.ResourceActionUpdate),
+				}},
 			},
 		},
 	})

@@ -12,7 +12,6 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/iampolicy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -136,4 +135,9 @@ var (
 	labelsCheck = mapEntriesCheck("Invalid label", "Kubernetes label keys and values",
 		kube.ValidateLabelKey, kube.ValidateLabelValue)
 	annotationsCheck = mapKeysCheck("Invalid annotation", "Kubernetes annotation keys", kube.ValidateAnnotationKey)
+)
+
+var (
+	kmsKeyOrAliasARNCheck = check("Invalid KMS key ARN", "a KMS key or alias ARN", iampolicy.ValidateKMSKeyOrAliasARN)
+	deploymentNameCheck   = check("Invalid name", "a DNS-1123 label of at most 45 characters", kube.ValidateDeploymentName)
 )

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
@@ -63,7 +62,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 		plan.UpgradeSavepoint = types.StringNull()
 		if plan.keepsState() && plan.restorePath().IsNull() {
 			// A create may be the second half of a replacement that carries
-			// the replaced deployment's final savepoint (deployment_final.go);
+			// the replaced deployment's final savepoint (resource_deployment_final.go);
 			// which one is known only at apply, where the re-plan of the
 			// create has neither prior state nor private data.
 			plan.UpgradeSavepoint = types.StringUnknown()
@@ -329,7 +328,7 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 		format = "CANONICAL"
 	}
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
 	if err != nil {
 		diags.AddAttributeError(at, "Savepoint before upgrade failed",
 			fmt.Sprintf("FlinkDeployment %s/%s was not changed: reading it: %s", ns, name, readableAPIError(err)))
@@ -347,8 +346,7 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 	snapshot, err := kube.PendingUpgradeSavepoint(ctx, c.Dynamic, ns, name, hash, live.GetGeneration())
 	if err == nil && snapshot == "" {
 		var created *unstructured.Unstructured
-		created, err = c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx,
-			kube.UpgradeSavepointObject(ns, name, format, hash, live.GetGeneration()), metav1.CreateOptions{FieldManager: kube.FieldManager})
+		created, err = kube.CreateSnapshot(ctx, c.Dynamic, ns, kube.UpgradeSavepointObject(ns, name, format, hash, live.GetGeneration()))
 		if err == nil {
 			snapshot = created.GetName()
 		}

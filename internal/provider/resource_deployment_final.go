@@ -6,11 +6,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // Destroy and replace keep a stateful deployment's state: a final savepoint
@@ -137,8 +136,8 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) || (err == nil && uid != "" && string(live.GetUID()) != uid) {
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
+	if notfound.Is(err) || (err == nil && uid != "" && string(live.GetUID()) != uid) {
 		return
 	}
 	if err != nil {
@@ -167,7 +166,7 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 		existing = p
 	}
 	obj := kube.FinalSavepointObject(ns, name, format, existing, carryTo)
-	created, err := c.Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	created, err := kube.CreateSnapshot(ctx, c.Dynamic, ns, obj)
 	if err != nil {
 		addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name, "creating its final savepoint: "+readableAPIError(err),
 			"Nothing was deleted. Fix the cause and apply again, or set final_savepoint = false (and apply) to delete it without one.")

@@ -7,15 +7,89 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/s3state"
 )
+
+// The noncurrent-version rule of a versioned bucket removed outside
+// Terraform shows in the next plan, and apply writes it back.
+func TestAccBucket_noncurrentRuleRemovedDrift(t *testing.T) {
+	skipUnlessAcc(t)
+	bucket := randName("fs-noncur-")
+	ctx, c := context.Background(), testAWS(t).S3
+	cfg := fmt.Sprintf(`
+resource "flinkstate_bucket" "state" {
+  bucket     = %q
+  versioning = true
+}
+`, bucket)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBucketGone(t, bucket),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					// Keep every other rule (the abort rule must not be what
+					// the plan shows): drop only the noncurrent-version rule.
+					rules, err := s3state.FindLifecycleRules(ctx, c, bucket)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var kept []s3types.LifecycleRule
+					for _, r := range rules {
+						if aws.ToString(r.ID) != s3state.NoncurrentVersionsRuleID {
+							kept = append(kept, r)
+						}
+					}
+					if len(kept) == len(rules) || len(kept) == 0 {
+						t.Fatalf("bucket %s: want the provider's abort and noncurrent rules, got %d rules", bucket, len(rules))
+					}
+					if _, err := c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{Bucket: aws.String(bucket),
+						LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: kept}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.state", plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("flinkstate_bucket.state", tfjsonpath.New("noncurrent_version_expiration_days"), knownvalue.Int64Exact(30)),
+					bucketHasNoncurrentRule(t, bucket),
+				},
+			},
+		},
+	})
+}
+
+type noncurrentRuleCheck struct {
+	t      *testing.T
+	bucket string
+}
+
+func bucketHasNoncurrentRule(t *testing.T, bucket string) statecheck.StateCheck {
+	return noncurrentRuleCheck{t, bucket}
+}
+
+func (c noncurrentRuleCheck) CheckState(ctx context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	rules, err := s3state.FindLifecycleRules(ctx, testAWS(c.t).S3, c.bucket)
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	if _, days, ok := s3state.OwnLifecycle(rules); !ok || days != 30 {
+		resp.Error = fmt.Errorf("bucket %s: noncurrent-version rule present=%v days=%d, want 30", c.bucket, ok, days)
+	}
+}
 
 // An expiration added inside the provider's own lifecycle rule, a 7-day
 // expiry on the stores' parent prefix and a cross-account bucket-policy
@@ -74,73 +148,6 @@ func TestAccBucket_weakeningDriftRemoved(t *testing.T) {
 					}
 					if f := s3state.ForeignStatements(aws.ToString(p.Policy)); len(f) > 0 || !s3state.PolicyDeniesInsecureTransport(aws.ToString(p.Policy)) {
 						return fmt.Errorf("bucket policy after apply: foreign %v, policy %s", f, aws.ToString(p.Policy))
-					}
-					return nil
-				},
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-		},
-	})
-}
-
-// Extra inline and attached role policies show in the next plan, and apply
-// removes them; the provider's own policy stays.
-func TestAccIAMRole_extraPoliciesRemoved(t *testing.T) {
-	skipUnlessAcc(t)
-	name := randName("flink-excl-")
-	ctx, c := context.Background(), testAWS(t).IAM
-	cfg := fmt.Sprintf(`
-resource "flinkstate_iam_role" "r" {
-  name            = %q
-  state_store_ids = ["acme-flink-state/flink/orders"]
-  pod_identity {
-    namespace       = "data-processing"
-    service_account = "flink"
-  }
-}
-`, name)
-	var managedARN string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() {
-					admin := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`
-					if _, err := c.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String("admin"), PolicyDocument: aws.String(admin)}); err != nil {
-						t.Fatal(err)
-					}
-					p, err := c.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name + "-managed"), PolicyDocument: aws.String(admin)})
-					if err != nil {
-						t.Fatal(err)
-					}
-					managedARN = aws.ToString(p.Policy.Arn)
-					t.Cleanup(func() { _, _ = c.DeletePolicy(ctx, &iam.DeletePolicyInput{PolicyArn: aws.String(managedARN)}) })
-					if _, err := c.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: aws.String(name), PolicyArn: aws.String(managedARN)}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_iam_role.r", plancheck.ResourceActionUpdate),
-				}},
-				Check: func(*terraform.State) error {
-					inl, err := c.ListRolePolicies(ctx, &iam.ListRolePoliciesInput{RoleName: aws.String(name)})
-					if err != nil {
-						return err
-					}
-					if len(inl.PolicyNames) != 1 || inl.PolicyNames[0] != inlinePolicyName {
-						return fmt.Errorf("inline policies after apply: %v, want only %s", inl.PolicyNames, inlinePolicyName)
-					}
-					att, err := c.ListAttachedRolePolicies(ctx, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
-					if err != nil {
-						return err
-					}
-					if len(att.AttachedPolicies) != 0 {
-						return fmt.Errorf("attached policies after apply: %v", att.AttachedPolicies)
 					}
 					return nil
 				},

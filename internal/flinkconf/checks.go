@@ -543,6 +543,6 @@ func checkDirs(st State, add func(Severity, string, string, ...string)) {
 
 // SetsOwnInterval names jobs known to set their checkpoint interval in
 // code, which wins over execution.checkpointing.interval: the bundled
-// StateMachineExample calls enableCheckpointing(2000) (the project's seed,
-// part 3: "StateMachineExample sets a 2 second checkpoint interval in code").
+// StateMachineExample calls env.enableCheckpointing(2000L) (Flink
+// release-2.2.1, flink-examples-streaming StateMachineExample.java).
 var SetsOwnInterval = map[string]time.Duration{"StateMachineExample.jar": 2 * time.Second}

@@ -1,9 +1,9 @@
 // Package flinkconf derives what a FlinkDeployment needs to keep its state
 // on S3 (flinkConfiguration keys, the operator's flinkVersion, the S3 plugin
 // jar, the S3 credentials class for IRSA or Pod Identity) and checks the
-// combination, as plain Go: no Terraform here. Its checks come from the
-// project's guide (the seeds) and are reported with the attribute path they
-// concern.
+// combination, as plain Go: no Terraform here. Each check cites the Flink,
+// operator or AWS source it follows and is reported with the attribute path
+// it concerns.
 package flinkconf
 
 import (
@@ -235,8 +235,9 @@ const RetentionKey = "execution.checkpointing.externalized-checkpoint-retention"
 
 // DefaultRetention is the externalized_retention the provider writes when
 // none is given: RETAIN_ON_CANCELLATION for last-state and savepoint
-// upgrades, which resume from retained state (the seed's example sets it),
-// nothing otherwise.
+// upgrades, which resume from retained state (the operator defaults a job's
+// configuration to it too: FlinkConfigBuilder.applyJobConfig,
+// flink-kubernetes-operator release-1.15.0), nothing otherwise.
 func DefaultRetention(upgradeMode string) string {
 	if upgradeMode == "last-state" || upgradeMode == "savepoint" {
 		return "RETAIN_ON_CANCELLATION"

@@ -380,6 +380,9 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 	c.pids = append(c.pids, pid)
 	if err := waitHTTP(ctx, c.RESTURL+"/config", "", 120*time.Second); err != nil {
 		c.Stop()
+		if refused := c.ConfigurationRefusal(); refused != nil {
+			return nil, refused
+		}
 		return nil, fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
 	}
 	return c, nil
@@ -521,7 +524,12 @@ func (c *FlinkCluster) RunningJob(ctx context.Context, timeout time.Duration) (s
 			} `json:"jobs"`
 		}
 		if err := c.restJSON(ctx, http.MethodGet, "/jobs/overview", nil, &ov); err != nil || len(ov.Jobs) == 0 {
-			// An error means the REST API is not up yet: poll again.
+			// A configuration value Flink cannot read ends the wait at
+			// once, naming the key; otherwise an error means the REST API
+			// is not up yet: poll again.
+			if refused := c.ConfigurationRefusal(); refused != nil {
+				return false, refused
+			}
 			return false, nil //nolint:nilerr // see above
 		}
 		j := ov.Jobs[0]
@@ -531,6 +539,9 @@ func (c *FlinkCluster) RunningJob(ctx context.Context, timeout time.Duration) (s
 			id = j.JID
 			return true, nil
 		case "FAILED", "CANCELED", "FINISHED":
+			if refused := c.ConfigurationRefusal(); refused != nil {
+				return false, fmt.Errorf("the Flink job is %s: %w", j.State, refused)
+			}
 			return false, fmt.Errorf("testbed: the Flink job is %s\n%s", j.State, c.LogTail(60))
 		}
 		return false, nil

@@ -118,6 +118,19 @@ func ServeAWSProxy(ctx context.Context, cfg AWSProxyConfig) error {
 		},
 	}
 	servers := []*http.Server{}
+	// The STS listener binds first: a front that cannot have its port 443
+	// exits before its health endpoint ever answers (startAWSProxy then
+	// tries another address).
+	var tln net.Listener
+	if cfg.STS != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
+		if err != nil {
+			return err
+		}
+		if tln, err = tls.Listen("tcp", cfg.STS, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}); err != nil {
+			return err
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
@@ -126,15 +139,7 @@ func ServeAWSProxy(ctx context.Context, cfg AWSProxyConfig) error {
 	servers = append(servers, plain)
 	errc := make(chan error, 2)
 	go func() { errc <- plain.Serve(ln) }()
-	if cfg.STS != "" {
-		cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
-		if err != nil {
-			return err
-		}
-		tln, err := tls.Listen("tcp", cfg.STS, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-		if err != nil {
-			return err
-		}
+	if tln != nil {
 		secure := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 		servers = append(servers, secure)
 		go func() { errc <- secure.Serve(tln) }()
@@ -338,10 +343,15 @@ func buildAWSProxy(ctx context.Context, root, state string) (string, error) {
 }
 
 // stsListenAddress finds a loopback address whose port 443 is free (binding
-// it needs root or CAP_NET_BIND_SERVICE), or "" when there is none.
-func stsListenAddress() string {
+// it needs root or CAP_NET_BIND_SERVICE), or "" when there is none. It
+// skips the addresses in taken: another test bed starting at the same
+// moment may have found the same one free and bound it first.
+func stsListenAddress(taken map[string]bool) string {
 	for i := 2; i < 255; i++ {
 		addr := fmt.Sprintf("127.0.0.%d", i)
+		if taken[addr] {
+			continue
+		}
 		l, err := net.Listen("tcp", net.JoinHostPort(addr, "443"))
 		if err != nil {
 			if errors.Is(err, syscall.EACCES) {
@@ -360,22 +370,41 @@ func stsListenAddress() string {
 func startAWSProxy(ctx context.Context, state string, bins Binaries, env *Env, target string, port int) error {
 	env.AWSEndpoint = fmt.Sprintf("http://127.0.0.1:%d", port)
 	env.S3RequestLog = filepath.Join(state, "s3-requests.jsonl")
-	args := []string{"-listen", fmt.Sprintf("127.0.0.1:%d", port), "-target", target, "-log", env.S3RequestLog}
-	if addr := stsListenAddress(); addr != "" {
-		caFile, certFile, keyFile, err := writeServingCA(filepath.Join(state, "pki"), awsHostNames(env.AWSRegion))
+	taken := map[string]bool{}
+	for {
+		args := []string{"-listen", fmt.Sprintf("127.0.0.1:%d", port), "-target", target, "-log", env.S3RequestLog}
+		addr := stsListenAddress(taken)
+		env.STSAddress, env.AWSCAFile = "", ""
+		if addr != "" {
+			caFile, certFile, keyFile, err := writeServingCA(filepath.Join(state, "pki"), awsHostNames(env.AWSRegion))
+			if err != nil {
+				return err
+			}
+			env.STSAddress, env.AWSCAFile = addr, caFile
+			args = append(args, "-sts", net.JoinHostPort(addr, "443"), "-cert", certFile, "-key", keyFile)
+		}
+		pid, err := spawn(bins.AWSProxy, args, nil, filepath.Join(state, "logs", "awsproxy.log"))
 		if err != nil {
 			return err
 		}
-		env.STSAddress, env.AWSCAFile = addr, caFile
-		args = append(args, "-sts", net.JoinHostPort(addr, "443"), "-cert", certFile, "-key", keyFile)
+		// Ready, or exited: a front that exits at once with an STS address
+		// lost the race for its port 443 to another test bed (CI runs two
+		// side by side), and the next free address is tried.
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			err = waitHTTP(ctx, env.AWSEndpoint+"/health", "", time.Second)
+			if err == nil || !alive(pid) || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err == nil {
+			env.PIDs = append(env.PIDs, pid)
+			return writePIDs(state, env.PIDs)
+		}
+		if alive(pid) || addr == "" || len(taken) >= 8 {
+			stopPIDs([]int{pid})
+			return fmt.Errorf("the AWS front did not become ready: %w (see %s)", err, filepath.Join(state, "logs", "awsproxy.log"))
+		}
+		taken[addr] = true
 	}
-	pid, err := spawn(bins.AWSProxy, args, nil, filepath.Join(state, "logs", "awsproxy.log"))
-	if err != nil {
-		return err
-	}
-	env.PIDs = append(env.PIDs, pid)
-	if err := writePIDs(state, env.PIDs); err != nil {
-		return err
-	}
-	return waitHTTP(ctx, env.AWSEndpoint+"/health", "", 60*time.Second)
 }

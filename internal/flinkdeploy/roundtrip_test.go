@@ -191,3 +191,20 @@ func TestSettingsTable(t *testing.T) {
 		}
 	}
 }
+
+// Every field of Spec and Job the provider writes is classified in
+// SpecFields (one entry each: JobManager and TaskManager whole, as the
+// operator diffs them), so a new field cannot miss the savepoint rule.
+func TestSpecFieldsCoverSpec(t *testing.T) {
+	notFields := map[string]bool{"FlinkConfiguration": true, "UnreadableConfig": true, "LiveConfiguration": true, "Job": true}
+	n := 0
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(Spec{})) {
+		if !notFields[f.Name] {
+			n++
+		}
+	}
+	n += reflect.TypeOf(Job{}).NumField()
+	if n != len(SpecFields) {
+		t.Errorf("Spec and Job have %d fields the provider writes, SpecFields classifies %d", n, len(SpecFields))
+	}
+}

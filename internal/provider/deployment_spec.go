@@ -20,8 +20,9 @@ import (
 )
 
 // The one mapping between deploymentModel and flinkdeploy.Spec. Adding a
-// spec field means: the model, the schema, the Spec, and a line in each
-// function here. A flinkConfiguration key set by one attribute is a
+// spec field means: the model, the schema, the Spec (with its entry in
+// flinkdeploy.SpecFields: whether a change restarts the job), and a line in
+// each function here. A flinkConfiguration key set by one attribute is a
 // flinkconf.Settings entry instead: its attribute and conversion come from
 // the table (settings.go).
 

@@ -172,9 +172,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"savepoint_before_upgrade": schema.SingleNestedBlock{
 				Description: "Take a savepoint before every update the Flink operator applies as an upgrade, i.e. restarts the job for " +
-					"(its spec diff: image, flink_version, mode, service_account, pod_template, job_manager and task_manager resources, job " +
-					"jar, entry class, args, parallelism, job.state, and any Flink configuration key except `kubernetes.operator.*`, " +
-					"`job.autoscaler.*` and `parallelism.default`, which it ignores): the provider creates a FlinkStateSnapshot, waits until the " +
+					"(its spec diff: " + flinkdeploy.UpgradeText() + "): the provider creates a FlinkStateSnapshot, waits until the " +
 					"operator reports it COMPLETED, records its path in upgrade_savepoint_path, and only then applies the new spec. On FAILED, " +
 					"ABANDONED or timeout the update fails with the operator's message and the old spec keeps running. Not taken while " +
 					"job.state is suspended (a suspended job cannot take one). With upgrade_mode stateless the restart does not restore " +

@@ -292,6 +292,19 @@ func Derive(in Input) (map[string]string, []Finding) {
 		add(Warning, "S3 plugin bundles an AWS SDK past end of support", detail, "flink_version")
 	}
 
+	if err == nil && in.Identity == IdentityPodIdentity && v == (Version{1, 20, 0}) {
+		// The 1.20.0 plugin bundles aws-java-sdk-core 1.12.319 (its
+		// META-INF/NOTICE and com/amazonaws/sdk/versionInfo.properties);
+		// FLINK-36643 raised it to 1.12.779 on the 1.20 branch after 1.20.0.
+		// EKS Pod Identity needs the SDK for Java v1 1.12.746 or later (EKS
+		// User Guide, "Use pod identity with the AWS SDK"): older SDKs do
+		// not send the agent's authorization token, so the job gets no
+		// credentials and takes no checkpoint.
+		add(Error, "Flink 1.20.0's S3 plugin is too old for EKS Pod Identity",
+			"The flink-s3-fs-hadoop-1.20.0.jar plugin bundles the AWS SDK for Java 1.12.319; EKS Pod Identity needs 1.12.746 or later, "+
+				"so the job would get no S3 credentials. Use flink_version 1.20.1 or later (their plugin bundles 1.12.779, FLINK-36643), "+
+				"or identity = \"irsa\".", "identity")
+	}
 	switch in.Identity {
 	case IdentityIRSA:
 		cfg[CredentialsProviderKey] = IRSACredentialsProvider

@@ -325,3 +325,21 @@ spec:
 		t.Errorf("wrong kind not reported: %+v", fs)
 	}
 }
+
+// Flink 1.20.0's S3 plugin bundles an AWS SDK older than EKS Pod Identity
+// needs: refused at plan for pod_identity, with the way out; IRSA and
+// 1.20.1 are fine.
+func TestDerive_podIdentityNeedsNewerPluginSDK(t *testing.T) {
+	base := Input{UpgradeMode: "savepoint", State: State{CheckpointDir: "s3://b/p/checkpoints", Backend: "rocksdb"}}
+	for _, c := range []struct {
+		version, identity string
+		refused           bool
+	}{{"1.20.0", "pod_identity", true}, {"1.20.0", "irsa", false}, {"1.20.1", "pod_identity", false}, {"2.2.1", "pod_identity", false}} {
+		in := base
+		in.FlinkVersion, in.Identity = c.version, c.identity
+		_, fs := Derive(in)
+		if got := hasFinding(fs, Error, "identity", "1.20.1 or later"); got != c.refused {
+			t.Errorf("Flink %s with %s: refused %t, want %t (%+v)", c.version, c.identity, got, c.refused, fs)
+		}
+	}
+}

@@ -40,6 +40,16 @@ var fixtureBucketUsers struct {
 
 // startOperator runs the operator model on ns until the test ends. Snapshot
 // retries wait 100ms × 2^(failures-1) instead of the operator's 10s base.
+//
+// Its jobs are not real Flink: the model reports them running and writes
+// placeholder checkpoints and savepoints in Flink's layout (a _metadata in
+// Flink 2.2.1's format referencing small files the model writes, no job
+// state: testbed/operator_metadata.go). That is for speed: some 60 tests use it,
+// and a real cluster is a JobManager and a TaskManager JVM and tens of
+// seconds per deploy on these 2-core machines. What Flink itself does is
+// tested on real Flink instead (realflink_test.go, and
+// startRealFlinkOperator in realflink_savepoint_test.go: the same model
+// with its jobs run by real Flink).
 func startOperator(t *testing.T, ns string) *testbed.Operator {
 	t.Helper()
 	useFixtureBucket(t)

@@ -380,6 +380,9 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 	c.pids = append(c.pids, pid)
 	if err := waitHTTP(ctx, c.RESTURL+"/config", "", 120*time.Second); err != nil {
 		c.Stop()
+		if refused := c.ConfigurationRefusal(); refused != nil {
+			return nil, refused
+		}
 		return nil, fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
 	}
 	return c, nil
@@ -521,7 +524,12 @@ func (c *FlinkCluster) RunningJob(ctx context.Context, timeout time.Duration) (s
 			} `json:"jobs"`
 		}
 		if err := c.restJSON(ctx, http.MethodGet, "/jobs/overview", nil, &ov); err != nil || len(ov.Jobs) == 0 {
-			// An error means the REST API is not up yet: poll again.
+			// A configuration value Flink cannot read ends the wait at
+			// once, naming the key; otherwise an error means the REST API
+			// is not up yet: poll again.
+			if refused := c.ConfigurationRefusal(); refused != nil {
+				return false, refused
+			}
 			return false, nil //nolint:nilerr // see above
 		}
 		j := ov.Jobs[0]
@@ -531,6 +539,9 @@ func (c *FlinkCluster) RunningJob(ctx context.Context, timeout time.Duration) (s
 			id = j.JID
 			return true, nil
 		case "FAILED", "CANCELED", "FINISHED":
+			if refused := c.ConfigurationRefusal(); refused != nil {
+				return false, fmt.Errorf("the Flink job is %s: %w", j.State, refused)
+			}
 			return false, fmt.Errorf("testbed: the Flink job is %s\n%s", j.State, c.LogTail(60))
 		}
 		return false, nil
@@ -775,7 +786,7 @@ func (c *FlinkCluster) LogLines(name string) []string {
 	return readLines(filepath.Join(c.Dir, "log", name))
 }
 
-// FlinkKnows is what the distribution declares (org.flinkstate.testjob.ConfigKeys):
+// FlinkKnows is what a Flink version's jars declare (org.flinkstate.testjob.ConfigKeys, KnowsVersion):
 // its ConfigOption keys (with fallback and deprecated keys), the fs.s3a.*
 // keys of the S3 plugin's Hadoop, and which classes load from the plugin.
 type FlinkKnows struct {
@@ -783,28 +794,10 @@ type FlinkKnows struct {
 	Loads           map[string]bool
 }
 
-// Knows runs ConfigKeys over the distribution's lib/ and the given plugin.
-func (d FlinkDist) Knows(ctx context.Context, pluginJar string, classes []string) (FlinkKnows, error) {
-	if served, ok := servedPlugins[pluginJar]; ok {
-		pluginJar = served
-	}
-	jars, err := filepath.Glob(filepath.Join(d.Home, "lib", "*.jar"))
-	if err != nil {
-		return FlinkKnows{}, err
-	}
-	cp := filepath.Join(d.Home, "lib") + string(filepath.Separator) + "*" + string(filepath.ListSeparator) + d.JobJar
-	args := append([]string{"-cp", cp, "org.flinkstate.testjob.ConfigKeys",
-		"--plugin", filepath.Join(d.Home, "opt", pluginJar), "--classes", strings.Join(classes, ",")}, jars...)
-	out, err := exec.CommandContext(ctx, d.Java, args...).Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return FlinkKnows{}, fmt.Errorf("ConfigKeys: %w\n%s", err, ee.Stderr)
-		}
-		return FlinkKnows{}, err
-	}
+// parseKnows reads ConfigKeys' lines ("option KEY", "hadoop KEY", "class NAME true|false").
+func parseKnows(out string) FlinkKnows {
 	k := FlinkKnows{Options: map[string]bool{}, Hadoop: map[string]bool{}, Loads: map[string]bool{}}
-	for _, l := range strings.Split(string(out), "\n") {
+	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(l)
 		switch {
 		case len(f) == 2 && f[0] == "option":
@@ -815,8 +808,11 @@ func (d FlinkDist) Knows(ctx context.Context, pluginJar string, classes []string
 			k.Loads[f[1]] = f[2] == "true"
 		}
 	}
-	if len(k.Options) == 0 {
-		return k, fmt.Errorf("ConfigKeys found no ConfigOption in %s", d.Home)
-	}
-	return k, nil
+	return k
+}
+
+// shortHash is 12 hex digits of s's SHA-256, for cache file names.
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])[:12]
 }

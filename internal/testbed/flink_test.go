@@ -257,54 +257,124 @@ func TestRealFlink_recordMetadataFixtures(t *testing.T) {
 	record("native-savepoint", native)
 }
 
-// TestRealFlink_derivedKeysAreFlinks: every key the provider derives, over
-// identity modes, backends, upgrade and claim modes with every state
-// setting given, is a ConfigOption key (or a fallback or deprecated key) of
-// Flink 2.2.1's jars, or an fs.s3a.* key the S3 plugin's Hadoop declares
+// TestRealFlink_derivedKeysAreFlinks: for the newest patch of every Flink
+// minor the provider accepts, every key the provider derives, over identity
+// modes, backends, upgrade, claim and HA modes with every state setting
+// given, is a ConfigOption key (or a fallback or deprecated key) of that
+// version's jars, or an fs.s3a.* key the S3 plugin's Hadoop declares
 // (Flink's S3 file system passes fs.s3a.* to it: S3FileSystemFactory's
-// FLINK_CONFIG_PREFIXES); and both credentials classes load from the plugin
-// the provider enables.
+// FLINK_CONFIG_PREFIXES); both credentials classes load from that version's
+// S3 plugin; and the HA factory the provider names is in its
+// flink-kubernetes. Where a jar of the version itself is not served, the
+// pinned stand-in and why it may stand in are logged (FlinkKeyJars).
 func TestRealFlink_derivedKeysAreFlinks(t *testing.T) {
-	_, dist := realFlink(t)
-	ctx := context.Background()
-	knows, err := dist.Knows(ctx, "flink-s3-fs-hadoop-2.2.1.jar",
-		[]string{flinkconf.IRSACredentialsProvider, flinkconf.PodIdentityCredentialsProvider})
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs Java and Maven like the real-Flink tests: set TF_ACC=1")
+	}
+	root, err := FindRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []string{flinkconf.IRSACredentialsProvider, flinkconf.PodIdentityCredentialsProvider} {
-		if !knows.Loads[c] {
-			t.Errorf("%s does not load from flink-s3-fs-hadoop", c)
-		}
+	ctx := context.Background()
+	dist, err := BuildFlink(ctx, root, t.Logf) // ConfigKeys is in the test job's jar
+	if err != nil {
+		t.Fatal(err)
 	}
+	classes := []string{flinkconf.IRSACredentialsProvider, flinkconf.PodIdentityCredentialsProvider}
+	minors := make([]string, 0, len(flinkconf.ReleasedVersions))
+	for m := range flinkconf.ReleasedVersions {
+		minors = append(minors, m)
+	}
+	sort.Strings(minors)
+	for _, minor := range minors {
+		patch, _ := flinkconf.NewestPatch(minor)
+		version := fmt.Sprintf("%s.%d", minor, patch)
+		t.Run(version, func(t *testing.T) {
+			knows, err := KnowsVersion(ctx, root, dist, version, classes, t.Logf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range knows.Jars.Notes {
+				t.Log(n)
+			}
+			for _, c := range classes {
+				if !knows.Loads[c] {
+					t.Errorf("%s does not load from flink-s3-fs-hadoop-%s", c, knows.Jars.S3)
+				}
+			}
+			if ok, err := JarHasClass(knows.KubernetesJar, flinkconf.KubernetesHAFactory); err != nil || !ok {
+				t.Errorf("%s is not in flink-kubernetes-%s (%v)", flinkconf.KubernetesHAFactory, knows.Jars.Kubernetes, err)
+			}
+			seen := derivedKeys(t, version)
+			checked := 0
+			for k := range seen {
+				if k == "state.backend.forst.local-dir" && !knows.HasForSt {
+					t.Logf("%q not checked: no flink-statebackend-forst jar of Flink %s is served (see the notes above)", k, minor)
+					continue
+				}
+				checked++
+				if knows.Options[k] || (strings.HasPrefix(k, "fs.s3a.") && knows.Hadoop[k]) {
+					continue
+				}
+				t.Errorf("the provider writes %q, which Flink %s does not declare (no ConfigOption, fallback or deprecated key, nor an S3A key)", k, version)
+			}
+			t.Logf("Flink %s: %d derived keys checked against %d Flink keys (%d jars) and %d S3A keys of flink-s3-fs-hadoop-%s",
+				version, checked, len(knows.Options), len(knows.OptionsScanned), len(knows.Hadoop), knows.Jars.S3)
+		})
+	}
+}
+
+// derivedKeys is every key flinkconf.Derive writes for version, over
+// identities, backends, upgrade modes, claim modes and HA settings, with
+// every state setting given. ForSt before Flink 2.0 must be refused.
+func derivedKeys(t *testing.T, version string) map[string]bool {
+	t.Helper()
+	v, err := flinkconf.ParseVersion(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := int64(2)
+	on, off := true, false
 	seen := map[string]bool{}
 	for _, identity := range []string{"irsa", "pod_identity"} {
-		for _, backend := range []string{"rocksdb", "hashmap"} {
+		for _, backend := range []string{"rocksdb", "hashmap", "forst"} {
 			for _, upgrade := range []string{"last-state", "savepoint", "stateless"} {
-				for _, claim := range []string{"", "CLAIM"} {
-					conf, _ := flinkconf.Derive(flinkconf.Input{
-						FlinkVersion: "2.2.1", Identity: identity, UpgradeMode: upgrade,
-						Image: "flink:2.2.1-java17", JarURI: "local:///opt/flink/usrlib/job.jar",
-						State: flinkconf.State{CheckpointDir: "s3://b/p/checkpoints", SavepointDir: "s3://b/p/savepoints", HADir: "s3://b/p/ha",
-							Backend: backend, ExternalizedRetention: "RETAIN_ON_CANCELLATION", LocalDir: "/flink-state"},
-						Values: map[string]string{"task_manager.task_slots": "2", "job.claim_mode": claim, "state.incremental": "true",
-							"state.checkpoint_interval": "60s", "state.min_pause": "10s", "state.timeout": "10 min", "state.mode": "EXACTLY_ONCE",
-							"state.num_retained": "3"},
-					})
-					for k := range conf {
-						seen[k] = true
+				for _, claim := range []string{"", "CLAIM", "NO_CLAIM"} {
+					for _, ha := range []*bool{nil, &on, &off} {
+						conf, findings := flinkconf.Derive(flinkconf.Input{
+							FlinkVersion: version, Identity: identity, UpgradeMode: upgrade,
+							HighAvailability: ha, HasJob: true, Parallelism: &par,
+							Image: "flink:" + version + "-java17", JarURI: "local:///opt/flink/usrlib/job.jar",
+							State: flinkconf.State{CheckpointDir: "s3://bucket/p/checkpoints", SavepointDir: "s3://bucket/p/savepoints", HADir: "s3://bucket/p/ha",
+								Backend: backend, ExternalizedRetention: "RETAIN_ON_CANCELLATION", LocalDir: "/flink-state"},
+							Values: map[string]string{"task_manager.task_slots": "2", "job.claim_mode": claim, "state.incremental": "true",
+								"state.checkpoint_interval": "60s", "state.min_pause": "10s", "state.timeout": "10 min", "state.mode": "EXACTLY_ONCE",
+								"state.num_retained": "3"},
+						})
+						refused := false
+						for _, f := range findings {
+							if f.Severity == flinkconf.Error {
+								refused = true
+								if backend != "forst" || v.Major >= 2 {
+									t.Errorf("Derive refused %s/%s/%s/%q: %s: %s", identity, backend, upgrade, claim, f.Summary, f.Detail)
+								}
+							}
+						}
+						if backend == "forst" && v.Major < 2 {
+							if !refused {
+								t.Errorf("Derive accepted the ForSt backend on Flink %s, which has none the provider supports", version)
+							}
+							continue
+						}
+						for k := range conf {
+							seen[k] = true
+						}
 					}
 				}
 			}
 		}
 	}
-	for k := range seen {
-		if knows.Options[k] || (strings.HasPrefix(k, "fs.s3a.") && knows.Hadoop[k]) {
-			continue
-		}
-		t.Errorf("the provider writes %q, which Flink 2.2.1 does not declare (no ConfigOption, fallback or deprecated key, nor an S3A key)", k)
-	}
-	t.Logf("%d derived keys checked against %d Flink keys and %d S3A keys", len(seen), len(knows.Options), len(knows.Hadoop))
+	return seen
 }
 
 // TestRealFlink_checkpointsOutsideTheStoreAreDenied: a job whose checkpoint

@@ -159,6 +159,10 @@ func (f *RealFlink) deleteJobGraphs(ctx context.Context, dep *unstructured.Unstr
 	}
 }
 
+// ClusterOf is the cluster that runs the deployment's job now, or nil: for
+// tests that read what the job printed.
+func (f *RealFlink) ClusterOf(dep *unstructured.Unstructured) *FlinkCluster { return f.cluster(dep) }
+
 func (f *RealFlink) cluster(dep *unstructured.Unstructured) *FlinkCluster {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 )
 
 // Check is one plan-time check as the code states it.
@@ -50,7 +52,9 @@ var checkFuncs = map[string][]assignment{
 // flinkconf (the derivation's findings, run at validate and plan for
 // flinkstate_deployment and flinkstate_flink_configuration) and the
 // provider's plan checks across resources (each resource's in its
-// resource_<name>_plan.go, the shared ones in plan_registry.go).
+// resource_<name>_plan.go, the shared ones in plan_registry.go). The checks
+// of the table's settings (flinkconf.Settings) come from
+// flinkconf.SettingChecks.
 var CheckSources = []string{
 	"internal/flinkconf/flinkconf.go",
 	"internal/flinkconf/checks.go",
@@ -143,6 +147,12 @@ func Checks(root string) ([]Check, error) {
 				return nil, err
 			}
 		}
+	}
+	// The table's settings are checked by one loop (flinkconf.Setting.Validate),
+	// whose messages the table renders for each setting itself.
+	for _, sc := range flinkconf.SettingChecks() {
+		out = append(out, Check{Error: true, Path: sc.Path, Summary: sc.Summary, Detail: sc.Detail,
+			Source: "internal/flinkconf/settings.go", Resource: "flinkstate_deployment"})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil

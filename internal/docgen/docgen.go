@@ -1,6 +1,7 @@
 // Package docgen writes the parts of templates/ that come from the code:
-// the Flink versions the provider accepts and the plan-time checks of
-// flinkstate_deployment. Each part lives between two HTML comments in a
+// the Flink versions the provider accepts, the plan-time checks of
+// flinkstate_deployment and the changes that take a savepoint before an
+// upgrade. Each part lives between two HTML comments in a
 // template ("<!-- generated:NAME ... -->" and "<!-- /generated:NAME -->"),
 // so the hand-written text around it stays hand-written; go generate
 // rewrites the part, and make docscheck (git diff on templates/ and docs/)
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 )
 
 // Part is one generated region of a template.
@@ -29,6 +31,7 @@ var Parts = []Part{
 	{File: "templates/index.md.tmpl", Name: "flink-versions", Content: FlinkVersions},
 	{File: "templates/index.md.tmpl", Name: "timeouts", Content: TimeoutTable},
 	{File: "templates/resources/deployment.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_deployment")},
+	{File: "templates/guides/flink-state-on-eks.md.tmpl", Name: "upgrade-changes", Content: UpgradeChanges},
 	{File: "templates/resources/bucket.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_bucket")},
 	{File: "templates/resources/state_store.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_state_store")},
 	{File: "templates/resources/iam_role.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_iam_role")},
@@ -87,6 +90,13 @@ func Files() []string {
 		}
 	}
 	return out
+}
+
+// UpgradeChanges says which changes take a savepoint_before_upgrade: the
+// ones the operator applies as an upgrade (flinkdeploy.SpecFields).
+func UpgradeChanges(string) (string, error) {
+	return "The changes the operator applies as an upgrade, i.e. restarts the job for (its spec diff): " +
+		flinkdeploy.UpgradeText() + ".\n", nil
 }
 
 // FlinkVersions lists the accepted flink_version values from

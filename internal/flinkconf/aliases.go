@@ -44,19 +44,27 @@ func Lookup(cfg map[string]string, key string) (value, foundKey string, ok bool)
 	return "", "", false
 }
 
-// valueKind says how Flink parses a managed key's value, for Equivalent.
-var valueKind = map[string]string{
-	"execution.checkpointing.incremental":                       "bool",
-	"execution.checkpointing.mode":                              "enum",
-	"execution.checkpointing.externalized-checkpoint-retention": "enum",
-	ClaimModeKey:                        "enum",
-	"execution.checkpointing.storage":   "enum",
-	"state.backend.type":                "enum",
-	"execution.checkpointing.interval":  "duration",
-	"execution.checkpointing.min-pause": "duration",
-	"execution.checkpointing.timeout":   "duration",
-	"high-availability.type":            "ha",
-}
+// valueKind says how Flink parses a managed key's value, for Equivalent:
+// the table's settings by their Kind, and the keys Derive writes itself.
+var valueKind = func() map[string]string {
+	m := map[string]string{
+		"execution.checkpointing.externalized-checkpoint-retention": "enum",
+		"execution.checkpointing.storage":                           "enum",
+		"state.backend.type":                                        "enum",
+		"high-availability.type":                                    "ha",
+	}
+	for _, s := range Settings {
+		switch s.Kind {
+		case KindBool:
+			m[s.Key] = "bool"
+		case KindEnum:
+			m[s.Key] = "enum"
+		case KindDuration:
+			m[s.Key] = "duration"
+		}
+	}
+	return m
+}()
 
 // Equivalent tells whether Flink reads two values of key the same way, so
 // that an object spelling a value differently from the provider need not be

@@ -88,20 +88,17 @@ const (
 	IRSACredentialsProvider        = "com.amazonaws.auth.WebIdentityTokenCredentialsProvider"
 	PodIdentityCredentialsProvider = "com.amazonaws.auth.DefaultAWSCredentialsProviderChain"
 	KubernetesHAFactory            = "org.apache.flink.kubernetes.highavailability.KubernetesHaServicesFactory"
-	DefaultLocalDir                = "/opt/flink/state"
+	// CredentialsProviderKey is the S3A option naming the credentials
+	// class (Hadoop S3A, fs.s3a.aws.credentials.provider).
+	CredentialsProviderKey = "fs.s3a.aws.credentials.provider"
+	DefaultLocalDir        = "/opt/flink/state"
 )
 
 // State is the state-related part of a deployment.
 type State struct {
 	CheckpointDir, SavepointDir, HADir string
-	Backend                            string // rocksdb, hashmap, forst
-	Incremental                        *bool
-	CheckpointInterval                 string
-	MinPause                           string
-	Timeout                            string
-	Mode                               string // EXACTLY_ONCE, AT_LEAST_ONCE
-	NumRetained                        *int64
-	ExternalizedRetention              string // RETAIN_ON_CANCELLATION, DELETE_ON_CANCELLATION, NO_EXTERNALIZED_CHECKPOINTS
+	Backend                            string // Backends
+	ExternalizedRetention              string // Retentions
 	LocalDir                           string
 	// StoreURI is s3://bucket/prefix of the state store given by store_id
 	// (empty without one): every directory must lie inside it.
@@ -111,19 +108,20 @@ type State struct {
 // Input is everything the derivation looks at.
 type Input struct {
 	FlinkVersion     string
-	Identity         string // irsa, pod_identity
-	UpgradeMode      string // last-state, savepoint, stateless
+	Identity         string // Identities
+	UpgradeMode      string // UpgradeModes
 	HighAvailability *bool  // nil: on with last-state, and with savepoint when there is an HA directory
 	// HasJob tells whether the deployment runs a job (application mode);
 	// Parallelism is job.parallelism (nil: unset).
 	HasJob      bool
 	Parallelism *int64
-	TaskSlots   *int64
 	Image       string // container image; its tag must agree with FlinkVersion
 	JarURI      string // job.jar_uri
-	ClaimMode   string // CLAIM, NO_CLAIM; "" leaves Flink's default (NO_CLAIM)
 	State       State
-	Extra       map[string]string // flink_configuration
+	// Values are the table's settings (Settings) by attribute, in the form
+	// the provider writes; absent or "" is unset (Flink's default).
+	Values map[string]string
+	Extra  map[string]string // flink_configuration
 	// Unwritten are provider defaults an imported object did not have
 	// (the Absent* names): while their attribute is unset they stay
 	// unwritten, so adopting an object does not change its spec.
@@ -158,9 +156,9 @@ func (in Input) HAEnabled() bool {
 		return *in.HighAvailability
 	}
 	switch in.UpgradeMode {
-	case "last-state":
+	case UpgradeLastState:
 		return true
-	case "savepoint":
+	case UpgradeSavepoint:
 		return in.State.HADir != ""
 	}
 	return false
@@ -189,13 +187,26 @@ func (in Input) UsesLocalDir() bool {
 	if in.Unwritten[AbsentLocalDir] && in.State.LocalDir == "" {
 		return false
 	}
-	return in.State.Backend == "rocksdb" || in.State.Backend == "forst"
+	return in.State.Backend == BackendRocksDB || in.State.Backend == BackendForSt
 }
 
 // keyAttr maps every configuration key the provider manages to the
-// attribute that sets it (for "a key the provider manages" errors).
-var keyAttr = map[string]string{
-	"taskmanager.numberOfTaskSlots":                             "task_manager.task_slots",
+// attribute that sets it (for "a key the provider manages" errors): the
+// keys Derive writes itself, and the table's (Settings).
+var keyAttr = func() map[string]string {
+	m := map[string]string{}
+	for k, a := range specialKeyAttr {
+		m[k] = a
+	}
+	for _, s := range Settings {
+		m[s.Key] = s.Attr
+	}
+	return m
+}()
+
+// specialKeyAttr are the managed keys Derive writes from more than one
+// attribute, or with a default of its own.
+var specialKeyAttr = map[string]string{
 	"state.backend.type":                                        "state.backend",
 	"state.backend.rocksdb.localdir":                            "state.local_dir",
 	"state.backend.forst.local-dir":                             "state.local_dir",
@@ -203,20 +214,13 @@ var keyAttr = map[string]string{
 	"execution.checkpointing.storage":                           "state",
 	"execution.checkpointing.dir":                               "state.checkpoint_dir",
 	"execution.checkpointing.savepoint-dir":                     "state.savepoint_dir",
-	"execution.checkpointing.interval":                          "state.checkpoint_interval",
-	"execution.checkpointing.min-pause":                         "state.min_pause",
-	"execution.checkpointing.timeout":                           "state.timeout",
-	"execution.checkpointing.mode":                              "state.mode",
-	"execution.checkpointing.incremental":                       "state.incremental",
-	"execution.checkpointing.num-retained":                      "state.num_retained",
 	"execution.checkpointing.externalized-checkpoint-retention": "state.externalized_retention",
 	"state.checkpoints.dir":                                     "state.checkpoint_dir",
 	"state.savepoints.dir":                                      "state.savepoint_dir",
 	"high-availability.type":                                    "high_availability",
 	"high-availability":                                         "high_availability",
 	"high-availability.storageDir":                              "state.ha_dir",
-	"fs.s3a.aws.credentials.provider":                           "identity",
-	ClaimModeKey:                                                "job.claim_mode",
+	CredentialsProviderKey:                                      "identity",
 	"execution.savepoint-restore-mode":                          "job.claim_mode",
 }
 
@@ -239,8 +243,8 @@ const RetentionKey = "execution.checkpointing.externalized-checkpoint-retention"
 // configuration to it too: FlinkConfigBuilder.applyJobConfig,
 // flink-kubernetes-operator release-1.15.0), nothing otherwise.
 func DefaultRetention(upgradeMode string) string {
-	if upgradeMode == "last-state" || upgradeMode == "savepoint" {
-		return "RETAIN_ON_CANCELLATION"
+	if upgradeMode == UpgradeLastState || upgradeMode == UpgradeSavepoint {
+		return RetainOnCancellation
 	}
 	return ""
 }
@@ -281,14 +285,14 @@ func Derive(in Input) (map[string]string, []Finding) {
 		detail := "The Flink 2.2 Hadoop S3 plugin (" + v.S3PluginJar() + ") bundles Hadoop 3.3.4 and the AWS SDK for Java 1.12.779, " +
 			"which reached end of support on 2025-12-31. The provider uses that SDK's real v1 credentials classes; do not swap " +
 			"single jars or class names between SDK generations. Assess the file system's support and security for production."
-		if in.Identity == "pod_identity" {
+		if in.Identity == IdentityPodIdentity {
 			detail += " For EKS Pod Identity, SDK 1.12.779 meets the documented minimum (1.12.746); the container-credentials chain " +
 				PodIdentityCredentialsProvider + " is used."
 		}
 		add(Warning, "S3 plugin bundles an AWS SDK past end of support", detail, "flink_version")
 	}
 
-	if err == nil && in.Identity == "pod_identity" && v == (Version{1, 20, 0}) {
+	if err == nil && in.Identity == IdentityPodIdentity && v == (Version{1, 20, 0}) {
 		// The 1.20.0 plugin bundles aws-java-sdk-core 1.12.319 (its
 		// META-INF/NOTICE and com/amazonaws/sdk/versionInfo.properties);
 		// FLINK-36643 raised it to 1.12.779 on the 1.20 branch after 1.20.0.
@@ -302,41 +306,36 @@ func Derive(in Input) (map[string]string, []Finding) {
 				"or identity = \"irsa\".", "identity")
 	}
 	switch in.Identity {
-	case "irsa":
-		cfg["fs.s3a.aws.credentials.provider"] = IRSACredentialsProvider
-	case "pod_identity":
-		cfg["fs.s3a.aws.credentials.provider"] = PodIdentityCredentialsProvider
+	case IdentityIRSA:
+		cfg[CredentialsProviderKey] = IRSACredentialsProvider
+	case IdentityPodIdentity:
+		cfg[CredentialsProviderKey] = PodIdentityCredentialsProvider
 	default:
 		add(Error, "Invalid identity", fmt.Sprintf("identity must be irsa or pod_identity, got %q", in.Identity), "identity")
 	}
 
-	if in.TaskSlots != nil {
-		if *in.TaskSlots < 1 {
-			add(Error, "Invalid task slots", "task_slots must be at least 1", "task_manager", "task_slots")
-		}
-		cfg["taskmanager.numberOfTaskSlots"] = strconv.FormatInt(*in.TaskSlots, 10)
-	}
+	writeSettings(in, cfg, add)
 
 	st := in.State
 	switch st.Backend {
 	case "":
 		// Only an adopted object without state.backend.type (Unwritten):
 		// Flink's default applies.
-	case "rocksdb", "hashmap", "forst":
+	case BackendRocksDB, BackendHashMap, BackendForSt:
 		cfg["state.backend.type"] = st.Backend
 	default:
 		add(Error, "Invalid state backend", fmt.Sprintf("backend must be rocksdb, hashmap or forst, got %q", st.Backend), "state", "backend")
 	}
-	if st.Backend == "forst" && err == nil && v.Major < 2 {
+	if st.Backend == BackendForSt && err == nil && v.Major < 2 {
 		// ForSt arrived with Flink 2.0's disaggregated state (FLIP-423/FLIP-427).
 		add(Error, "ForSt needs Flink 2.0 or later", fmt.Sprintf("Flink %s has no ForSt state backend: use rocksdb or hashmap, or a Flink 2.x image.", in.FlinkVersion),
 			"state", "backend")
-	} else if st.Backend == "forst" {
+	} else if st.Backend == BackendForSt {
 		add(Warning, "ForSt is experimental", "The ForSt state backend is experimental in Flink 2.2: check the asynchronous state APIs "+
 			"and its snapshot restrictions before relying on it.", "state", "backend")
 	}
 	if in.UsesLocalDir() {
-		if st.Backend == "forst" {
+		if st.Backend == BackendForSt {
 			cfg["state.backend.forst.local-dir"] = in.LocalDir()
 		} else {
 			cfg["state.backend.rocksdb.localdir"] = in.LocalDir()
@@ -356,45 +355,22 @@ func Derive(in Input) (map[string]string, []Finding) {
 	}
 	checkDirs(st, add)
 
-	durations := map[string]time.Duration{}
-	for _, d := range []struct{ val, attr, key string }{
-		{st.CheckpointInterval, "checkpoint_interval", "execution.checkpointing.interval"},
-		{st.MinPause, "min_pause", "execution.checkpointing.min-pause"},
-		{st.Timeout, "timeout", "execution.checkpointing.timeout"},
-	} {
-		if d.val == "" {
-			continue
-		}
-		dur, err := ParseDuration(d.val)
-		if err != nil {
-			add(Error, "Invalid duration", fmt.Sprintf("state.%s: %s", d.attr, err), "state", d.attr)
-			continue
-		}
-		if d.attr != "min_pause" {
-			if msg := atLeastMin(d.val, strings.ReplaceAll(d.attr, "_", " ")); msg != "" {
-				add(Error, "Invalid "+strings.ReplaceAll(d.attr, "_", " "), fmt.Sprintf("state.%s %q %s.", d.attr, d.val, msg), "state", d.attr)
-				continue
-			}
-		}
-		durations[d.attr] = dur
-		cfg[d.key] = d.val
+	interval, minPause := in.Value(AttrCheckpointInterval), in.Value(AttrMinPause)
+	iv, ivErr := ParseDuration(interval)
+	if mp, err := ParseDuration(minPause); interval != "" && minPause != "" && ivErr == nil && err == nil && mp > iv && ValidateCheckpointInterval(interval) == "" {
+		add(Warning, "Checkpoints will not happen every interval",
+			fmt.Sprintf("min_pause (%s) is longer than checkpoint_interval (%s): a checkpoint starts at the earliest min_pause after the "+
+				"previous one ended, so snapshots come less often than the interval says. Application code may also override the interval "+
+				"(StateMachineExample sets 2 s in code); check the effective runtime settings.", minPause, interval),
+			"state", "min_pause")
 	}
-	if iv, ok := durations["checkpoint_interval"]; ok {
-		if mp, ok := durations["min_pause"]; ok && mp > iv {
-			add(Warning, "Checkpoints will not happen every interval",
-				fmt.Sprintf("min_pause (%s) is longer than checkpoint_interval (%s): a checkpoint starts at the earliest min_pause after the "+
-					"previous one ended, so snapshots come less often than the interval says. Application code may also override the interval "+
-					"(StateMachineExample sets 2 s in code); check the effective runtime settings.", st.MinPause, st.CheckpointInterval),
-				"state", "min_pause")
-		}
-	}
-	if iv, ok := durations["checkpoint_interval"]; ok {
+	if interval != "" && ivErr == nil && ValidateCheckpointInterval(interval) == "" {
 		for jar, own := range SetsOwnInterval {
 			if strings.HasSuffix(in.JarURI, "/"+jar) && iv != own {
 				add(Warning, "The job sets its own checkpoint interval",
 					fmt.Sprintf("%s sets a checkpoint interval of %s in code, which wins over state.checkpoint_interval (%s): checkpoints "+
 						"will come every %s. Change the interval in the job's code, or set state.checkpoint_interval = \"%s\" so the "+
-						"configuration says what happens.", jar, own, st.CheckpointInterval, own, own),
+						"configuration says what happens.", jar, own, interval, own, own),
 					"state", "checkpoint_interval")
 			}
 		}
@@ -403,30 +379,18 @@ func Derive(in Input) (map[string]string, []Finding) {
 	// execution.checkpointing.interval to 5 min when it is absent and the
 	// upgrade mode is last-state (FlinkConfigBuilder.applyJobConfig,
 	// DEFAULT_CHECKPOINTING_INTERVAL, flink-kubernetes-operator release-1.15.0).
-	if st.Incremental != nil && *st.Incremental && st.Backend == "hashmap" {
+	if inc := in.BoolValue(AttrIncremental); inc != nil && *inc && st.Backend == BackendHashMap {
 		add(Warning, "hashmap takes no incremental checkpoints",
 			"state.incremental = true has no effect with the hashmap backend: every checkpoint is a full copy of the state "+
 				"(only rocksdb and forst checkpoint incrementally). Use backend = \"rocksdb\" or drop incremental.",
 			"state", "incremental")
-	}
-	if st.Mode != "" {
-		cfg["execution.checkpointing.mode"] = st.Mode
-	}
-	if st.Incremental != nil {
-		cfg["execution.checkpointing.incremental"] = strconv.FormatBool(*st.Incremental)
-	}
-	if st.NumRetained != nil {
-		if *st.NumRetained < 1 {
-			add(Error, "Invalid num_retained", "num_retained must be at least 1", "state", "num_retained")
-		}
-		cfg["execution.checkpointing.num-retained"] = strconv.FormatInt(*st.NumRetained, 10)
 	}
 	if st.ExternalizedRetention != "" {
 		cfg[RetentionKey] = st.ExternalizedRetention
 	} else if d := DefaultRetention(in.UpgradeMode); d != "" && !in.Unwritten[AbsentRetention] {
 		cfg[RetentionKey] = d
 	}
-	if st.ExternalizedRetention == "DELETE_ON_CANCELLATION" {
+	if st.ExternalizedRetention == DeleteOnCancellation {
 		// Flink deletes a job's retained checkpoints when it is cancelled
 		// (CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION). The
 		// operator cancels on a savepoint redeploy
@@ -438,7 +402,7 @@ func Derive(in Input) (map[string]string, []Finding) {
 		cancels := "the operator cancels the job on a savepoint redeploy (a new initial_savepoint_path), on a last-state upgrade or " +
 			"suspend without HA metadata (then restoring from the latest checkpoint), and on destroy; with DELETE_ON_CANCELLATION " +
 			"Flink deletes the retained checkpoints at that cancel"
-		if in.UpgradeMode == "last-state" || in.UpgradeMode == "savepoint" {
+		if in.UpgradeMode == UpgradeLastState || in.UpgradeMode == UpgradeSavepoint {
 			add(Error, "Checkpoints deleted on cancellation",
 				fmt.Sprintf("state.externalized_retention = \"DELETE_ON_CANCELLATION\" with upgrade_mode = %q: %s, including the one "+
 					"a restore needs. Use RETAIN_ON_CANCELLATION (the default for this upgrade mode).", in.UpgradeMode, cancels),
@@ -450,14 +414,6 @@ func Derive(in Input) (map[string]string, []Finding) {
 				"state", "externalized_retention")
 		}
 	}
-	switch in.ClaimMode {
-	case "":
-	case "CLAIM", "NO_CLAIM":
-		// Every Flink version the provider accepts (1.20 and later) reads this key.
-		cfg[ClaimModeKey] = in.ClaimMode
-	default:
-		add(Error, "Invalid claim mode", fmt.Sprintf("claim_mode must be CLAIM or NO_CLAIM, got %q", in.ClaimMode), "job", "claim_mode")
-	}
 
 	if in.HAEnabled() {
 		cfg["high-availability.type"] = KubernetesHAFactory
@@ -468,7 +424,7 @@ func Derive(in Input) (map[string]string, []Finding) {
 			cfg["high-availability.storageDir"] = st.HADir
 		}
 	}
-	if (in.UpgradeMode == "last-state" || in.UpgradeMode == "savepoint") && !in.HAEnabled() {
+	if (in.UpgradeMode == UpgradeLastState || in.UpgradeMode == UpgradeSavepoint) && !in.HAEnabled() {
 		// The operator allows stateful upgrade modes without HA
 		// (DefaultValidator has no such rule; its job-management docs:
 		// last-state restores from HA metadata or the last checkpoint), so
@@ -482,18 +438,18 @@ func Derive(in Input) (map[string]string, []Finding) {
 				"with an HA directory, or set high_availability = false to accept this.", in.UpgradeMode, why, haOffDetail), "high_availability")
 	}
 	switch in.UpgradeMode {
-	case "last-state":
+	case UpgradeLastState:
 		if st.CheckpointDir == "" {
 			// DefaultValidator.validateJobSpec: "Checkpoint directory[%s] must
 			// be defined for last-state and savepoint upgrade modes".
 			add(Error, "last-state upgrades need checkpoints",
 				"upgrade_mode = \"last-state\" resumes from the latest retained checkpoint: set state.checkpoint_dir or state.store_id.", "state", "checkpoint_dir")
 		}
-		if st.ExternalizedRetention == "NO_EXTERNALIZED_CHECKPOINTS" {
+		if st.ExternalizedRetention == NoExternalized {
 			add(Error, "last-state upgrades need retained checkpoints",
 				"upgrade_mode = \"last-state\" needs checkpoints retained on cancellation, not NO_EXTERNALIZED_CHECKPOINTS.", "state", "externalized_retention")
 		}
-	case "savepoint":
+	case UpgradeSavepoint:
 		if st.CheckpointDir == "" {
 			add(Error, "savepoint upgrades need checkpoints",
 				"The operator refuses upgrade_mode = \"savepoint\" without a checkpoint directory (DefaultValidator.validateJobSpec: "+

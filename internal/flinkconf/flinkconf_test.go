@@ -15,19 +15,21 @@ func seedInput() Input {
 		FlinkVersion: "2.2.1",
 		Identity:     "irsa",
 		UpgradeMode:  "last-state",
-		TaskSlots:    i(2),
 		State: State{
 			CheckpointDir:         "s3://bucket/flink-state-demo/checkpoints",
 			SavepointDir:          "s3://bucket/flink-state-demo/savepoints",
 			HADir:                 "s3://bucket/flink-state-demo/ha",
 			Backend:               "rocksdb",
-			Incremental:           b(true),
-			CheckpointInterval:    "2 s",
-			MinPause:              "30 s",
-			Timeout:               "10 min",
-			Mode:                  "EXACTLY_ONCE",
-			NumRetained:           i(3),
 			ExternalizedRetention: "RETAIN_ON_CANCELLATION",
+		},
+		Values: map[string]string{
+			"task_manager.task_slots":   "2",
+			"state.incremental":         "true",
+			"state.checkpoint_interval": "2 s",
+			"state.min_pause":           "30 s",
+			"state.timeout":             "10 min",
+			"state.mode":                "EXACTLY_ONCE",
+			"state.num_retained":        "3",
 		},
 	}
 }
@@ -146,10 +148,10 @@ func TestDerive_checks(t *testing.T) {
 		{"last-state without retention", func(in *Input) { in.State.ExternalizedRetention = "NO_EXTERNALIZED_CHECKPOINTS" }, Error, "state.externalized_retention", "retained"},
 		{"HA without storage dir", func(in *Input) { in.State.HADir = "" }, Error, "state.ha_dir", "storageDir"},
 		{"savepoint upgrades without dir", func(in *Input) { in.UpgradeMode = "savepoint"; in.State.SavepointDir = "" }, Error, "state.savepoint_dir", "savepoint"},
-		{"bad duration", func(in *Input) { in.State.CheckpointInterval = "often" }, Error, "state.checkpoint_interval", "not a duration"},
-		{"bad unit", func(in *Input) { in.State.Timeout = "10 fortnights" }, Error, "state.timeout", "unknown unit"},
+		{"bad duration", func(in *Input) { in.Values["state.checkpoint_interval"] = "often" }, Error, "state.checkpoint_interval", "not a duration"},
+		{"bad unit", func(in *Input) { in.Values["state.timeout"] = "10 fortnights" }, Error, "state.timeout", "unknown unit"},
 		{"not s3", func(in *Input) { in.State.CheckpointDir = "file:///tmp/cp" }, Error, "state.checkpoint_dir", "s3://"},
-		{"num retained 0", func(in *Input) { in.State.NumRetained = i(0) }, Error, "state.num_retained", "at least 1"},
+		{"num retained 0", func(in *Input) { in.Values["state.num_retained"] = "0" }, Error, "state.num_retained", "at least 1"},
 		{"managed key in extra", func(in *Input) {
 			in.Extra = map[string]string{"execution.checkpointing.interval": "5s"}
 		}, Error, "flink_configuration.execution.checkpointing.interval", "state.checkpoint_interval"},
@@ -171,7 +173,7 @@ func TestDerive_defaultsAndExtras(t *testing.T) {
 	in := seedInput()
 	in.UpgradeMode = "stateless"
 	in.State.HADir = ""
-	in.State.MinPause = ""
+	delete(in.Values, "state.min_pause")
 	in.Extra = map[string]string{"metrics.reporters": "prom"}
 	cfg, fs := Derive(in)
 	if len(findings(fs, Error)) > 0 {

@@ -128,10 +128,10 @@ func OperatorDefaults(in Input, namespace, name string) map[string]string {
 	}
 	if in.HasJob {
 		d[pipelineNameKey] = name
-		d[RetentionKey] = "RETAIN_ON_CANCELLATION"
+		d[RetentionKey] = RetainOnCancellation
 		d[shutdownOnFinishKey] = "false"
 		d[submitFailedJobKey] = "true"
-		if in.UpgradeMode == "last-state" {
+		if in.UpgradeMode == UpgradeLastState {
 			d[intervalKey] = operatorLastStateInt
 		}
 		if in.Parallelism != nil {
@@ -150,7 +150,7 @@ func OperatorAdded(in Input, namespace, name string) map[string]string {
 	for k := range in.Extra {
 		delete(d, k)
 	}
-	if in.State.CheckpointInterval != "" {
+	if in.Value(AttrCheckpointInterval) != "" {
 		delete(d, intervalKey)
 	}
 	// The provider writes the retention unless it is left unwritten for an

@@ -20,7 +20,7 @@ func TestDerive_retentionDefault(t *testing.T) {
 
 func TestDerive_claimMode(t *testing.T) {
 	in := seedInput()
-	in.ClaimMode = "CLAIM"
+	in.Values["job.claim_mode"] = "CLAIM"
 	cfg, fs := Derive(in)
 	if cfg[ClaimModeKey] != "CLAIM" || len(findings(fs, Error)) != 0 {
 		t.Fatalf("%s = %q, errors %v", ClaimModeKey, cfg[ClaimModeKey], findings(fs, Error))

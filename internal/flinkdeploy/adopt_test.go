@@ -42,8 +42,8 @@ flinkConfiguration:
 		t.Fatal(bad)
 	}
 	s := ParseConfiguration(flat, "savepoint")
-	if s.StoreID != "acme-flink-state/p" || s.State.Backend != "rocksdb" || s.State.Mode != "EXACTLY_ONCE" || s.HighAvailability != nil ||
-		*s.TaskSlots != 2 || len(s.Unrepresentable) > 0 {
+	if s.StoreID != "acme-flink-state/p" || s.State.Backend != "rocksdb" || s.Values["state.mode"] != "EXACTLY_ONCE" || s.HighAvailability != nil ||
+		s.Values["task_manager.task_slots"] != "2" || len(s.Unrepresentable) > 0 {
 		t.Fatalf("settings %+v", s)
 	}
 	if want := map[string]string{"kubernetes.operator.savepoint.format.type": "NATIVE"}; !reflect.DeepEqual(s.Extra, want) {
@@ -73,20 +73,21 @@ func TestParseConfigurationNamesWhatItCannotRepresent(t *testing.T) {
 // Derive then Parse gives the settings back (the import of what the
 // provider wrote), for every upgrade mode and backend.
 func TestDeriveParseRoundTrip(t *testing.T) {
-	tr, n := true, int64(3)
 	for _, mode := range []string{"stateless", "savepoint", "last-state"} {
 		for _, backend := range []string{"rocksdb", "hashmap", "forst"} {
-			in := flinkconf.Input{FlinkVersion: "2.2.1", Identity: "pod_identity", UpgradeMode: mode, HasJob: true, ClaimMode: "CLAIM",
+			in := flinkconf.Input{FlinkVersion: "2.2.1", Identity: "pod_identity", UpgradeMode: mode, HasJob: true,
 				State: flinkconf.State{CheckpointDir: "s3://acme-flink-state/p/checkpoints", SavepointDir: "s3://acme-flink-state/p/savepoints", HADir: "s3://acme-flink-state/p/ha",
-					Backend: backend, Incremental: &tr, CheckpointInterval: "60s", MinPause: "10s", Timeout: "10 min",
-					Mode: "AT_LEAST_ONCE", NumRetained: &n, LocalDir: "/data/state"},
+					Backend: backend, LocalDir: "/data/state"},
+				Values: map[string]string{"job.claim_mode": "CLAIM", "state.incremental": "true", "state.checkpoint_interval": "60s",
+					"state.min_pause": "10s", "state.timeout": "10 min", "state.mode": "AT_LEAST_ONCE", "state.num_retained": "3"},
 				Extra: map[string]string{"pipeline.name": "orders"}}
 			cfg, _ := flinkconf.Derive(in)
 			s := ParseConfiguration(cfg, mode)
 			st := s.State
-			if s.Identity != "pod_identity" || s.ClaimMode != "CLAIM" || s.StoreID != "acme-flink-state/p" || st.Backend != backend ||
-				st.CheckpointInterval != "60s" || st.MinPause != "10s" || st.Timeout != "10 min" || st.Mode != "AT_LEAST_ONCE" ||
-				*st.NumRetained != 3 || !*st.Incremental || s.Extra["pipeline.name"] != "orders" || len(s.Unrepresentable) > 0 {
+			if s.Identity != "pod_identity" || s.Values["job.claim_mode"] != "CLAIM" || s.StoreID != "acme-flink-state/p" || st.Backend != backend ||
+				s.Values["state.checkpoint_interval"] != "60s" || s.Values["state.min_pause"] != "10s" || s.Values["state.timeout"] != "10 min" ||
+				s.Values["state.mode"] != "AT_LEAST_ONCE" || s.Values["state.num_retained"] != "3" || s.Values["state.incremental"] != "true" ||
+				s.Extra["pipeline.name"] != "orders" || len(s.Unrepresentable) > 0 {
 				t.Errorf("%s/%s: %+v", mode, backend, s)
 			}
 			if backend != "hashmap" && st.LocalDir != "/data/state" {

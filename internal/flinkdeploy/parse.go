@@ -127,10 +127,11 @@ func PluginVersion(obj *unstructured.Unstructured) string {
 // Settings are the provider inputs an imported object's flinkConfiguration
 // stands for: the reverse of flinkconf.Derive.
 type Settings struct {
-	Identity         string // irsa, pod_identity, or "" when the credentials class is neither
+	Identity         string // flinkconf.Identities, or "" when the credentials class is neither
 	HighAvailability *bool  // nil: what the upgrade mode implies
-	TaskSlots        *int64
-	ClaimMode        string
+	// Values are the table's settings (flinkconf.Settings) the object
+	// sets, by attribute, as flinkconf.Input.Values holds them.
+	Values map[string]string
 	// StoreID is set when the three directories are one state store's;
 	// the directories are then empty.
 	StoreID string
@@ -158,11 +159,11 @@ func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 		_, _, ok := flinkconf.Lookup(cfg, key)
 		return ok
 	}
-	switch cp := get("fs.s3a.aws.credentials.provider"); cp {
+	switch cp := get(flinkconf.CredentialsProviderKey); cp {
 	case flinkconf.IRSACredentialsProvider:
-		s.Identity = "irsa"
+		s.Identity = flinkconf.IdentityIRSA
 	case flinkconf.PodIdentityCredentialsProvider:
-		s.Identity = "pod_identity"
+		s.Identity = flinkconf.IdentityPodIdentity
 	case "":
 	default:
 		s.Unrepresentable = append(s.Unrepresentable, fmt.Sprintf("fs.s3a.aws.credentials.provider is %q: the provider sets "+
@@ -184,11 +185,20 @@ func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 		SavepointDir:          get("execution.checkpointing.savepoint-dir"),
 		HADir:                 get("high-availability.storageDir"),
 		Backend:               strings.ToLower(get("state.backend.type")),
-		CheckpointInterval:    get("execution.checkpointing.interval"),
-		MinPause:              get("execution.checkpointing.min-pause"),
-		Timeout:               get("execution.checkpointing.timeout"),
-		Mode:                  strings.ToUpper(get("execution.checkpointing.mode")),
 		ExternalizedRetention: strings.ToUpper(get(flinkconf.RetentionKey)),
+	}
+	// The table's settings, in the form Derive writes them.
+	for _, set := range flinkconf.Settings {
+		raw, _, ok := flinkconf.Lookup(cfg, set.Key)
+		if !ok || (strings.TrimSpace(raw) == "" && set.Kind != flinkconf.KindBool) {
+			continue
+		}
+		if v, ok := set.ParseValue(raw); ok {
+			if s.Values == nil {
+				s.Values = map[string]string{}
+			}
+			s.Values[set.Attr] = v
+		}
 	}
 	if !ha && st.HADir != "" {
 		_, key, _ := flinkconf.Lookup(cfg, "high-availability.storageDir")
@@ -212,9 +222,6 @@ func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 	// The default for the upgrade mode is what an unset attribute gives.
 	if st.ExternalizedRetention == flinkconf.DefaultRetention(upgradeMode) {
 		st.ExternalizedRetention = ""
-	}
-	if v := get(flinkconf.ClaimModeKey); v != "" {
-		s.ClaimMode = strings.ToUpper(v)
 	}
 	// Directories of one store collapse back into its ID.
 	if sto, ok := store.FromCheckpointDir(st.CheckpointDir); ok {
@@ -241,20 +248,10 @@ func ParseConfiguration(cfg map[string]string, upgradeMode string) Settings {
 	if ha != (flinkconf.Input{UpgradeMode: upgradeMode, State: effective}).HAEnabled() {
 		s.HighAvailability = &ha
 	}
-	if has("execution.checkpointing.incremental") {
-		b := strings.EqualFold(get("execution.checkpointing.incremental"), "true")
-		st.Incremental = &b
-	}
-	if n, err := strconv.ParseInt(get("execution.checkpointing.num-retained"), 10, 64); err == nil {
-		st.NumRetained = &n
-	}
 	if v := get("state.backend.rocksdb.localdir") + get("state.backend.forst.local-dir"); v != "" && v != flinkconf.DefaultLocalDir {
 		st.LocalDir = v
 	}
 	s.State = st
-	if n, err := strconv.ParseInt(get("taskmanager.numberOfTaskSlots"), 10, 64); err == nil {
-		s.TaskSlots = &n
-	}
 	for k, v := range cfg {
 		if attr, _ := flinkconf.ManagedAttr(k); attr == "" {
 			if s.Extra == nil {

@@ -195,50 +195,116 @@ func (s Spec) Equal(o Spec) bool {
 // an upgrade, i.e. restarts the job with its upgrade mode (UpgradeChanges).
 func (s Spec) JobChanged(o Spec) bool { return len(s.UpgradeChanges(o)) > 0 }
 
-// UpgradeChanges names the fields whose change from s to o the operator
-// classifies UPGRADE (a job restart), following its spec diff
+// SpecField is one field of spec the provider writes: the attribute that
+// sets it and how the operator's spec diff classifies a change of it
 // (flink-kubernetes-operator release-1.15.0, ReflectiveDiffBuilder with the
 // @SpecDiff annotations of flink-kubernetes-operator-api's
-// FlinkDeploymentSpec, AbstractFlinkSpec, JobSpec and TaskManagerSpec):
-// unannotated fields are UPGRADE, including image, flinkVersion, mode,
-// serviceAccount, podTemplate, the whole jobManager and taskManager
-// resources, and job jarURI, entryClass, args and state. job.parallelism is
-// SCALE only in standalone mode, and a standalone scale without the
-// reactive scheduler falls back to an upgrade
-// (AbstractFlinkResourceReconciler.reconcile, StandaloneFlinkService.scale):
-// an upgrade here. IGNORE: job.upgradeMode, initialSavepointPath,
-// allowNonRestoredState, and flinkConfiguration keys under the prefixes
-// IgnoredConfigPrefixes. savepointRedeployNonce is SAVEPOINT_REDEPLOY (the
-// job is replaced from a path, not upgraded), so it is not listed.
-func (s Spec) UpgradeChanges(o Spec) []string {
+// FlinkDeploymentSpec, AbstractFlinkSpec, JobSpec and TaskManagerSpec).
+// UpgradeChanges, and so savepoint_before_upgrade, and the list of the
+// changes that take a savepoint (UpgradeAttrs) read it.
+type SpecField struct {
+	Attr  string // the provider's attribute, e.g. job.parallelism
+	Field string // the spec field, as UpgradeChanges names it
+	// Restarts: the operator classifies a change UPGRADE (a job restart).
+	Restarts bool
+	Changed  func(a, b Spec) bool
+}
+
+// SpecFields are every field of spec the provider writes but
+// flinkConfiguration (each of whose keys is a field of its own:
+// UpgradeChanges). Unannotated fields are UPGRADE, including image,
+// flinkVersion, mode, serviceAccount, podTemplate, the whole jobManager and
+// taskManager resources, and job jarURI, entryClass, args and state.
+var SpecFields = []SpecField{
+	{"image", "image", true, func(a, b Spec) bool { return a.Image != b.Image }},
+	{"flink_version", "flinkVersion", true, func(a, b Spec) bool { return operatorEnum(a.FlinkVersion) != operatorEnum(b.FlinkVersion) }},
+	{"mode", "mode", true, func(a, b Spec) bool { return a.Mode != b.Mode }},
+	{"service_account", "serviceAccount", true, func(a, b Spec) bool { return a.ServiceAccount != b.ServiceAccount }},
+	{"pod_template", "podTemplate", true, func(a, b Spec) bool { return CanonicalJSON(a.PodTemplate) != CanonicalJSON(b.PodTemplate) }},
+	{"job_manager", "jobManager", true, func(a, b Spec) bool { return CanonicalJSON(a.JobManager) != CanonicalJSON(b.JobManager) }},
+	{"task_manager", "taskManager", true, func(a, b Spec) bool { return CanonicalJSON(a.TaskManager) != CanonicalJSON(b.TaskManager) }},
+	{"job.jar_uri", "job.jarURI", true, jobChanged(func(a, b Job) bool { return a.JarURI != b.JarURI })},
+	{"job.entry_class", "job.entryClass", true, jobChanged(func(a, b Job) bool { return a.EntryClass != b.EntryClass })},
+	{"job.args", "job.args", true, jobChanged(func(a, b Job) bool {
+		return strings.Join(a.Args, "\x00") != strings.Join(b.Args, "\x00") || len(a.Args) != len(b.Args)
+	})},
+	// SCALE only in standalone mode, and a standalone scale without the
+	// reactive scheduler falls back to an upgrade
+	// (AbstractFlinkResourceReconciler.reconcile, StandaloneFlinkService.scale):
+	// an upgrade here.
+	{"job.parallelism", "job.parallelism", true, jobChanged(func(a, b Job) bool { return !sameInt(a.Parallelism, b.Parallelism) })},
+	{"job.state", "job.state", true, jobChanged(func(a, b Job) bool { return jobState(a.State) != jobState(b.State) })},
+	// IGNORE.
+	{"job.upgrade_mode", "job.upgradeMode", false, jobChanged(func(a, b Job) bool { return a.UpgradeMode != b.UpgradeMode })},
+	{"job.initial_savepoint_path", "job.initialSavepointPath", false,
+		jobChanged(func(a, b Job) bool { return a.InitialSavepointPath != b.InitialSavepointPath })},
+	{"job.allow_non_restored_state", "job.allowNonRestoredState", false,
+		jobChanged(func(a, b Job) bool { return !sameBool(a.AllowNonRestoredState, b.AllowNonRestoredState) })},
+	// SAVEPOINT_REDEPLOY: the job is replaced from a path, not upgraded.
+	{"savepoint_redeploy_nonce", "job.savepointRedeployNonce", false,
+		jobChanged(func(a, b Job) bool { return !sameInt(a.SavepointRedeployNonce, b.SavepointRedeployNonce) })},
+}
+
+// jobChanged compares a field of two specs' jobs (both present: a job
+// added or removed is a change of its own, "job").
+func jobChanged(f func(a, b Job) bool) func(a, b Spec) bool {
+	return func(a, b Spec) bool { return a.Job != nil && b.Job != nil && f(*a.Job, *b.Job) }
+}
+
+// UpgradeAttrs are the attributes whose change the operator applies as an
+// upgrade (a restart), in SpecFields order; flinkConfiguration keys are
+// upgrades too unless under IgnoredConfigPrefixes.
+func UpgradeAttrs() []string {
 	var out []string
-	ch := func(changed bool, field string) {
-		if changed {
-			out = append(out, field)
+	for _, f := range SpecFields {
+		if f.Restarts {
+			out = append(out, f.Attr)
 		}
 	}
-	ch(s.Image != o.Image, "image")
-	ch(operatorEnum(s.FlinkVersion) != operatorEnum(o.FlinkVersion), "flinkVersion")
-	ch(s.Mode != o.Mode, "mode")
-	ch(s.ServiceAccount != o.ServiceAccount, "serviceAccount")
-	ch(CanonicalJSON(s.PodTemplate) != CanonicalJSON(o.PodTemplate), "podTemplate")
-	ch(CanonicalJSON(s.JobManager) != CanonicalJSON(o.JobManager), "jobManager")
-	ch(CanonicalJSON(s.TaskManager) != CanonicalJSON(o.TaskManager), "taskManager")
+	return out
+}
+
+// UpgradeText says in prose which changes the operator applies as an
+// upgrade (SpecFields that restart, and flinkConfiguration keys but the
+// ignored ones), for the documentation of savepoint_before_upgrade.
+func UpgradeText() string {
+	attrs := UpgradeAttrs()
+	for i, a := range attrs {
+		attrs[i] = "`" + a + "`"
+	}
+	ignored := make([]string, len(IgnoredConfigPrefixes))
+	for i, p := range IgnoredConfigPrefixes {
+		ignored[i] = "`" + p + "`"
+	}
+	last := len(ignored) - 1
+	return strings.Join(attrs, ", ") + ", and any Flink configuration key except those starting with " + strings.Join(ignored[:last], ", ") +
+		" or " + ignored[last] + ", which it ignores"
+}
+
+// UpgradeChanges names the fields whose change from s to o the operator
+// classifies UPGRADE (a job restart): the SpecFields that restart, and the
+// flinkConfiguration keys not under IgnoredConfigPrefixes.
+func (s Spec) UpgradeChanges(o Spec) []string {
+	var out []string
+	for _, f := range SpecFields {
+		if f.Restarts && !strings.HasPrefix(f.Field, "job.") && f.Changed(s, o) {
+			out = append(out, f.Field)
+		}
+	}
 	for _, k := range configKeys(s.FlinkConfiguration, o.FlinkConfiguration) {
 		a, okA := s.FlinkConfiguration[k]
 		b, okB := o.FlinkConfiguration[k]
-		ch((okA != okB || a != b) && !IgnoredConfigKey(k), "flinkConfiguration."+k)
+		if (okA != okB || a != b) && !IgnoredConfigKey(k) {
+			out = append(out, "flinkConfiguration."+k)
+		}
 	}
-	switch {
-	case (s.Job == nil) != (o.Job == nil):
-		out = append(out, "job")
-	case s.Job != nil:
-		a, b := *s.Job, *o.Job
-		ch(a.JarURI != b.JarURI, "job.jarURI")
-		ch(a.EntryClass != b.EntryClass, "job.entryClass")
-		ch(strings.Join(a.Args, "\x00") != strings.Join(b.Args, "\x00") || len(a.Args) != len(b.Args), "job.args")
-		ch(!sameInt(a.Parallelism, b.Parallelism), "job.parallelism")
-		ch(jobState(a.State) != jobState(b.State), "job.state")
+	if (s.Job == nil) != (o.Job == nil) {
+		return append(out, "job")
+	}
+	for _, f := range SpecFields {
+		if f.Restarts && strings.HasPrefix(f.Field, "job.") && f.Changed(s, o) {
+			out = append(out, f.Field)
+		}
 	}
 	return out
 }
@@ -282,6 +348,13 @@ func jobState(s string) string {
 		return "running"
 	}
 	return s
+}
+
+func sameBool(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func sameInt(a, b *int64) bool {

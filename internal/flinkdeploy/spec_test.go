@@ -167,10 +167,11 @@ func withKey(m map[string]string, k, v string) map[string]string {
 
 func TestParseConfigurationCollapsesStore(t *testing.T) {
 	cfg, fs := flinkconf.Derive(flinkconf.Input{
-		FlinkVersion: "2.2.1", Identity: "pod_identity", UpgradeMode: "last-state", TaskSlots: ptr(int64(3)),
+		FlinkVersion: "2.2.1", Identity: "pod_identity", UpgradeMode: "last-state",
 		State: flinkconf.State{CheckpointDir: "s3://acme/flink/orders/checkpoints", SavepointDir: "s3://acme/flink/orders/savepoints",
-			HADir: "s3://acme/flink/orders/ha", Backend: "rocksdb", Incremental: ptr(true), NumRetained: ptr(int64(3)), CheckpointInterval: "60s"},
-		Extra: map[string]string{"pipeline.name": "orders"},
+			HADir: "s3://acme/flink/orders/ha", Backend: "rocksdb"},
+		Values: map[string]string{"task_manager.task_slots": "3", "state.incremental": "true", "state.num_retained": "3", "state.checkpoint_interval": "60s"},
+		Extra:  map[string]string{"pipeline.name": "orders"},
 	})
 	for _, f := range fs {
 		if f.Severity == flinkconf.Error {
@@ -179,7 +180,8 @@ func TestParseConfigurationCollapsesStore(t *testing.T) {
 	}
 	s := ParseConfiguration(cfg, "last-state")
 	if s.Identity != "pod_identity" || s.HighAvailability != nil || s.StoreID != "acme/flink/orders" || s.State.CheckpointDir != "" ||
-		*s.TaskSlots != 3 || *s.State.Incremental != true || *s.State.NumRetained != 3 || s.State.CheckpointInterval != "60s" ||
+		s.Values["task_manager.task_slots"] != "3" || s.Values["state.incremental"] != "true" || s.Values["state.num_retained"] != "3" ||
+		s.Values["state.checkpoint_interval"] != "60s" ||
 		!reflect.DeepEqual(s.Extra, map[string]string{"pipeline.name": "orders"}) {
 		t.Fatalf("settings %+v", s)
 	}

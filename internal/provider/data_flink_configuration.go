@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -23,19 +22,19 @@ var _ datasource.DataSourceWithConfigValidators = (*flinkConfigurationDataSource
 func newFlinkConfigurationDataSource() datasource.DataSource { return &flinkConfigurationDataSource{} }
 
 type flinkConfigurationModel struct {
-	FlinkVersion        types.String     `tfsdk:"flink_version"`
-	Identity            types.String     `tfsdk:"identity"`
-	UpgradeMode         types.String     `tfsdk:"upgrade_mode"`
-	HighAvailability    types.Bool       `tfsdk:"high_availability"`
-	TaskSlots           types.Int64      `tfsdk:"task_slots"`
-	FlinkConfiguration  types.Map        `tfsdk:"flink_configuration"`
-	PodTemplate         types.String     `tfsdk:"pod_template"`
-	State               *stateBlockModel `tfsdk:"state"`
-	Configuration       types.Map        `tfsdk:"configuration"`
-	OperatorVersion     types.String     `tfsdk:"operator_flink_version"`
-	S3PluginJar         types.String     `tfsdk:"s3_plugin_jar"`
-	CredentialsProvider types.String     `tfsdk:"credentials_provider"`
-	PodTemplateYAML     types.String     `tfsdk:"pod_template_yaml"`
+	FlinkVersion        types.String `tfsdk:"flink_version"`
+	Identity            types.String `tfsdk:"identity"`
+	UpgradeMode         types.String `tfsdk:"upgrade_mode"`
+	HighAvailability    types.Bool   `tfsdk:"high_availability"`
+	TaskSlots           types.Int64  `tfsdk:"task_slots"`
+	FlinkConfiguration  types.Map    `tfsdk:"flink_configuration"`
+	PodTemplate         types.String `tfsdk:"pod_template"`
+	State               types.Object `tfsdk:"state"` // stateDataAttributes
+	Configuration       types.Map    `tfsdk:"configuration"`
+	OperatorVersion     types.String `tfsdk:"operator_flink_version"`
+	S3PluginJar         types.String `tfsdk:"s3_plugin_jar"`
+	CredentialsProvider types.String `tfsdk:"credentials_provider"`
+	PodTemplateYAML     types.String `tfsdk:"pod_template_yaml"`
 }
 
 func (d *flinkConfigurationDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -43,10 +42,6 @@ func (d *flinkConfigurationDataSource) Metadata(_ context.Context, req datasourc
 }
 
 func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	sd := stateAttrDescriptions
-	str := func(name string, v ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, Description: sd[name], Validators: v}
-	}
 	resp.Schema = schema.Schema{
 		Description: "The flinkConfiguration, pod template additions, operator flinkVersion and S3 plugin jar that flinkstate_deployment " +
 			"would write, for users who deploy with Helm or kubernetes_manifest. Computed locally with the same code; no API call. " +
@@ -58,11 +53,11 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 			"flink_version": schema.StringAttribute{Required: true, Description: "Full Flink version, e.g. 2.2.1.",
 				Validators: []validator.String{flinkVersionCheck}},
 			"identity": schema.StringAttribute{Required: true, Description: "`irsa` or `pod_identity`.",
-				Validators: []validator.String{stringvalidator.OneOf("irsa", "pod_identity")}},
+				Validators: []validator.String{stringvalidator.OneOf(flinkconf.Identities...)}},
 			"upgrade_mode": schema.StringAttribute{Optional: true, Description: "`last-state`, `savepoint` or `stateless`.",
-				Validators: []validator.String{stringvalidator.OneOf("last-state", "savepoint", "stateless")}},
+				Validators: []validator.String{stringvalidator.OneOf(flinkconf.UpgradeModes...)}},
 			"high_availability": schema.BoolAttribute{Optional: true, Description: "Kubernetes HA; default on with last-state."},
-			"task_slots":        schema.Int64Attribute{Optional: true, Description: "taskmanager.numberOfTaskSlots.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"task_slots":        settingDataAttribute(setting(flinkconf.AttrTaskSlots)),
 			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Extra keys (not the ones the provider manages, under any alias; no static AWS credentials).",
 				Validators: []validator.Map{flinkConfigurationCheck}},
 			"pod_template": schema.StringAttribute{Optional: true, Description: "Your pod template YAML, to merge the additions into.",
@@ -76,21 +71,7 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 		Blocks: map[string]schema.Block{
 			"state": schema.SingleNestedBlock{
 				Description: "Where and how the job keeps state (as in flinkstate_deployment).",
-				Attributes: map[string]schema.Attribute{
-					"store_id":               str("store_id", storeIDCheck),
-					"checkpoint_dir":         str("checkpoint_dir", s3DirCheck),
-					"savepoint_dir":          str("savepoint_dir", s3DirCheck),
-					"ha_dir":                 str("ha_dir", s3DirCheck),
-					"backend":                str("backend", stringvalidator.OneOf("rocksdb", "hashmap", "forst")),
-					"incremental":            schema.BoolAttribute{Optional: true, Description: sd["incremental"]},
-					"checkpoint_interval":    str("checkpoint_interval", intervalCheck),
-					"min_pause":              str("min_pause", durationCheck),
-					"timeout":                str("timeout", timeoutCheck),
-					"mode":                   str("mode", stringvalidator.OneOf("EXACTLY_ONCE", "AT_LEAST_ONCE")),
-					"num_retained":           schema.Int64Attribute{Optional: true, Description: sd["num_retained"], Validators: []validator.Int64{int64validator.AtLeast(1)}},
-					"externalized_retention": str("externalized_retention", stringvalidator.OneOf("RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION", "NO_EXTERNALIZED_CHECKPOINTS")),
-					"local_dir":              str("local_dir", localDirCheck),
-				},
+				Attributes:  stateDataAttributes(),
 			},
 		},
 	}
@@ -135,17 +116,15 @@ func (m *flinkConfigurationModel) input(ctx context.Context, diags *diag.Diagnos
 		FlinkVersion: m.FlinkVersion.ValueString(),
 		Identity:     m.Identity.ValueString(),
 		UpgradeMode:  m.UpgradeMode.ValueString(),
-		State:        m.State.flinkState(diags, path.Root("state")),
+		Values:       map[string]string{},
 		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),
 	}
+	in.State = flinkState(m.State, in.Values, diags, path.Root("state"))
 	if !m.HighAvailability.IsNull() {
 		v := m.HighAvailability.ValueBool()
 		in.HighAvailability = &v
 	}
-	if !m.TaskSlots.IsNull() {
-		v := m.TaskSlots.ValueInt64()
-		in.TaskSlots = &v
-	}
+	setValue(in.Values, flinkconf.AttrTaskSlots, m.TaskSlots)
 	return in
 }
 
@@ -165,7 +144,7 @@ func (flinkConfigurationChecks) ValidateDataSource(ctx context.Context, req data
 	if d := req.Config.Get(ctx, &m); d.HasError() {
 		return
 	}
-	if anyUnknown(m.FlinkVersion, m.Identity, m.UpgradeMode, m.HighAvailability, m.TaskSlots, m.FlinkConfiguration, m.PodTemplate) || m.State.unknown() {
+	if anyUnknown(m.FlinkVersion, m.Identity, m.UpgradeMode, m.HighAvailability, m.TaskSlots, m.FlinkConfiguration, m.PodTemplate) || stateUnknown(m.State) {
 		return
 	}
 	var diags diag.Diagnostics

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -19,8 +20,11 @@ import (
 )
 
 // The one mapping between deploymentModel and flinkdeploy.Spec. Adding a
-// field means: the model, the schema, the Spec, and a line in each function
-// here.
+// spec field means: the model, the schema, the Spec (with its entry in
+// flinkdeploy.SpecFields: whether a change restarts the job), and a line in
+// each function here. A flinkConfiguration key set by one attribute is a
+// flinkconf.Settings entry instead: its attribute and conversion come from
+// the table (settings.go).
 
 // spec maps the model to the typed spec; ok is false while anything it needs
 // is unknown. The flinkConfiguration and the pod template come from
@@ -249,24 +253,9 @@ func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]
 	}
 	m.Identity = optionalString(set.Identity)
 	m.HighAvailability = types.BoolPointerValue(set.HighAvailability)
-	st := set.State
-	m.State = &stateBlockModel{
-		StoreID:               optionalString(set.StoreID),
-		CheckpointDir:         optionalString(st.CheckpointDir),
-		SavepointDir:          optionalString(st.SavepointDir),
-		HADir:                 optionalString(st.HADir),
-		Backend:               optionalString(st.Backend),
-		CheckpointInterval:    optionalString(st.CheckpointInterval),
-		MinPause:              optionalString(st.MinPause),
-		Timeout:               optionalString(st.Timeout),
-		Mode:                  optionalString(st.Mode),
-		ExternalizedRetention: optionalString(st.ExternalizedRetention),
-		Incremental:           types.BoolPointerValue(st.Incremental),
-		NumRetained:           types.Int64PointerValue(st.NumRetained),
-		LocalDir:              optionalString(st.LocalDir),
-	}
+	m.State = stateObject(set.StoreID, set.State, set.Values, diags)
 	if m.Job != nil {
-		m.Job.ClaimMode = optionalString(set.ClaimMode)
+		m.Job.ClaimMode = optionalString(set.Values[flinkconf.AttrClaimMode])
 	}
 	// Secrets (GlobalConfiguration.isSensitive) go to the sensitive map.
 	plain, secret := map[string]string{}, map[string]string{}
@@ -293,8 +282,8 @@ func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]
 				"sensitive_flink_configuration, which plans never show. Generated configuration writes it as null: set it "+
 				"(e.g. from a variable marked sensitive) before applying, or the apply removes these keys.")
 	}
-	if set.TaskSlots != nil && m.TaskManager != nil {
-		m.TaskManager.TaskSlots = types.Int64Value(*set.TaskSlots)
+	if n, err := strconv.ParseInt(set.Values[flinkconf.AttrTaskSlots], 10, 64); err == nil && m.TaskManager != nil {
+		m.TaskManager.TaskSlots = types.Int64Value(n)
 	}
 	return true
 }

@@ -80,7 +80,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators: objectNameValidators()},
 			"identity": schema.StringAttribute{Required: true,
 				Description: "How pods get AWS credentials: `irsa` (WebIdentityTokenCredentialsProvider) or `pod_identity` (DefaultAWSCredentialsProviderChain, container credentials).",
-				Validators:  []validator.String{stringvalidator.OneOf("irsa", "pod_identity")}},
+				Validators:  []validator.String{stringvalidator.OneOf(flinkconf.Identities...)}},
 			"high_availability": schema.BoolAttribute{Optional: true,
 				Description: "Kubernetes HA with metadata in state.ha_dir. Default: on with upgrade_mode last-state, and with savepoint when there is an HA directory (the store's or state.ha_dir); off otherwise. The operator's safety nets for stateful jobs need it (recovery of a lost JobManager, the last-state fallback of a savepoint upgrade, rollback); the plan says what a stateful deployment without it gives up."},
 			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType,
@@ -141,7 +141,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Attributes: map[string]schema.Attribute{
 					"memory":     schema.StringAttribute{Optional: true, Description: taskManagerRequired.doc("Memory, e.g. 2048m."), Validators: []validator.String{memoryCheck}},
 					"cpu":        schema.Float64Attribute{Optional: true, Description: taskManagerRequired.doc("CPU cores."), Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
-					"task_slots": schema.Int64Attribute{Optional: true, Description: "taskmanager.numberOfTaskSlots.", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+					"task_slots": settingAttribute(setting(flinkconf.AttrTaskSlots)),
 				},
 				Validators: []validator.Object{taskManagerRequired.object()},
 			},
@@ -154,7 +154,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"parallelism": schema.Int64Attribute{Optional: true, Description: "Parallelism of the job. Must be set (at least 1): the operator refuses a job without it (DefaultValidator: \"Job parallelism must be larger than 0\").", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 					"upgrade_mode": schema.StringAttribute{Optional: true,
 						Description: "`last-state` (needs HA and retained checkpoints), `savepoint` (needs a savepoint dir) or `stateless` (the operator's default).",
-						Validators:  []validator.String{stringvalidator.OneOf("last-state", "savepoint", "stateless")}},
+						Validators:  []validator.String{stringvalidator.OneOf(flinkconf.UpgradeModes...)}},
 					"state": schema.StringAttribute{Optional: true, Description: "`running` or `suspended`.",
 						Validators: []validator.String{stringvalidator.OneOf("running", "suspended")}},
 					"allow_non_restored_state": schema.BoolAttribute{Optional: true, Description: "Allow state the new job cannot map to be skipped on restore."},
@@ -166,18 +166,13 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"refused) and every file it references exists, e.g. no shared file was deleted. An empty value is an error (a flinkstate_snapshot's path is " +
 							"empty until it completed with a path), so a planned restore never starts the job without state.",
 						Validators: []validator.String{restorePathCheck}},
-					"claim_mode": schema.StringAttribute{Optional: true,
-						Description: "execution.state-recovery.claim-mode: `NO_CLAIM` (Flink's default: the restored snapshot stays yours) or `CLAIM` " +
-							"(the job owns it and may delete it once newer checkpoints subsume it).",
-						Validators: []validator.String{stringvalidator.OneOf("CLAIM", "NO_CLAIM")}},
+					"claim_mode": settingAttribute(setting(flinkconf.AttrClaimMode)),
 				},
 				Validators: []validator.Object{jobRequired.object()},
 			},
 			"savepoint_before_upgrade": schema.SingleNestedBlock{
 				Description: "Take a savepoint before every update the Flink operator applies as an upgrade, i.e. restarts the job for " +
-					"(its spec diff: image, flink_version, mode, service_account, pod_template, job_manager and task_manager resources, job " +
-					"jar, entry class, args, parallelism, job.state, and any Flink configuration key except `kubernetes.operator.*`, " +
-					"`job.autoscaler.*` and `parallelism.default`, which it ignores): the provider creates a FlinkStateSnapshot, waits until the " +
+					"(its spec diff: " + flinkdeploy.UpgradeText() + "): the provider creates a FlinkStateSnapshot, waits until the " +
 					"operator reports it COMPLETED, records its path in upgrade_savepoint_path, and only then applies the new spec. On FAILED, " +
 					"ABANDONED or timeout the update fails with the operator's message and the old spec keeps running. Not taken while " +
 					"job.state is suspended (a suspended job cannot take one). With upgrade_mode stateless the restart does not restore " +
@@ -210,33 +205,6 @@ var (
 // deploymentStateDirs: the state block names where checkpoints go, through
 // a store or a checkpoint directory.
 var deploymentStateDirs = atLeastOneOf("state.store_id", "state.checkpoint_dir")
-
-func stateBlockAttributes(dirs rootRule) map[string]schema.Attribute {
-	d := stateAttrDescriptions
-	str := func(name string, v ...validator.String) schema.StringAttribute {
-		desc := d[name]
-		if name == "store_id" || name == "checkpoint_dir" {
-			desc = dirs.doc(desc)
-		}
-		return schema.StringAttribute{Optional: true, Description: desc, Validators: v}
-	}
-	return map[string]schema.Attribute{
-		"store_id":            str("store_id", storeIDCheck),
-		"checkpoint_dir":      str("checkpoint_dir", s3DirCheck),
-		"savepoint_dir":       str("savepoint_dir", s3DirCheck),
-		"ha_dir":              str("ha_dir", s3DirCheck),
-		"backend":             str("backend", stringvalidator.OneOf("rocksdb", "hashmap", "forst")),
-		"incremental":         schema.BoolAttribute{Optional: true, Description: d["incremental"]},
-		"checkpoint_interval": str("checkpoint_interval", intervalCheck),
-		"min_pause":           str("min_pause", durationCheck),
-		"timeout":             str("timeout", timeoutCheck),
-		"mode":                str("mode", stringvalidator.OneOf("EXACTLY_ONCE", "AT_LEAST_ONCE")),
-		"num_retained":        schema.Int64Attribute{Optional: true, Description: d["num_retained"], Validators: []validator.Int64{int64validator.AtLeast(1)}},
-		"externalized_retention": str("externalized_retention",
-			stringvalidator.OneOf("RETAIN_ON_CANCELLATION", "DELETE_ON_CANCELLATION", "NO_EXTERNALIZED_CHECKPOINTS")),
-		"local_dir": str("local_dir", localDirCheck),
-	}
-}
 
 func (r *deploymentResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{

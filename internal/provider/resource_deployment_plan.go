@@ -59,7 +59,7 @@ func checkSensitiveKeys(m deploymentModel, diags *diag.Diagnostics) {
 // planDeployment records a deployment for the checks of later resources
 // and runs its own cross-resource checks.
 func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.Input, diags *diag.Diagnostics) {
-	if plan.Identity.ValueString() == "pod_identity" {
+	if plan.Identity.ValueString() == flinkconf.IdentityPodIdentity {
 		r.podIdentityUser(plan.Namespace, plan.ServiceAccount, "identity = \"pod_identity\" on flinkstate_deployment "+plan.Name.ValueString(),
 			path.Root("identity"), diags)
 	}
@@ -77,7 +77,7 @@ func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.I
 // pod_identity deployment's ServiceAccount must not carry the IRSA
 // annotation. A missing account is left to the operator's own error.
 func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentModel, diags *diag.Diagnostics) {
-	if plan.Identity.ValueString() != "pod_identity" {
+	if plan.Identity.ValueString() != flinkconf.IdentityPodIdentity {
 		return
 	}
 	ns, sa := plan.Namespace.ValueString(), plan.ServiceAccount.ValueString()

@@ -51,7 +51,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 				"new job: that state is silently dropped (execution.state-recovery.ignore-unclaimed-state). Set it only for a deliberate "+
 				"topology change, and remove it afterwards.")
 	}
-	if plan.Job != nil && plan.Job.ClaimMode.ValueString() == "CLAIM" && !plan.restorePath().IsNull() {
+	if plan.Job != nil && plan.Job.ClaimMode.ValueString() == flinkconf.ClaimModeClaim && !plan.restorePath().IsNull() {
 		diags.AddAttributeWarning(at.AtName("claim_mode"), "Flink may delete the restored snapshot",
 			"claim_mode = \"CLAIM\" hands the snapshot at job.initial_savepoint_path to the job, which deletes it once newer checkpoints "+
 				"subsume it. If a flinkstate_snapshot keeps that savepoint (dispose_on_delete = false or already_exists), or you need it "+

@@ -111,8 +111,6 @@ var (
 	clusterNameCheck  = check("Invalid EKS cluster name", "an EKS cluster name", iampolicy.ValidateEKSClusterName)
 	memoryCheck       = check("Invalid memory size", "a Flink memory size such as 2048m or 2g", flinkconf.ValidateMemory)
 	durationCheck     = check("Invalid duration", "a Flink duration such as 60s or 10 min", flinkconf.ValidateDuration)
-	intervalCheck     = check("Invalid checkpoint interval", "a Flink duration of at least 10 ms", flinkconf.ValidateCheckpointInterval)
-	timeoutCheck      = check("Invalid checkpoint timeout", "a Flink duration of at least 10 ms", flinkconf.ValidateCheckpointTimeout)
 	flinkVersionCheck = check("Unsupported Flink version", "a released Flink version the provider writes the keys of", flinkconf.ValidateVersion)
 	localDirCheck     = check("Invalid local directory", "an absolute path that is not a system directory", flinkconf.ValidateLocalDir)
 	podTemplateCheck  = check("Invalid pod template", "a Pod in YAML whose fields have the Pod's types", flinkconf.ValidatePodTemplate)

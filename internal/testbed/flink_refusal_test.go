@@ -19,7 +19,8 @@ func TestRealFlink_refusedKeyIsNamed(t *testing.T) {
 	const key, bad = "execution.checkpointing.interval", "2 mins"
 	conf, _ := realFlinkConf(t, "refused", "irsa")
 	_, findings := flinkconf.Derive(flinkconf.Input{FlinkVersion: "2.2.1", Identity: "irsa", UpgradeMode: "savepoint",
-		State: flinkconf.State{CheckpointDir: "s3://b/p/checkpoints", Backend: "rocksdb", CheckpointInterval: bad}})
+		State:  flinkconf.State{CheckpointDir: "s3://b/p/checkpoints", Backend: "rocksdb"},
+		Values: map[string]string{flinkconf.AttrCheckpointInterval: bad}})
 	planRefused := slices.ContainsFunc(findings, func(f flinkconf.Finding) bool {
 		return f.Severity == flinkconf.Error && slices.Equal(f.Path, []string{"state", "checkpoint_interval"})
 	})

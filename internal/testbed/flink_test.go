@@ -40,12 +40,12 @@ func realFlink(t *testing.T) (Env, FlinkDist) {
 func realFlinkConf(t *testing.T, bucket, identity string, edit ...func(*flinkconf.Input)) (map[string]string, string) {
 	t.Helper()
 	prefix := "s3://" + bucket + "/flink/counts"
-	inc, slots := true, int64(1)
 	in := flinkconf.Input{
-		FlinkVersion: "2.2.1", Identity: identity, UpgradeMode: "savepoint", TaskSlots: &slots,
+		FlinkVersion: "2.2.1", Identity: identity, UpgradeMode: "savepoint",
 		Image: "flink:2.2.1-java17", JarURI: "local:///opt/flink/usrlib/flinkstate-testjob.jar",
 		State: flinkconf.State{CheckpointDir: prefix + "/checkpoints", SavepointDir: prefix + "/savepoints", HADir: prefix + "/ha",
-			Backend: "rocksdb", Incremental: &inc, CheckpointInterval: "2s"},
+			Backend: "rocksdb"},
+		Values: map[string]string{"task_manager.task_slots": "1", "state.incremental": "true", "state.checkpoint_interval": "2s"},
 	}
 	// Without HA unless a test asks for it (flinkconf turns it on for
 	// savepoint upgrades when there is an HA directory).
@@ -333,7 +333,7 @@ func derivedKeys(t *testing.T, version string) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inc, slots, retained, par := true, int64(2), int64(3), int64(2)
+	par := int64(2)
 	on, off := true, false
 	seen := map[string]bool{}
 	for _, identity := range []string{"irsa", "pod_identity"} {
@@ -342,12 +342,14 @@ func derivedKeys(t *testing.T, version string) map[string]bool {
 				for _, claim := range []string{"", "CLAIM", "NO_CLAIM"} {
 					for _, ha := range []*bool{nil, &on, &off} {
 						conf, findings := flinkconf.Derive(flinkconf.Input{
-							FlinkVersion: version, Identity: identity, UpgradeMode: upgrade, TaskSlots: &slots, ClaimMode: claim,
+							FlinkVersion: version, Identity: identity, UpgradeMode: upgrade,
 							HighAvailability: ha, HasJob: true, Parallelism: &par,
 							Image: "flink:" + version + "-java17", JarURI: "local:///opt/flink/usrlib/job.jar",
 							State: flinkconf.State{CheckpointDir: "s3://bucket/p/checkpoints", SavepointDir: "s3://bucket/p/savepoints", HADir: "s3://bucket/p/ha",
-								Backend: backend, Incremental: &inc, CheckpointInterval: "60s", MinPause: "10s", Timeout: "10 min",
-								Mode: "EXACTLY_ONCE", NumRetained: &retained, ExternalizedRetention: "RETAIN_ON_CANCELLATION", LocalDir: "/flink-state"},
+								Backend: backend, ExternalizedRetention: "RETAIN_ON_CANCELLATION", LocalDir: "/flink-state"},
+							Values: map[string]string{"task_manager.task_slots": "2", "job.claim_mode": claim, "state.incremental": "true",
+								"state.checkpoint_interval": "60s", "state.min_pause": "10s", "state.timeout": "10 min", "state.mode": "EXACTLY_ONCE",
+								"state.num_retained": "3"},
 						})
 						refused := false
 						for _, f := range findings {

@@ -191,10 +191,10 @@ func (b *bed) createDeployment(t *testing.T, name, upgradeMode string, job map[s
 	if b.real {
 		// What flinkstate_deployment writes for this upgrade mode: the
 		// derived configuration and the S3 plugin in the pod template.
-		inc, slots := true, int64(1)
-		derived, _ := flinkconf.Derive(flinkconf.Input{FlinkVersion: "2.2.1", Identity: "irsa", UpgradeMode: upgradeMode, TaskSlots: &slots,
+		derived, _ := flinkconf.Derive(flinkconf.Input{FlinkVersion: "2.2.1", Identity: "irsa", UpgradeMode: upgradeMode,
 			Image: "flink:2.2.1-java17", State: flinkconf.State{CheckpointDir: cp, SavepointDir: sp, HADir: strings.TrimSuffix(cp, "/checkpoints") + "/ha",
-				Backend: "rocksdb", Incremental: &inc, CheckpointInterval: "2s"}})
+				Backend: "rocksdb"},
+			Values: map[string]string{"task_manager.task_slots": "1", "state.incremental": "true", "state.checkpoint_interval": "2s"}})
 		for k, v := range derived {
 			conf[k] = v
 		}

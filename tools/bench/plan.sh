@@ -9,6 +9,7 @@
 # (VmHWM, sampled from /proc during one more plan) and the number of API
 # requests.
 # Usage: tools/bench/plan.sh [RUNS]   (make bench-plan)
+# BENCH_SIZES sets the numbers of resources planned (default "1 20 200").
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 runs="${1:-5}"
@@ -106,7 +107,7 @@ peak_rss() {
 }
 
 printf '| resources | kind | median plan time (s) | provider peak RSS (MiB) | API requests |\n|---|---|---|---|---|\n'
-for n in 1 20; do
+for n in ${BENCH_SIZES:-1 20 200}; do
   for kind in data floor flinkstate; do
     dir="$work/$kind-$n"
     gen "$kind" "$n" "$dir"

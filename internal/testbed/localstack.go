@@ -157,7 +157,7 @@ func localstackEnv(state string, port int) []string {
 	return append(env,
 		"OVERRIDE_IN_DOCKER=0", // host mode: not in a container
 		"GATEWAY_LISTEN=127.0.0.1:"+strconv.Itoa(port),
-		"SERVICES=s3,iam,sts",
+		"SERVICES=s3,iam,sts,kms", // kms: flinkstate_bucket's kms_key_arn
 		"EAGER_SERVICE_LOADING=1", // loaded before it answers ready, not on the first request
 		// Its files (state kept only in memory: PERSISTENCE is off) under
 		// the test bed's folder rather than inside the package.

@@ -158,14 +158,17 @@ func localstackEnv(state string, port int) []string {
 		"OVERRIDE_IN_DOCKER=0", // host mode: not in a container
 		"GATEWAY_LISTEN=127.0.0.1:"+strconv.Itoa(port),
 		"SERVICES=s3,iam,sts,kms", // kms: flinkstate_bucket's kms_key_arn
-		"EAGER_SERVICE_LOADING=1", // loaded before it answers ready, not on the first request
+		// The services load before the gateway answers at all, not on the
+		// first request (localstack/services/plugins.py: an on_infra_start
+		// hook; localstack/runtime/runtime.py runs those hooks first).
+		"EAGER_SERVICE_LOADING=1",
 		// Its files (state kept only in memory: PERSISTENCE is off) under
 		// the test bed's folder rather than inside the package.
 		"FILESYSTEM_ROOT="+filepath.Join(state, "localstack"),
 		"DNS_ADDRESS=0",            // no DNS server of its own
 		"DISABLE_EVENTS=1",         // no analytics
-		"SKIP_SSL_CERT_DOWNLOAD=1", // its gateway serves plain HTTP here
-		"SKIP_INFRA_DOWNLOADS=1",
+		"SKIP_SSL_CERT_DOWNLOAD=1", // no download of its TLS certificate: the front speaks HTTP to it
+		"SKIP_INFRA_DOWNLOADS=1",   // nor of any service's binaries
 	)
 }
 

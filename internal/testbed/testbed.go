@@ -332,8 +332,9 @@ func (e Env) backend() string {
 }
 
 // awsHealthURL is the backend's readiness check, through the AWS front:
-// kumo's /health, LocalStack's /_localstack/health (which answers 200 once
-// its services are loaded: localstack/services/internal.py, HealthResource).
+// kumo's /health, LocalStack's /_localstack/health (localstack/services/
+// internal.py, HealthResource), which its gateway serves only after the
+// services were loaded (EAGER_SERVICE_LOADING: localstack.go).
 func (e Env) awsHealthURL() string {
 	if e.backend() == BackendLocalStack {
 		return e.AWSEndpoint + "/_localstack/health"

@@ -2,8 +2,8 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -119,10 +119,22 @@ func TestAccBucket_weakeningDriftRemoved(t *testing.T) {
 						LifecycleConfiguration: &s3types.BucketLifecycleConfiguration{Rules: rules}}); err != nil {
 						t.Fatal(err)
 					}
+					// The provider's policy plus a statement: valid JSON, which
+					// S3 requires of a bucket policy (MalformedPolicy otherwise;
+					// LocalStack checks it, kumo does not).
 					arn := "arn:aws:s3:::" + bucket
-					policy := strings.TrimSuffix(s3state.TLSPolicy("aws", bucket), "]}") + fmt.Sprintf(
-						`,{"Sid":"CrossAccount","Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:root"},"Action":"s3:*","Resource":[%q,%q]}]}`, arn, arn+"/*")
-					if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(policy)}); err != nil {
+					var doc map[string]any
+					if err := json.Unmarshal([]byte(s3state.TLSPolicy("aws", bucket)), &doc); err != nil {
+						t.Fatal(err)
+					}
+					stmts, _ := doc["Statement"].([]any)
+					doc["Statement"] = append(stmts, map[string]any{"Sid": "CrossAccount", "Effect": "Allow",
+						"Principal": map[string]any{"AWS": "arn:aws:iam::111122223333:root"}, "Action": "s3:*", "Resource": []string{arn, arn + "/*"}})
+					policy, err := json.Marshal(doc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(string(policy))}); err != nil {
 						t.Fatal(err)
 					}
 				},

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -65,6 +66,12 @@ type AWSProxyConfig struct {
 	STS      string // host:port of the TLS listener for the STS host names ("" for none)
 	CertFile string // its certificate (for the STS names) and key
 	KeyFile  string
+	// DirMarkers turns on the translation of keys ending in "/"
+	// (s3markers.go), which kumo needs and LocalStack does not: its
+	// router keeps the URL path as sent (localstack/aws/protocol/op_router.py:
+	// merge_slashes=False, and GreedyPathConverter for the <path:Key>
+	// variable), so it stores "a/b/" and "a/b" as two objects, as S3 does.
+	DirMarkers bool
 }
 
 // credentialScope reads the access key and service of a SigV4 request
@@ -91,6 +98,8 @@ type awsProxy struct {
 	mu     sync.Mutex
 	log    *os.File
 	roles  map[string]string // access key -> role ARN, from STS responses
+	// dirMarkers: translate keys ending in "/" (AWSProxyConfig.DirMarkers)
+	dirMarkers bool
 }
 
 // ServeAWSProxy runs the AWS front until ctx ends.
@@ -104,7 +113,7 @@ func ServeAWSProxy(ctx context.Context, cfg AWSProxyConfig) error {
 		return err
 	}
 	defer f.Close()
-	p := &awsProxy{target: target, log: f, roles: map[string]string{}}
+	p := &awsProxy{target: target, log: f, roles: map[string]string{}, dirMarkers: cfg.DirMarkers}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -112,6 +121,9 @@ func ServeAWSProxy(ctx context.Context, cfg AWSProxyConfig) error {
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			if isS3, _ := resp.Request.Context().Value(s3Key{}).(bool); isS3 {
+				if !cfg.DirMarkers {
+					return nil
+				}
 				return rewriteMarkerResponse(resp)
 			}
 			return p.learnSTS(resp)
@@ -218,9 +230,11 @@ func (p *awsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if service == "s3" {
 		// The log keeps the key as the client sent it.
 		logged = *r.URL
-		if err := rewriteMarkerRequest(r); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+		if p.dirMarkers {
+			if err := rewriteMarkerRequest(r); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
 		}
 		r = r.WithContext(context.WithValue(r.Context(), s3Key{}, true))
 	}
@@ -372,7 +386,8 @@ func startAWSProxy(ctx context.Context, state string, bins Binaries, env *Env, t
 	env.S3RequestLog = filepath.Join(state, "s3-requests.jsonl")
 	taken := map[string]bool{}
 	for {
-		args := []string{"-listen", fmt.Sprintf("127.0.0.1:%d", port), "-target", target, "-log", env.S3RequestLog}
+		args := []string{"-listen", fmt.Sprintf("127.0.0.1:%d", port), "-target", target, "-log", env.S3RequestLog,
+			"-dir-markers=" + strconv.FormatBool(env.backend() == BackendKumo)}
 		addr := stsListenAddress(taken)
 		env.STSAddress, env.AWSCAFile = "", ""
 		if addr != "" {
@@ -390,9 +405,9 @@ func startAWSProxy(ctx context.Context, state string, bins Binaries, env *Env, t
 		// Ready, or exited: a front that exits at once with an STS address
 		// lost the race for its port 443 to another test bed (CI runs two
 		// side by side), and the next free address is tried.
-		deadline := time.Now().Add(60 * time.Second)
+		deadline := time.Now().Add(120 * time.Second)
 		for {
-			err = waitHTTP(ctx, env.AWSEndpoint+"/health", "", time.Second)
+			err = waitHTTP(ctx, env.awsHealthURL(), "", time.Second)
 			if err == nil || !alive(pid) || time.Now().After(deadline) {
 				break
 			}

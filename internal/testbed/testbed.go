@@ -1,8 +1,9 @@
 // Package testbed starts the real services the acceptance tests run against on
 // a machine without Docker: etcd and kube-apiserver (built from the pinned
 // tools/kube module) with the Flink operator's CRDs installed, and kumo, an
-// AWS API emulator (tools/kumo). It runs them in the background, writes a
-// kubeconfig and a shell env file, and stops them again.
+// AWS API emulator (tools/kumo), or with FLINKSTATE_TESTBED_AWS=localstack
+// LocalStack (tools/localstack, localstack.go). It runs them in the
+// background, writes a kubeconfig and a shell env file, and stops them again.
 //
 // Nothing here imports Terraform; the provider's tests and the testbed command
 // (make testbed-up / testbed-down) share it.
@@ -40,8 +41,11 @@ type Env struct {
 	KubeClientCertFile string `json:"kube_client_cert_file,omitempty"`
 	KubeClientKeyFile  string `json:"kube_client_key_file,omitempty"`
 	AWSEndpoint        string `json:"aws_endpoint"`
-	AWSRegion          string `json:"aws_region"`
-	AccessKey          string `json:"access_key"`
+	// AWSBackend is what the AWS front forwards to: kumo or localstack
+	// (FLINKSTATE_TESTBED_AWS when the test bed started).
+	AWSBackend string `json:"aws_backend"`
+	AWSRegion  string `json:"aws_region"`
+	AccessKey  string `json:"access_key"`
 	// S3RequestLog is the AWS front's log of S3 requests (awsproxy.go).
 	S3RequestLog string `json:"s3_request_log"`
 	// STSAddress is the loopback address whose port 443 answers for the
@@ -65,6 +69,7 @@ func (e Env) Vars() [][2]string {
 		{"AWS_SECRET_ACCESS_KEY", e.SecretKey},
 		{"FLINKSTATE_TESTBED_KUBECTL", e.Kubectl},
 		{"FLINKSTATE_S3_REQUEST_LOG", e.S3RequestLog},
+		{"FLINKSTATE_TESTBED_AWS", e.backend()},
 		// Never ask the EC2 metadata endpoint for credentials: nothing here runs on EC2.
 		{"AWS_EC2_METADATA_DISABLED", "true"},
 	}
@@ -112,7 +117,15 @@ func Up(ctx context.Context, root string, logf func(string, ...any)) (env Env, s
 	}
 	defer unlock()
 
+	backend, err := AWSBackendFromEnv()
+	if err != nil {
+		return Env{}, false, err
+	}
 	if env, err := Load(root); err == nil && env.healthy(ctx) {
+		if env.backend() != backend {
+			return Env{}, false, fmt.Errorf("a test bed with %s as its AWS backend is running (%s), not %s (FLINKSTATE_TESTBED_AWS): stop it first (make testbed-down)",
+				env.backend(), state, backend)
+		}
 		if k := builtTool(root, "kubectl"); env.Kubectl == "" && k != "" {
 			// kubectl was built after this bed started (make testbed-up).
 			env.Kubectl = k
@@ -132,6 +145,11 @@ func Up(ctx context.Context, root string, logf func(string, ...any)) (env Env, s
 	}
 	if bins.AWSProxy, err = buildAWSProxy(ctx, root, state); err != nil {
 		return Env{}, false, err
+	}
+	if backend == BackendLocalStack {
+		if bins.LocalStackPython, err = LocalStackPython(ctx, root, logf); err != nil {
+			return Env{}, false, err
+		}
 	}
 	env, err = start(ctx, state, bins, logf)
 	if err != nil {
@@ -168,7 +186,10 @@ func Load(root string) (Env, error) {
 }
 
 func start(ctx context.Context, state string, bins Binaries, logf func(string, ...any)) (Env, error) {
-	env := Env{AWSRegion: "us-east-1", AccessKey: "test", SecretKey: "test", Kubectl: bins.Kubectl}
+	env := Env{AWSRegion: "us-east-1", AccessKey: "test", SecretKey: "test", Kubectl: bins.Kubectl, AWSBackend: BackendKumo}
+	if bins.LocalStackPython != "" {
+		env.AWSBackend = BackendLocalStack
+	}
 	logs := filepath.Join(state, "logs")
 	for _, d := range []string{logs, filepath.Join(state, "etcd"), filepath.Join(state, "pki")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -179,7 +200,7 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 	if err != nil {
 		return env, err
 	}
-	etcdClient, etcdPeer, apiPort, kumoPort, proxyPort := ports[0], ports[1], ports[2], ports[3], ports[4]
+	etcdClient, etcdPeer, apiPort, awsPort, proxyPort := ports[0], ports[1], ports[2], ports[3], ports[4]
 
 	// etcd
 	clientURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
@@ -203,9 +224,13 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 		return env, err
 	}
 
-	// kumo, behind the AWS front (awsproxy.go) on the advertised port.
-	pid, err = spawn(bins.Kumo, []string{"--host", "127.0.0.1", "--port", strconv.Itoa(kumoPort)},
-		[]string{"KUMO_LOG_LEVEL=warn"}, filepath.Join(logs, "kumo.log"))
+	// kumo or LocalStack, behind the AWS front (awsproxy.go) on the advertised port.
+	if env.AWSBackend == BackendLocalStack {
+		pid, err = startLocalStack(state, bins.LocalStackPython, awsPort)
+	} else {
+		pid, err = spawn(bins.Kumo, []string{"--host", "127.0.0.1", "--port", strconv.Itoa(awsPort)},
+			[]string{"KUMO_LOG_LEVEL=warn"}, filepath.Join(logs, "kumo.log"))
+	}
 	if err != nil {
 		return env, err
 	}
@@ -213,7 +238,7 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 	if err := writePIDs(state, env.PIDs); err != nil {
 		return env, err
 	}
-	if err := startAWSProxy(ctx, state, bins, &env, fmt.Sprintf("http://127.0.0.1:%d", kumoPort), proxyPort); err != nil {
+	if err := startAWSProxy(ctx, state, bins, &env, fmt.Sprintf("http://127.0.0.1:%d", awsPort), proxyPort); err != nil {
 		return env, err
 	}
 
@@ -264,8 +289,8 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 	if err := waitHTTP(ctx, env.KubeHost+"/readyz", env.KubeToken, 120*time.Second); err != nil {
 		return env, fmt.Errorf("kube-apiserver did not become ready (log: %s): %w", filepath.Join(logs, "kube-apiserver.log"), err)
 	}
-	if err := waitHTTP(ctx, env.AWSEndpoint+"/health", "", 60*time.Second); err != nil {
-		return env, fmt.Errorf("kumo did not become healthy (log: %s): %w", filepath.Join(logs, "kumo.log"), err)
+	if err := waitHTTP(ctx, env.awsHealthURL(), "", 120*time.Second); err != nil {
+		return env, fmt.Errorf("%s did not become healthy (log: %s): %w", env.AWSBackend, filepath.Join(logs, env.AWSBackend+".log"), err)
 	}
 
 	env.KubeCAFile = filepath.Join(pki, "apiserver.crt")
@@ -294,7 +319,27 @@ func (e Env) healthy(ctx context.Context) bool {
 	}
 	return len(e.PIDs) == 4 &&
 		waitHTTP(ctx, e.KubeHost+"/readyz", e.KubeToken, 2*time.Second) == nil &&
-		waitHTTP(ctx, e.AWSEndpoint+"/health", "", 2*time.Second) == nil
+		waitHTTP(ctx, e.awsHealthURL(), "", 2*time.Second) == nil
+}
+
+// backend is the test bed's AWS backend (kumo for an env written before
+// there was a choice).
+func (e Env) backend() string {
+	if e.AWSBackend == "" {
+		return BackendKumo
+	}
+	return e.AWSBackend
+}
+
+// awsHealthURL is the backend's readiness check, through the AWS front:
+// kumo's /health, LocalStack's /_localstack/health (localstack/services/
+// internal.py, HealthResource), which its gateway serves only after the
+// services were loaded (EAGER_SERVICE_LOADING: localstack.go).
+func (e Env) awsHealthURL() string {
+	if e.backend() == BackendLocalStack {
+		return e.AWSEndpoint + "/_localstack/health"
+	}
+	return e.AWSEndpoint + "/health"
 }
 
 func spawn(bin string, args, extraEnv []string, logPath string) (int, error) {
@@ -384,7 +429,7 @@ func readPIDs(state string) []int {
 }
 
 func cleanData(state string) {
-	for _, d := range []string{"etcd", "pki", "logs", "env", "env.json", "kubeconfig", "pids", "bin", "s3-requests.jsonl"} {
+	for _, d := range []string{"etcd", "pki", "logs", "env", "env.json", "kubeconfig", "pids", "bin", "s3-requests.jsonl", "localstack"} {
 		_ = os.RemoveAll(filepath.Join(state, d))
 	}
 }

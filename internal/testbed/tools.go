@@ -120,6 +120,9 @@ var toolModules = []toolModule{
 type Binaries struct {
 	Etcd, KubeAPIServer, Kubectl, Kumo string
 	AWSProxy                           string // built from this repository (cmd/awsproxy), not a pinned tool
+	// LocalStackPython is the python of the LocalStack virtualenv
+	// (localstack.go), when the test bed uses LocalStack.
+	LocalStackPython string
 }
 
 // CacheDir is where built tools are kept: $FLINKSTATE_CACHE_DIR, else
@@ -172,7 +175,11 @@ func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Bi
 }
 
 // Tool builds (once) the named command of one pinned tool module and returns its path.
+// "localstack" installs tools/localstack into a virtualenv and returns its python.
 func Tool(ctx context.Context, root, name string) (string, error) {
+	if name == BackendLocalStack {
+		return LocalStackPython(ctx, root, nil)
+	}
 	for _, m := range toolModules {
 		if _, ok := m.packages[name]; ok {
 			paths, err := buildModule(ctx, root, m, nil)

@@ -22,6 +22,7 @@ func main() {
 	flag.StringVar(&cfg.STS, "sts", "", "host:port of the TLS listener for the STS host names")
 	flag.StringVar(&cfg.CertFile, "cert", "", "the TLS listener's certificate")
 	flag.StringVar(&cfg.KeyFile, "key", "", "the TLS listener's key")
+	flag.BoolVar(&cfg.DirMarkers, "dir-markers", true, `store keys ending in "/" under a reserved name (kumo cannot keep them apart)`)
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()

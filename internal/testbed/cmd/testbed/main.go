@@ -1,7 +1,9 @@
 // Command testbed starts (up), stops (down) or builds the tools of (build) the
 // local acceptance test bed: etcd + kube-apiserver with the Flink operator's
-// CRDs, and the kumo AWS emulator. `up` leaves them running in the background
-// and writes .testbed/env; calling it again reuses a healthy test bed.
+// CRDs, and the kumo AWS emulator (LocalStack with FLINKSTATE_TESTBED_AWS=
+// localstack). `up` leaves them running in the background and writes
+// .testbed/env; calling it again reuses a healthy test bed of the same AWS
+// backend.
 // `prereqs` creates in it what a real EKS cluster would already have for
 // examples/complete (the namespace, the IAM OIDC provider) and prints the
 // OIDC provider's ARN. `operator` plays the Flink operator's part for the
@@ -57,7 +59,7 @@ func main() {
 		} else {
 			logf("already running")
 		}
-		fmt.Printf("kube-apiserver %s\nAWS emulator   %s\nuse it:        . %s\n", env.KubeHost, env.AWSEndpoint, envFile)
+		fmt.Printf("kube-apiserver %s\nAWS emulator   %s (%s)\nuse it:        . %s\n", env.KubeHost, env.AWSEndpoint, env.AWSBackend, envFile)
 	case "prereqs":
 		// What a real cluster would have: the namespace and the IAM OIDC provider.
 		env, err := testbed.Load(root)
@@ -80,7 +82,8 @@ func main() {
 			fail(err)
 		}
 	case "tool":
-		// Builds (once, cached) a pinned tool from tools/ and prints its path.
+		// Builds (once, cached) a pinned tool from tools/ and prints its
+		// path; localstack: installs it into a virtualenv, prints its python.
 		if len(os.Args) != 3 {
 			fail(fmt.Errorf("usage: testbed tool NAME"))
 		}

@@ -11,10 +11,13 @@ type JobKind int
 
 // The kinds of JobFields, with the Go type Job.Fields holds.
 const (
-	JobString  JobKind = iota // string; "" is unset
-	JobInt                    // int64
-	JobBool                   // bool
-	JobStrings                // []string; empty is not written
+	JobString JobKind = iota // string; "" is unset
+	JobInt                   // int64
+	JobBool                  // bool
+	// JobStrings is a []string; an empty list is not written: the operator
+	// reads none as empty (JobSpec.args defaults to new String[0],
+	// flink-kubernetes-operator-api release-1.15.0 JobSpec.java).
+	JobStrings
 )
 
 // JobField is a field of spec.job the provider passes through as it is:

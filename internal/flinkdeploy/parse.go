@@ -50,23 +50,17 @@ func Parse(obj *unstructured.Unstructured, versionHint string) Spec {
 	if _, ok, _ := unstructured.NestedMap(obj.Object, "spec", "job"); ok {
 		j := &Job{
 			JarURI:               str("job", "jarURI"),
-			EntryClass:           str("job", "entryClass"),
 			UpgradeMode:          str("job", "upgradeMode"),
 			State:                str("job", "state"),
 			InitialSavepointPath: str("job", "initialSavepointPath"),
 		}
-		if p, ok := number(obj, "job", "parallelism"); ok {
-			n := int64(p)
-			j.Parallelism = &n
+		for _, f := range JobFields {
+			f.parse(obj, j)
 		}
 		if n, ok := number(obj, "job", "savepointRedeployNonce"); ok {
 			v := int64(n)
 			j.SavepointRedeployNonce = &v
 		}
-		if a, ok, _ := unstructured.NestedBool(obj.Object, "spec", "job", "allowNonRestoredState"); ok {
-			j.AllowNonRestoredState = &a
-		}
-		j.Args, _, _ = unstructured.NestedStringSlice(obj.Object, "spec", "job", "args")
 		s.Job = j
 	}
 	return s

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
@@ -203,8 +205,100 @@ func TestSpecFieldsCoverSpec(t *testing.T) {
 			n++
 		}
 	}
-	n += reflect.TypeOf(Job{}).NumField()
+	n += reflect.TypeOf(Job{}).NumField() - 1 + len(JobFields) // Fields holds the JobFields
 	if n != len(SpecFields) {
 		t.Errorf("Spec and Job have %d fields the provider writes, SpecFields classifies %d", n, len(SpecFields))
+	}
+}
+
+// jobSamples are values of each kind of job field, valid ones only (nil
+// is unset).
+func jobSamples(f JobField) []any {
+	switch f.Kind {
+	case JobInt:
+		return []any{nil, int64(1), int64(3), int64(128)}
+	case JobBool:
+		return []any{nil, true, false}
+	case JobStrings:
+		return []any{nil, []string{"--a"}, []string{"--input", "s3://acme/in", "--verbose"}}
+	}
+	return []any{nil, "org.example.Main", "x"}
+}
+
+// Every job field at every sample value, alone and all together, renders
+// to spec.job under its key, and parses back (through JSON, as the API
+// server returns it) to the same value: a field Render wrote but Parse did
+// not read would fail here.
+func TestJobFieldsRoundTrip(t *testing.T) {
+	all := fullSpec()
+	all.Job.Fields = nil
+	for _, f := range JobFields {
+		for _, v := range jobSamples(f) {
+			s := fullSpec()
+			s.Job.Fields = nil
+			s.Job.SetField(f, v)
+			if v != nil {
+				all.Job.SetField(f, v)
+			}
+			obj := throughJSON(t, s.Render("data", "orders"))
+			got, ok, _ := unstructuredField(obj, f.Key)
+			if ok != (v != nil) {
+				t.Fatalf("%s = %v: written %v (%v)", f.Attr, v, ok, got)
+			}
+			p := Parse(obj, s.FlinkVersion)
+			if !reflect.DeepEqual(p.Job.Fields[f.Key], s.Job.Fields[f.Key]) || !p.Equal(s) {
+				t.Fatalf("%s = %v: parsed %#v", f.Attr, v, p.Job.Fields[f.Key])
+			}
+		}
+	}
+	p := Parse(throughJSON(t, all.Render("data", "orders")), all.FlinkVersion)
+	if !reflect.DeepEqual(p.Job, all.Job) {
+		t.Fatalf("all fields: got %+v want %+v", p.Job, all.Job)
+	}
+}
+
+func unstructuredField(obj *unstructured.Unstructured, key string) (any, bool, error) {
+	return unstructured.NestedFieldNoCopy(obj.Object, "spec", "job", key)
+}
+
+// The job table holds one declaration per attribute and key, none of
+// them one of Job's own fields, and a change of each field changes the
+// spec and restarts the job exactly when its entry says so.
+func TestJobFieldsTable(t *testing.T) {
+	keys, attrs := map[string]bool{}, map[string]bool{}
+	own := map[string]bool{"jarURI": true, "upgradeMode": true, "state": true, "initialSavepointPath": true, "savepointRedeployNonce": true}
+	for _, f := range JobFields {
+		if keys[f.Key] || attrs[f.Attr] || own[f.Key] {
+			t.Errorf("%s (%s) declared twice", f.Attr, f.Key)
+		}
+		keys[f.Key], attrs[f.Attr] = true, true
+		if f.Description == "" {
+			t.Errorf("%s: no description", f.Attr)
+		}
+		if g, ok := JobFieldByAttr(f.Attr); !ok || g.Key != f.Key {
+			t.Errorf("JobFieldByAttr(%q) = %+v, %v", f.Attr, g, ok)
+		}
+		samples := jobSamples(f)
+		for i := range samples {
+			for j := range samples {
+				if i == j {
+					continue
+				}
+				a, b := fullSpec(), fullSpec()
+				a.Job.Fields, b.Job.Fields = nil, nil
+				a.Job.SetField(f, samples[i])
+				b.Job.SetField(f, samples[j])
+				if a.Equal(b) {
+					t.Errorf("%s: %v and %v render the same spec", f.Attr, samples[i], samples[j])
+				}
+				want := []string(nil)
+				if f.Restarts {
+					want = []string{"job." + f.Key}
+				}
+				if got := a.UpgradeChanges(b); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: %v to %v changes %v, want %v", f.Attr, samples[i], samples[j], got, want)
+				}
+			}
+		}
 	}
 }

@@ -71,14 +71,13 @@ type TaskManager struct {
 
 // Job is spec.job.
 type Job struct {
-	JarURI                string
-	EntryClass            string
-	Args                  []string
-	Parallelism           *int64
-	UpgradeMode           string // last-state, savepoint, stateless
-	State                 string // running, suspended
-	AllowNonRestoredState *bool
-	InitialSavepointPath  string
+	JarURI      string
+	UpgradeMode string // last-state, savepoint, stateless
+	State       string // running, suspended
+	// Fields are the JobFields set, by spec.job key (entryClass,
+	// parallelism...), each of its JobKind's Go type; unset fields are absent.
+	Fields               map[string]any
+	InitialSavepointPath string
 	// SavepointRedeployNonce: a change to a new non-null value makes the
 	// operator redeploy the job from InitialSavepointPath, dropping its
 	// current state (JobSpec.savepointRedeployNonce, @SpecDiff(SAVEPOINT_REDEPLOY,
@@ -138,25 +137,14 @@ func (s Spec) renderSpec() map[string]any {
 	}
 	if j := s.Job; j != nil {
 		o := map[string]any{"jarURI": j.JarURI}
-		setString(o, "entryClass", j.EntryClass)
 		setString(o, "upgradeMode", j.UpgradeMode)
 		setString(o, "state", j.State)
 		setString(o, "initialSavepointPath", j.InitialSavepointPath)
-		if j.Parallelism != nil {
-			o["parallelism"] = *j.Parallelism
-		}
-		if j.AllowNonRestoredState != nil {
-			o["allowNonRestoredState"] = *j.AllowNonRestoredState
-		}
 		if j.SavepointRedeployNonce != nil {
 			o["savepointRedeployNonce"] = *j.SavepointRedeployNonce
 		}
-		if len(j.Args) > 0 {
-			args := make([]any, len(j.Args))
-			for i, a := range j.Args {
-				args[i] = a
-			}
-			o["args"] = args
+		for _, f := range JobFields {
+			f.render(*j, o)
 		}
 		spec["job"] = o
 	}
@@ -214,8 +202,19 @@ type SpecField struct {
 // flinkConfiguration (each of whose keys is a field of its own:
 // UpgradeChanges). Unannotated fields are UPGRADE, including image,
 // flinkVersion, mode, serviceAccount, podTemplate, the whole jobManager and
-// taskManager resources, and job jarURI, entryClass, args and state.
-var SpecFields = []SpecField{
+// taskManager resources, and job jarURI and state. The JobFields follow
+// job.jar_uri, classified by their entries.
+var SpecFields = append(append(specFieldsBefore, jobSpecFields()...), specFieldsAfter...)
+
+func jobSpecFields() []SpecField {
+	out := make([]SpecField, len(JobFields))
+	for i, f := range JobFields {
+		out[i] = f.specField()
+	}
+	return out
+}
+
+var specFieldsBefore = []SpecField{
 	{"image", "image", true, func(a, b Spec) bool { return a.Image != b.Image }},
 	{"flink_version", "flinkVersion", true, func(a, b Spec) bool { return operatorEnum(a.FlinkVersion) != operatorEnum(b.FlinkVersion) }},
 	{"mode", "mode", true, func(a, b Spec) bool { return a.Mode != b.Mode }},
@@ -224,22 +223,14 @@ var SpecFields = []SpecField{
 	{"job_manager", "jobManager", true, func(a, b Spec) bool { return CanonicalJSON(a.JobManager) != CanonicalJSON(b.JobManager) }},
 	{"task_manager", "taskManager", true, func(a, b Spec) bool { return CanonicalJSON(a.TaskManager) != CanonicalJSON(b.TaskManager) }},
 	{"job.jar_uri", "job.jarURI", true, jobChanged(func(a, b Job) bool { return a.JarURI != b.JarURI })},
-	{"job.entry_class", "job.entryClass", true, jobChanged(func(a, b Job) bool { return a.EntryClass != b.EntryClass })},
-	{"job.args", "job.args", true, jobChanged(func(a, b Job) bool {
-		return strings.Join(a.Args, "\x00") != strings.Join(b.Args, "\x00") || len(a.Args) != len(b.Args)
-	})},
-	// SCALE only in standalone mode, and a standalone scale without the
-	// reactive scheduler falls back to an upgrade
-	// (AbstractFlinkResourceReconciler.reconcile, StandaloneFlinkService.scale):
-	// an upgrade here.
-	{"job.parallelism", "job.parallelism", true, jobChanged(func(a, b Job) bool { return !sameInt(a.Parallelism, b.Parallelism) })},
+}
+
+var specFieldsAfter = []SpecField{
 	{"job.state", "job.state", true, jobChanged(func(a, b Job) bool { return jobState(a.State) != jobState(b.State) })},
 	// IGNORE.
 	{"job.upgrade_mode", "job.upgradeMode", false, jobChanged(func(a, b Job) bool { return a.UpgradeMode != b.UpgradeMode })},
 	{"job.initial_savepoint_path", "job.initialSavepointPath", false,
 		jobChanged(func(a, b Job) bool { return a.InitialSavepointPath != b.InitialSavepointPath })},
-	{"job.allow_non_restored_state", "job.allowNonRestoredState", false,
-		jobChanged(func(a, b Job) bool { return !sameBool(a.AllowNonRestoredState, b.AllowNonRestoredState) })},
 	// SAVEPOINT_REDEPLOY: the job is replaced from a path, not upgraded.
 	{"savepoint_redeploy_nonce", "job.savepointRedeployNonce", false,
 		jobChanged(func(a, b Job) bool { return !sameInt(a.SavepointRedeployNonce, b.SavepointRedeployNonce) })},
@@ -348,13 +339,6 @@ func jobState(s string) string {
 		return "running"
 	}
 	return s
-}
-
-func sameBool(a, b *bool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 func sameInt(a, b *int64) bool {

@@ -29,9 +29,10 @@ func fullSpec() Spec {
 		JobManager:  &JobManager{Memory: "2048m", CPU: 1, Replicas: ptr(int64(2))},
 		TaskManager: &TaskManager{Memory: "2048m", CPU: 0.5},
 		Job: &Job{
-			JarURI: "local:///opt/flink/examples/streaming/StateMachineExample.jar", EntryClass: "org.example.Main",
-			Args: []string{"--a", "b"}, Parallelism: ptr(int64(2)), UpgradeMode: "last-state", State: "running",
-			AllowNonRestoredState: ptr(false), InitialSavepointPath: "s3://acme/flink/orders/savepoints/sp-1",
+			JarURI: "local:///opt/flink/examples/streaming/StateMachineExample.jar", UpgradeMode: "last-state", State: "running",
+			Fields: map[string]any{"entryClass": "org.example.Main", "args": []string{"--a", "b"}, "parallelism": int64(2),
+				"allowNonRestoredState": false},
+			InitialSavepointPath: "s3://acme/flink/orders/savepoints/sp-1",
 		},
 	}
 }
@@ -73,7 +74,7 @@ func TestRenderParseRoundTrip(t *testing.T) {
 
 func TestRenderWritesOperatorEnumAndOnlyWhatIsSet(t *testing.T) {
 	s := fullSpec()
-	s.Job.EntryClass, s.Job.Parallelism, s.Job.AllowNonRestoredState, s.Job.Args = "", nil, nil, nil
+	s.Job.Fields = nil
 	spec := s.Render("data", "orders").Object["spec"].(map[string]any)
 	if spec["flinkVersion"] != "v2_2" {
 		t.Fatalf("flinkVersion %v, want v2_2", spec["flinkVersion"])
@@ -114,7 +115,7 @@ func TestEqualAndJobChanged(t *testing.T) {
 	for name, change := range map[string]func(*Spec){
 		"upgrade mode":       func(s *Spec) { s.Job.UpgradeMode = "savepoint" },
 		"initial path":       func(s *Spec) { s.Job.InitialSavepointPath = "s3://b/sp/savepoint-1" },
-		"allow non-restored": func(s *Spec) { s.Job.AllowNonRestoredState = ptr(true) },
+		"allow non-restored": func(s *Spec) { s.Job.Fields["allowNonRestoredState"] = true },
 		"operator key": func(s *Spec) {
 			s.FlinkConfiguration = withKey(s.FlinkConfiguration, "kubernetes.operator.savepoint.history.max.count", "5")
 		},
@@ -143,9 +144,9 @@ func TestEqualAndJobChanged(t *testing.T) {
 		"version":         func(s *Spec) { s.FlinkVersion = "2.1.0" },
 		"config":          func(s *Spec) { s.FlinkConfiguration = map[string]string{"x": "y"} },
 		"jar":             func(s *Spec) { s.Job.JarURI = "local:///other.jar" },
-		"entry class":     func(s *Spec) { s.Job.EntryClass = "Other" },
-		"args":            func(s *Spec) { s.Job.Args = []string{"--a"} },
-		"parallelism":     func(s *Spec) { s.Job.Parallelism = ptr(int64(4)) },
+		"entry class":     func(s *Spec) { s.Job.Fields["entryClass"] = "Other" },
+		"args":            func(s *Spec) { s.Job.Fields["args"] = []string{"--a"} },
+		"parallelism":     func(s *Spec) { s.Job.Fields["parallelism"] = int64(4) },
 	} {
 		c := fullSpec()
 		job := *c.Job

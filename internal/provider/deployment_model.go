@@ -78,6 +78,9 @@ type taskMgrModel struct {
 	TaskSlots types.Int64   `tfsdk:"task_slots"`
 }
 
+// jobModel is the job block. The fields tagged with a
+// flinkdeploy.JobFields attribute get their schema and conversion from the
+// table, by that tag (jobfields.go); the others have logic of their own.
 type jobModel struct {
 	JarURI                types.String `tfsdk:"jar_uri"`
 	EntryClass            types.String `tfsdk:"entry_class"`

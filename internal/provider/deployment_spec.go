@@ -24,7 +24,8 @@ import (
 // flinkdeploy.SpecFields: whether a change restarts the job), and a line in
 // each function here. A flinkConfiguration key set by one attribute is a
 // flinkconf.Settings entry instead: its attribute and conversion come from
-// the table (settings.go).
+// the table (settings.go). A spec.job field passed through as it is is a
+// flinkdeploy.JobFields entry and a jobModel field (jobfields.go).
 
 // spec maps the model to the typed spec; ok is false while anything it needs
 // is unknown. The flinkConfiguration and the pod template come from
@@ -68,24 +69,19 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 		s.TaskManager = &flinkdeploy.TaskManager{Memory: tm.Memory.ValueString(), CPU: tm.CPU.ValueFloat64()}
 	}
 	if j := m.Job; j != nil {
-		if anyUnknown(j.JarURI, j.EntryClass, j.Args, j.Parallelism, j.UpgradeMode, j.State, j.AllowNonRestoredState, j.InitialSavepointPath, j.ClaimMode) {
-			return s, false
-		}
-		args, ok := knownStrings(ctx, j.Args, diags)
-		if !ok {
+		if anyUnknown(j.JarURI, j.UpgradeMode, j.State, j.InitialSavepointPath, j.ClaimMode) || j.jobFieldsUnknown() {
 			return s, false
 		}
 		s.Job = &flinkdeploy.Job{
-			JarURI:                j.JarURI.ValueString(),
-			EntryClass:            j.EntryClass.ValueString(),
-			Args:                  args,
-			Parallelism:           j.Parallelism.ValueInt64Pointer(),
-			UpgradeMode:           j.UpgradeMode.ValueString(),
-			State:                 j.State.ValueString(),
-			AllowNonRestoredState: j.AllowNonRestoredState.ValueBoolPointer(),
-			InitialSavepointPath:  j.InitialSavepointPath.ValueString(),
+			JarURI:               j.JarURI.ValueString(),
+			UpgradeMode:          j.UpgradeMode.ValueString(),
+			State:                j.State.ValueString(),
+			InitialSavepointPath: j.InitialSavepointPath.ValueString(),
 			// Set by the provider, not the configuration (planRestore).
 			SavepointRedeployNonce: m.RedeployNonce.ValueInt64Pointer(),
+		}
+		if !j.jobFieldsTo(ctx, s.Job, diags) {
+			return s, false
 		}
 	}
 	return s, true
@@ -145,27 +141,17 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 	m.RedeployNonce = types.Int64Null()
 	if j := s.Job; j != nil && (m.Job != nil || imported) {
 		out := &jobModel{
-			JarURI:                types.StringValue(j.JarURI),
-			EntryClass:            optionalString(j.EntryClass),
-			UpgradeMode:           optionalString(j.UpgradeMode),
-			State:                 optionalString(j.State),
-			InitialSavepointPath:  optionalString(j.InitialSavepointPath),
-			Parallelism:           types.Int64PointerValue(j.Parallelism),
-			AllowNonRestoredState: types.BoolPointerValue(j.AllowNonRestoredState),
-			Args:                  types.ListNull(types.StringType),
-			ClaimMode:             types.StringNull(),
+			JarURI:               types.StringValue(j.JarURI),
+			UpgradeMode:          optionalString(j.UpgradeMode),
+			State:                optionalString(j.State),
+			InitialSavepointPath: optionalString(j.InitialSavepointPath),
+			ClaimMode:            types.StringNull(),
 		}
 		if m.Job != nil {
 			// claim_mode acts only through flinkConfiguration, compared there.
 			out.ClaimMode = m.Job.ClaimMode
 		}
-		if len(j.Args) > 0 {
-			l, d := types.ListValueFrom(ctx, types.StringType, j.Args)
-			diags.Append(d...)
-			out.Args = l
-		} else if m.Job != nil && !m.Job.Args.IsNull() && len(m.Job.Args.Elements()) == 0 {
-			out.Args = m.Job.Args
-		}
+		out.jobFieldsFrom(ctx, *j, m.Job, diags)
 		m.Job = out
 		m.RedeployNonce = types.Int64PointerValue(j.SavepointRedeployNonce)
 	}

@@ -147,17 +147,14 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"job": schema.SingleNestedBlock{
 				Description: "The application job.",
-				Attributes: map[string]schema.Attribute{
-					"jar_uri":     schema.StringAttribute{Optional: true, Description: jobRequired.doc("Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar."), Validators: []validator.String{notBlankCheck}},
-					"entry_class": schema.StringAttribute{Optional: true, Description: "Main class.", Validators: []validator.String{notBlankCheck}},
-					"args":        schema.ListAttribute{Optional: true, ElementType: types.StringType, Description: "Program arguments."},
-					"parallelism": schema.Int64Attribute{Optional: true, Description: "Parallelism of the job. Must be set (at least 1): the operator refuses a job without it (DefaultValidator: \"Job parallelism must be larger than 0\").", Validators: []validator.Int64{int64validator.AtLeast(1)}},
+				// With the pass-through fields of flinkdeploy.JobFields.
+				Attributes: jobBlockAttributes(map[string]schema.Attribute{
+					"jar_uri": schema.StringAttribute{Optional: true, Description: jobRequired.doc("Job jar, e.g. local:///opt/flink/examples/streaming/StateMachineExample.jar."), Validators: []validator.String{notBlankCheck}},
 					"upgrade_mode": schema.StringAttribute{Optional: true,
 						Description: "`last-state` (needs HA and retained checkpoints), `savepoint` (needs a savepoint dir) or `stateless` (the operator's default).",
 						Validators:  []validator.String{stringvalidator.OneOf(flinkconf.UpgradeModes...)}},
 					"state": schema.StringAttribute{Optional: true, Description: "`running` or `suspended`.",
 						Validators: []validator.String{stringvalidator.OneOf("running", "suspended")}},
-					"allow_non_restored_state": schema.BoolAttribute{Optional: true, Description: "Allow state the new job cannot map to be skipped on restore."},
 					"initial_savepoint_path": schema.StringAttribute{Optional: true,
 						Description: "Savepoint or completed checkpoint (chk-N) the job starts from (e.g. flinkstate_snapshot.x.path or " +
 							"data.flinkstate_latest_checkpoint.x.path). On create the job starts from it; set or changed on an existing deployment, " +
@@ -167,7 +164,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"empty until it completed with a path), so a planned restore never starts the job without state.",
 						Validators: []validator.String{restorePathCheck}},
 					"claim_mode": settingAttribute(setting(flinkconf.AttrClaimMode)),
-				},
+				}),
 				Validators: []validator.Object{jobRequired.object()},
 			},
 			"savepoint_before_upgrade": schema.SingleNestedBlock{

@@ -48,9 +48,12 @@ func main() {
 		return
 	}
 	quietSDKLogs(os.LookupEnv, os.Setenv)
+	stopProfile := startProfile()
+	defer stopProfile()
 	// What providerserver.Serve does, with the provider's own server
 	// (provider.NewProtocol6: moves from other providers' resources).
 	if err := tf6server.Serve(addr.String(), provider.NewProtocol6(version)); err != nil {
+		stopProfile()
 		log.Fatal(err)
 	}
 }

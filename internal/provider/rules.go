@@ -1,9 +1,12 @@
 package provider
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/helpers/validatordiag"
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
@@ -179,9 +182,52 @@ func requiredInBlockSentence(block string) string {
 func (r blockRequired) doc(desc string) string { return desc + " " + requiredInBlockSentence(r.block) }
 
 func (r blockRequired) object() validator.Object {
-	exprs := make([]path.Expression, len(r.names))
+	exprs := make(path.Expressions, len(r.names))
 	for i, n := range r.names {
 		exprs[i] = path.MatchRelative().AtName(n)
 	}
-	return objectvalidator.AlsoRequires(exprs...)
+	return blockRequiredValidator{names: r.names, exprs: exprs}
+}
+
+// blockRequiredValidator is objectvalidator.AlsoRequires with the names
+// relative to the block, read from the block's own value: the same
+// description and diagnostics, without matching path expressions against
+// the whole configuration (that walk, which rebuilds the schema's
+// attribute map at every step, was a seventh of the provider's CPU in a
+// plan of 200 deployments).
+type blockRequiredValidator struct {
+	names []string
+	exprs path.Expressions // for the description, as AlsoRequires words it
+}
+
+func (v blockRequiredValidator) Description(ctx context.Context) string {
+	return v.MarkdownDescription(ctx)
+}
+
+func (v blockRequiredValidator) MarkdownDescription(context.Context) string {
+	return fmt.Sprintf("Ensure that if an attribute is set, also these are set: %q", v.exprs)
+}
+
+// ValidateObject does what AlsoRequiresValidator.Validate does: nothing
+// for a null or unknown block; stop at the first unknown attribute (the
+// errors found before it stay); an error for each null one.
+func (v blockRequiredValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	attrs := req.ConfigValue.Attributes()
+	for _, n := range v.names {
+		val, ok := attrs[n]
+		if !ok {
+			resp.Diagnostics.AddAttributeError(req.Path.AtName(n), "Invalid Attribute Path", "The block has no attribute "+n+".")
+			continue
+		}
+		if val.IsUnknown() {
+			return
+		}
+		if val.IsNull() {
+			resp.Diagnostics.Append(validatordiag.InvalidAttributeCombinationDiagnostic(req.Path,
+				fmt.Sprintf("Attribute %q must be specified when %q is specified", req.Path.AtName(n), req.Path)))
+		}
+	}
 }

@@ -137,12 +137,3 @@ func loadTestbed(t *testing.T) (root string, env testbed.Env) {
 // does not exist (awsclient.NotFound), for tests that look at S3, IAM and
 // EKS directly.
 func isNotFound(err error) bool { return notfound.Is(awsclient.NotFound("object", err)) }
-
-// skipOnLocalStack skips a test the test bed cannot run with LocalStack as
-// its AWS backend (FLINKSTATE_TESTBED_AWS=localstack); why says exactly why.
-func skipOnLocalStack(t *testing.T, why string) {
-	t.Helper()
-	if testTarget == "testbed" && os.Getenv("FLINKSTATE_TESTBED_AWS") == testbed.BackendLocalStack {
-		t.Skip("skipped with LocalStack as the AWS backend: " + why)
-	}
-}

@@ -140,11 +140,14 @@ func ServeAWSProxy(ctx context.Context, cfg AWSProxyConfig) error {
 			return err
 		}
 		if tln, err = tls.Listen("tcp", cfg.STS, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}); err != nil {
-			return err
+			return fmt.Errorf("STS listener: %w", err)
 		}
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
+		if tln != nil {
+			tln.Close()
+		}
 		return err
 	}
 	plain := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
@@ -408,7 +411,7 @@ func startAWSProxy(ctx context.Context, state string, bins Binaries, env *Env, t
 		deadline := time.Now().Add(120 * time.Second)
 		for {
 			err = waitHTTP(ctx, env.awsHealthURL(), "", time.Second)
-			if err == nil || !alive(pid) || time.Now().After(deadline) {
+			if err == nil || ctx.Err() != nil || !alive(pid) || time.Now().After(deadline) {
 				break
 			}
 		}
@@ -416,9 +419,15 @@ func startAWSProxy(ctx context.Context, state string, bins Binaries, env *Env, t
 			env.PIDs = append(env.PIDs, pid)
 			return writePIDs(state, env.PIDs)
 		}
-		if alive(pid) || addr == "" || len(taken) >= 8 {
+		logPath := filepath.Join(state, "logs", "awsproxy.log")
+		lostSTS := false
+		if addr != "" && !alive(pid) {
+			b, _ := os.ReadFile(logPath)
+			lostSTS = bytes.Contains(b, []byte("STS listener: listen tcp "+net.JoinHostPort(addr, "443")))
+		}
+		if !lostSTS || len(taken) >= 8 {
 			stopPIDs([]int{pid})
-			return fmt.Errorf("the AWS front did not become ready: %w (see %s)", err, filepath.Join(state, "logs", "awsproxy.log"))
+			return fmt.Errorf("the AWS front did not become ready: %w (see %s)", err, logPath)
 		}
 		taken[addr] = true
 	}

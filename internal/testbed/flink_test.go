@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -302,6 +304,25 @@ func TestRealFlink_derivedKeysAreFlinks(t *testing.T) {
 					t.Errorf("%s does not load from flink-s3-fs-hadoop-%s", c, knows.Jars.S3)
 				}
 			}
+			// The plan-time refusal of Pod Identity for an S3 plugin whose
+			// bundled SDK is older than EKS Pod Identity needs (1.12.746),
+			// against the plugin jar itself: Derive for the plugin's own
+			// version refuses pod_identity exactly when its SDK is older.
+			sdk, err := BundledAWSSDK(knows.PluginJar)
+			if err != nil || sdk == "" {
+				t.Fatalf("the AWS SDK bundled in flink-s3-fs-hadoop-%s: %q, %v", knows.Jars.S3, sdk, err)
+			}
+			tooOld := versionLess(sdk, "1.12.746")
+			_, fs := flinkconf.Derive(flinkconf.Input{FlinkVersion: knows.Jars.S3, Identity: flinkconf.IdentityPodIdentity, UpgradeMode: flinkconf.UpgradeSavepoint,
+				State: flinkconf.State{CheckpointDir: "s3://b/p/checkpoints", Backend: flinkconf.BackendRocksDB}})
+			refused := slices.ContainsFunc(fs, func(f flinkconf.Finding) bool {
+				return f.Severity == flinkconf.Error && slices.Equal(f.Path, []string{"identity"})
+			})
+			if refused != tooOld {
+				t.Errorf("flink-s3-fs-hadoop-%s bundles AWS SDK %s (older than Pod Identity's 1.12.746: %t), but the provider refuses pod_identity with Flink %s: %t",
+					knows.Jars.S3, sdk, tooOld, knows.Jars.S3, refused)
+			}
+			t.Logf("flink-s3-fs-hadoop-%s bundles AWS SDK %s", knows.Jars.S3, sdk)
 			if ok, err := JarHasClass(knows.KubernetesJar, flinkconf.KubernetesHAFactory); err != nil || !ok {
 				t.Errorf("%s is not in flink-kubernetes-%s (%v)", flinkconf.KubernetesHAFactory, knows.Jars.Kubernetes, err)
 			}
@@ -507,4 +528,17 @@ func TestRealFlink_lastStateRecoversFromHAMetadata(t *testing.T) {
 		}
 	}
 	c2.Stop()
+}
+
+// versionLess compares dotted numeric versions (1.12.319 < 1.12.746).
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(as) < len(bs)
 }

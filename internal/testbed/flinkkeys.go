@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +73,7 @@ type FlinkVersionKnows struct {
 	FlinkKnows
 	Jars           KeyJars
 	KubernetesJar  string
+	PluginJar      string // the flink-s3-fs-hadoop jar of Jars.S3
 	HasForSt       bool
 	OptionsScanned []string // the jars whose ConfigOptions were listed
 }
@@ -116,6 +118,7 @@ func KnowsVersion(ctx context.Context, root string, dist FlinkDist, version stri
 		k.OptionsScanned = append(k.OptionsScanned, j)
 	}
 	plugin := filepath.Join(out, "opt", "flink-s3-fs-hadoop-"+jars.S3+".jar")
+	k.PluginJar = plugin
 	// ConfigKeys' answer, per version of ConfigKeys (the test job's build)
 	// and per set of classes asked about.
 	answer := filepath.Join(out, fmt.Sprintf("knows2-%s-%s.txt", filepath.Base(filepath.Dir(dist.JobJar)), shortHash(strings.Join(classes, ","))))
@@ -185,6 +188,32 @@ func fetchKeyJars(ctx context.Context, root, src, out string, jars KeyJars, logf
 	}
 	_ = os.RemoveAll(out)
 	return os.Rename(tmp, out)
+}
+
+// BundledAWSSDK is the version of the AWS SDK for Java v1 a jar bundles,
+// from the SDK's own com/amazonaws/sdk/versionInfo.properties (read by its
+// VersionInfoUtils), or "" when it bundles none.
+func BundledAWSSDK(jar string) (string, error) {
+	r, err := zip.OpenReader(jar)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	f, err := r.Open("com/amazonaws/sdk/versionInfo.properties")
+	if err != nil {
+		return "", nil //nolint:nilerr // no SDK in the jar
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "version="); ok {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("%s: versionInfo.properties names no version", jar)
 }
 
 // JarHasClass tells whether the jar holds the class file of name.

@@ -8,7 +8,8 @@
 // Field names and shapes follow the Flink Kubernetes Operator 1.15 CRD
 // (flink-kubernetes-operator-api, FlinkDeploymentSpec / JobSpec /
 // JobManagerSpec / TaskManagerSpec / Resource; the CRD is in
-// internal/testbed/crds/flinkdeployments.flink.apache.org-v1.yml).
+// the operator chart's crds/flinkdeployments.flink.apache.org-v1.yml, which the
+// test bed reads from ../shared/testbed/flink-operator-1.15.0).
 package flinkdeploy
 
 import (

@@ -2,8 +2,10 @@ package testbed
 
 import (
 	"context"
-	"embed"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,26 +20,88 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The Flink Kubernetes Operator's CRDs, release 1.15.0 (see crds/README.md).
-//
-//go:embed crds/*.yml
-var crdFiles embed.FS
+// OperatorFilesEnv names a folder holding the Flink Kubernetes Operator's
+// release files the test bed reads (crds/, examples/, helm/), laid out as
+// ../shared/testbed/flink-operator-1.15.0 is. They come from the operator's
+// release-1.15.0 source (helm/flink-kubernetes-operator/crds, examples/,
+// helm/flink-kubernetes-operator) and are never copied into this repository.
+const OperatorFilesEnv = "FLINKSTATE_OPERATOR_FILES"
+
+// OperatorCRDFiles are the four CustomResourceDefinitions the operator's Helm
+// chart installs (helm/flink-kubernetes-operator/crds at release-1.15.0).
+// Operator 1.15.0 watches FlinkBlueGreenDeployments too and does not start
+// without that CRD.
+var OperatorCRDFiles = []string{
+	"flinkbluegreendeployments.flink.apache.org-v1.yml",
+	"flinkdeployments.flink.apache.org-v1.yml",
+	"flinksessionjobs.flink.apache.org-v1.yml",
+	"flinkstatesnapshots.flink.apache.org-v1.yml",
+}
+
+// OperatorFilesDir is where the operator's release files are read from:
+// $FLINKSTATE_OPERATOR_FILES, or ../shared/testbed/flink-operator-1.15.0
+// beside the repository root.
+func OperatorFilesDir(root string) string {
+	if d := os.Getenv(OperatorFilesEnv); d != "" {
+		return d
+	}
+	return filepath.Join(filepath.Dir(root), "shared", "testbed", "flink-operator-1.15.0")
+}
+
+// OperatorExamplesDir holds the operator's own example YAML files
+// (examples/ at release-1.15.0; examples/a/b.yaml is a_b.yaml).
+func OperatorExamplesDir(root string) (string, error) {
+	dir := filepath.Join(OperatorFilesDir(root), "examples")
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.yaml")); len(m) == 0 {
+		return "", fmt.Errorf("the Flink operator's examples are not in %s: set %s to a folder with the operator's release-1.15.0 examples/ (see README, \"The local test bed\")", dir, OperatorFilesEnv)
+	}
+	return dir, nil
+}
+
+// readCRDs reads all four CRDs, failing at once, naming the path, when one
+// is missing.
+func readCRDs(root string) (map[string][]byte, error) {
+	dir := filepath.Join(OperatorFilesDir(root), "crds")
+	out := map[string][]byte{}
+	var missing []string
+	for _, f := range OperatorCRDFiles {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if errors.Is(err, os.ErrNotExist) {
+			missing = append(missing, f)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[f] = b
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("the Flink operator's CRDs are missing from %s (%s): set %s to a folder whose crds/ holds the four CRDs of the operator's release-1.15.0 Helm chart (see README, \"The local test bed\")",
+			dir, strings.Join(missing, ", "), OperatorFilesEnv)
+	}
+	return out, nil
+}
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // FlinkKinds are the kinds the CRDs serve; discovery must list all of them
 // before the test bed counts as ready.
-var FlinkKinds = []string{"FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot"}
+var FlinkKinds = []string{"FlinkBlueGreenDeployment", "FlinkDeployment", "FlinkSessionJob", "FlinkStateSnapshot"}
 
 // RESTConfig builds a client config from the test bed's kubeconfig.
 func (e Env) RESTConfig() (*rest.Config, error) {
 	return clientcmd.BuildConfigFromFlags("", e.Kubeconfig)
 }
 
-// InstallCRDs applies the operator's CRDs with server-side apply (the
-// FlinkDeployment CRD is too large for a client-side apply annotation), waits
-// for each to be Established, and then for discovery to serve its kind.
-func InstallCRDs(ctx context.Context, env Env) error {
+// InstallCRDs applies the operator's four CRDs, read from
+// OperatorFilesDir(root), with server-side apply (the FlinkDeployment CRD is
+// too large for a client-side apply annotation), waits for each to be
+// Established, and then for discovery to serve its kind.
+func InstallCRDs(ctx context.Context, root string, env Env) error {
+	files, err := readCRDs(root)
+	if err != nil {
+		return err
+	}
 	cfg, err := env.RESTConfig()
 	if err != nil {
 		return err
@@ -46,23 +110,15 @@ func InstallCRDs(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	entries, err := crdFiles.ReadDir("crds")
-	if err != nil {
-		return err
-	}
 	var names []string
-	for _, e := range entries {
-		raw, err := crdFiles.ReadFile("crds/" + e.Name())
+	for _, f := range OperatorCRDFiles {
+		js, err := yaml.YAMLToJSON(files[f])
 		if err != nil {
-			return err
-		}
-		js, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return fmt.Errorf("%s: %w", e.Name(), err)
+			return fmt.Errorf("%s: %w", f, err)
 		}
 		var obj unstructured.Unstructured
 		if err := obj.UnmarshalJSON(js); err != nil {
-			return fmt.Errorf("%s: %w", e.Name(), err)
+			return fmt.Errorf("%s: %w", f, err)
 		}
 		force := true
 		if _, err := dyn.Resource(crdGVR).Patch(ctx, obj.GetName(), types.ApplyPatchType, js,

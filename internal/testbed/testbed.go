@@ -135,6 +135,11 @@ func Up(ctx context.Context, root string, logf func(string, ...any)) (env Env, s
 		}
 		return env, false, nil
 	}
+	// The operator's CRDs are read before anything is built or started, so
+	// a checkout without them fails at once, naming the path.
+	if _, err := readCRDs(root); err != nil {
+		return Env{}, false, err
+	}
 	// Anything left from a dead or half-started bed goes first.
 	stopPIDs(readPIDs(state))
 	cleanData(state)
@@ -151,7 +156,7 @@ func Up(ctx context.Context, root string, logf func(string, ...any)) (env Env, s
 			return Env{}, false, err
 		}
 	}
-	env, err = start(ctx, state, bins, logf)
+	env, err = start(ctx, root, state, bins, logf)
 	if err != nil {
 		stopPIDs(env.PIDs)
 		return Env{}, false, err
@@ -185,7 +190,7 @@ func Load(root string) (Env, error) {
 	return env, json.Unmarshal(b, &env)
 }
 
-func start(ctx context.Context, state string, bins Binaries, logf func(string, ...any)) (Env, error) {
+func start(ctx context.Context, root, state string, bins Binaries, logf func(string, ...any)) (Env, error) {
 	env := Env{AWSRegion: "us-east-1", AccessKey: "test", SecretKey: "test", Kubectl: bins.Kubectl, AWSBackend: BackendKumo}
 	if bins.LocalStackPython != "" {
 		env.AWSBackend = BackendLocalStack
@@ -301,7 +306,7 @@ func start(ctx context.Context, state string, bins Binaries, logf func(string, .
 	if logf != nil {
 		logf("test bed up: kube-apiserver %s, AWS emulator %s; installing Flink operator CRDs", env.KubeHost, env.AWSEndpoint)
 	}
-	if err := InstallCRDs(ctx, env); err != nil {
+	if err := InstallCRDs(ctx, root, env); err != nil {
 		return env, err
 	}
 	if err := writeEnvFiles(state, env); err != nil {

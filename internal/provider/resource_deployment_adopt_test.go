@@ -29,13 +29,23 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
-// operatorExamples reads the operator's example objects of one kind
-// (testdata/operator-examples, copied unchanged from release-1.15.0).
+// operatorExamples reads the operator's example objects of one kind, from
+// the operator's release-1.15.0 examples/ (testbed.OperatorExamplesDir:
+// ../shared/testbed/flink-operator-1.15.0/examples unless
+// FLINKSTATE_OPERATOR_FILES names another folder), keyed by file name.
 func operatorExamples(t *testing.T, kind string) map[string]*unstructured.Unstructured {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "operator-examples", "*.yaml"))
+	root, err := testbed.FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := testbed.OperatorExamplesDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no operator examples: %v", err)
+		t.Fatalf("no operator examples in %s: %v", dir, err)
 	}
 	out := map[string]*unstructured.Unstructured{}
 	for _, f := range files {
@@ -194,15 +204,22 @@ func kubectlApplyGVR(t *testing.T, gvr schema.GroupVersionResource, obj *unstruc
 	return live
 }
 
-// Every operator example FlinkDeployment, applied as kubectl applies it and
-// adapted only to the provider's scope, imports with an import block and
-// -generate-config-out: the generated configuration is valid as written and
-// the import plans no change.
+// Every operator example FlinkDeployment of an application cluster (one
+// with spec.job: flinkstate_deployment manages an application's job and its
+// state; a session cluster's jobs are FlinkSessionJobs, outside its scope),
+// applied as kubectl applies it and adapted only to the provider's scope,
+// imports with an import block and -generate-config-out: the generated
+// configuration is valid as written and the import plans no change.
 func TestAccDeployment_adoptOperatorExamples(t *testing.T) {
 	skipUnlessAcc(t)
 	t.Parallel()
 	ns := testNamespace(t)
 	examples := operatorExamples(t, "FlinkDeployment")
+	for n, obj := range examples {
+		if _, ok := obj.Object["spec"].(map[string]any)["job"]; !ok {
+			delete(examples, n)
+		}
+	}
 	if len(examples) < 14 {
 		t.Fatalf("found %d example FlinkDeployments, want the operator's 14", len(examples))
 	}

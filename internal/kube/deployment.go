@@ -51,6 +51,45 @@ var ErrSpecRejected = errors.New("the Flink operator rejected the spec")
 
 const validationException = "org.apache.flink.kubernetes.operator.exception.ValidationException"
 
+// RejectedBeforeFirstDeployment tells whether the operator's validator
+// refused the spec of a FlinkDeployment that was never deployed. Operator
+// 1.15.0 then records the ValidationException in status.error and returns
+// before anything else is recorded: no observedGeneration, no
+// lastReconciledSpec (FlinkDeploymentController.validateDeployment →
+// ReconciliationUtils.applyValidationErrorAndResetSpec, "Validation failed
+// before anything was deployed, nothing to do"), and the lifecycle is
+// FAILED (CommonStatus.getLifecycleState: FAILED before the first
+// deployment when status.error is set).
+func RejectedBeforeFirstDeployment(obj *unstructured.Unstructured) bool {
+	st := ReadDeploymentStatus(obj)
+	return st.LifecycleState == "FAILED" && !DeployedOnce(obj) && strings.Contains(st.Error, validationException)
+}
+
+// DeployedOnce tells whether the operator ever deployed (or is deploying)
+// a spec of this FlinkDeployment: it records the spec it deploys in
+// status.reconciliationStatus.lastReconciledSpec, and clears it again when
+// the first deployment did not go through (AbstractFlinkResourceObserver
+// .isResourceReadyToBeObserved → ReconciliationUtils
+// .clearLastReconciledSpecIfFirstDeploy, "Clearing last reconciled spec
+// after initial deploy failure"). Without it no JobManager of this object
+// ever ran, so no job, checkpoint or HA metadata of it exists. (A job id
+// alone says nothing: the operator picks it before it deploys,
+// ApplicationReconciler.setJobIdIfNecessary.)
+func DeployedOnce(obj *unstructured.Unstructured) bool {
+	last, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
+	return last != ""
+}
+
+// retriedError tells whether status.error is an exception the operator
+// retries by itself: a ReconciliationException thrown by a reconciliation
+// (FlinkDeploymentController.reconcile wraps what its reconcilers throw;
+// updateErrorStatus records it, and the Java Operator SDK reschedules the
+// reconciliation with backoff, GenericRetry). Its lifecycle then stays what
+// it was unless the error is terminal (CommonStatus.getLifecycleState).
+func retriedError(statusError string) bool {
+	return strings.Contains(statusError, `"type":"org.apache.flink.kubernetes.operator.exception.ReconciliationException"`)
+}
+
 // DeploymentReady tells whether a FlinkDeployment has reached waitFor
 // ("deployed": lifecycleState DEPLOYED or STABLE; "running":
 // jobStatus.state RUNNING; WaitSuspended: lifecycleState SUSPENDED) for its
@@ -63,7 +102,16 @@ func DeploymentReady(obj *unstructured.Unstructured, waitFor string) (st Deploym
 	observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
 	current = observed >= obj.GetGeneration()
 	switch {
+	case !current && RejectedBeforeFirstDeployment(obj):
+		// No observedGeneration is recorded for a spec refused before
+		// anything was deployed, but every spec written so far is
+		// unreconciled: the refusal is this spec's.
+		return st, current, false, fmt.Errorf("%w: FlinkDeployment %s/%s was refused by the operator's validator before anything was deployed: %s",
+			ErrSpecRejected, obj.GetNamespace(), obj.GetName(), OperatorMessage(st.Error))
 	case !current:
+	case st.LifecycleState != "FAILED" && retriedError(st.Error):
+		// Progress, not the end: the operator retries it and may recover
+		// (the wait's end reports it: operatorActivity).
 	case st.LifecycleState == "FAILED" || st.Error != "":
 		msg := OperatorMessage(st.Error)
 		if msg == "" {
@@ -93,6 +141,7 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 	var last DeploymentStatus
 	var lastObj *unstructured.Unstructured
 	var current bool
+	start := time.Now()
 	err := poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -101,6 +150,9 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 		lastObj = obj
 		var ready bool
 		last, current, ready, err = DeploymentReady(obj, waitFor)
+		if err == nil && !current {
+			err = refusedUpdate(ctx, dyn, obj, last, start)
+		}
 		return ready, err
 	}, func(readErr error, end waitEnd) error {
 		switch {
@@ -108,15 +160,75 @@ func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name,
 			return fmt.Errorf("%w: %s/%s %s waiting for %s: could not read it%s", end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, readFailure(readErr))
 		case !current:
 			observed, _, _ := unstructured.NestedInt64(lastObj.Object, "status", "observedGeneration")
-			return fmt.Errorf("%w: %s/%s %s waiting for %s: the operator has not observed generation %d yet (observed %d%s)%s%s",
+			return fmt.Errorf("%w: %s/%s %s waiting for %s: the operator has not observed generation %d yet (observed %d)%s%s%s",
 				end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, lastObj.GetGeneration(), observed,
-				end.hint("; is the Flink operator running?"), operatorSays(last), readFailure(readErr))
+				unobserved(last, end), eventsSay(ctx, dyn, lastObj), readFailure(readErr))
 		}
-		return fmt.Errorf("%w: %s/%s %s waiting for %s: lifecycle state %s, job state %s%s%s",
+		return fmt.Errorf("%w: %s/%s %s waiting for %s: lifecycle state %s, job state %s%s%s%s",
 			end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, orNone(last.LifecycleState), orNone(last.JobState),
-			end.hint(" (is the Flink operator running?)"), readFailure(readErr))
+			end.hint(operatorActivity(last)), eventsSay(ctx, dyn, lastObj), readFailure(readErr))
 	})
 	return last, err
+}
+
+// refusedUpdate tells whether the spec written just before a wait that
+// began at start was refused by the operator's validator. For a FlinkDeployment
+// deployed before, the operator keeps the last reconciled spec in force,
+// leaves observedGeneration at the generation it last reconciled, puts the
+// ValidationException in status.error and writes a ValidationError event
+// (FlinkDeploymentController.validateDeployment,
+// ReconciliationUtils.applyValidationErrorAndResetSpec). status.error
+// alone may still be an older refusal; the event, said again (same name,
+// count+1, new lastTimestamp: EventUtils.createOrUpdateEventWithLabels)
+// each time the operator validates the spec, at or after start, is this
+// one's.
+func refusedUpdate(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, st DeploymentStatus, start time.Time) error {
+	if !strings.Contains(st.Error, validationException) {
+		return nil
+	}
+	events, err := ObjectEvents(ctx, dyn, obj)
+	if err != nil {
+		return nil // the status is read again at the next poll
+	}
+	if ev := latestEvent(events, ReasonValidationError, start); ev != nil {
+		return fmt.Errorf("%w: FlinkDeployment %s/%s: the operator's validator refused generation %d (the job keeps running with the spec it last reconciled): %s",
+			ErrSpecRejected, obj.GetNamespace(), obj.GetName(), obj.GetGeneration(), ev.Message)
+	}
+	return nil
+}
+
+// unobserved words the status of a wait that ended before the operator
+// observed the generation: its error (which may be this spec's or the
+// previous one's), or the question whether it runs at all.
+func unobserved(st DeploymentStatus, end waitEnd) string {
+	if msg := operatorSays(st); msg != "" {
+		return msg
+	}
+	return end.hint(operatorActivity(st))
+}
+
+// operatorActivity words what the operator is doing when a wait ends: an
+// error it retries (the Java Operator SDK retries a reconciliation that
+// threw, with backoff, and the operator reschedules it every reconcile
+// interval: FlinkDeploymentController.updateErrorStatus →
+// ReconciliationUtils.toErrorStatusUpdateControl), or nothing said at all.
+func operatorActivity(st DeploymentStatus) string {
+	if msg := OperatorMessage(st.Error); msg != "" {
+		return "; the operator reports an error and retries the reconciliation: " + msg
+	}
+	return " (the operator has written no error; is it running, and does it watch this namespace?)"
+}
+
+// eventsSay words the warning events on obj for a wait that ended.
+func eventsSay(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
+	events, err := ObjectEvents(ctx, dyn, obj)
+	if err != nil {
+		return ""
+	}
+	return describeEvents(events)
 }
 
 // WaitRestored polls until the job of the deployment's current generation

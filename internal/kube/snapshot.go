@@ -158,23 +158,110 @@ func SnapshotEnded(obj *unstructured.Unstructured) (SnapshotStatus, bool, error)
 // The last status seen is always returned.
 func WaitSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, name string, timeout, every time.Duration) (SnapshotStatus, error) {
 	var last SnapshotStatus
+	var lastObj *unstructured.Unstructured
 	err := poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, fmt.Errorf("reading FlinkStateSnapshot %s/%s: %w", namespace, name, err)
 		}
+		lastObj = obj
 		var done bool
 		last, done, err = SnapshotEnded(obj)
+		if err == nil && !done && last.State == "" {
+			err = refusedSnapshot(ctx, dyn, obj)
+		}
 		return done, err
 	}, func(readErr error, end waitEnd) error {
 		state := last.State
 		if state == "" {
-			state = "no status yet" + end.hint(" (is the Flink operator running, and the deployment's job running?)")
+			state = "no status yet" + end.hint(" (the operator has written none: is it running, and does it watch this namespace?)")
 		}
-		return fmt.Errorf("%w: FlinkStateSnapshot %s/%s %s: last state %s, %d failure(s)%s", end.err(ErrSnapshotTimeout), namespace, name, end.when(), state, last.Failures, readFailure(readErr))
+		return fmt.Errorf("%w: FlinkStateSnapshot %s/%s %s: last state %s, %d failure(s)%s%s", end.err(ErrSnapshotTimeout), namespace, name, end.when(),
+			state, last.Failures, eventsSay(ctx, dyn, lastObj), readFailure(readErr))
 	})
 	return last, err
 }
+
+// ErrSnapshotRefused: the operator's validator refused a FlinkStateSnapshot.
+// Operator 1.15.0 then writes no status at all, only a ValidationError
+// event, said again every reconcile interval (FlinkStateSnapshotController
+// .reconcile → validateSnapshot, which returns before the reconciler runs;
+// DefaultValidator.validateStateSnapshot, e.g. "Target for snapshot %s/%s
+// was not found" when its FlinkDeployment does not exist). Nothing was
+// triggered: no savepoint or checkpoint exists for it.
+var ErrSnapshotRefused = errors.New("the Flink operator refused the snapshot")
+
+// refusedSnapshot reads the ValidationError events of a snapshot that has
+// no status yet. Events are matched by the snapshot's UID, so they are this
+// object's own.
+func refusedSnapshot(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
+	events, err := ObjectEvents(ctx, dyn, obj)
+	if err != nil {
+		return nil // read again at the next poll
+	}
+	if ev := latestEvent(events, ReasonValidationError, time.Time{}); ev != nil {
+		return fmt.Errorf("%w: FlinkStateSnapshot %s/%s: %s", ErrSnapshotRefused, obj.GetNamespace(), obj.GetName(), ev.Message)
+	}
+	return nil
+}
+
+// NeverReconciled tells whether the operator never wrote a status on a
+// FlinkStateSnapshot: nothing was triggered for it, so it has no savepoint
+// to dispose. Operator 1.15.0 cannot clean such an object up: building the
+// cleanup's context throws a NullPointerException on the missing status
+// (FlinkStateSnapshotController.cleanup → FlinkResourceContextFactory
+// .getFlinkStateSnapshotContext: getStatus().toBuilder(); and
+// StateSnapshotReconciler.cleanup would read getStatus().getState() next),
+// the Java Operator SDK logs it and retries with backoff, and the finalizer
+// is never removed. Seen on the real operator (the test bed's
+// TestDifferential_snapshotTargetMissing).
+func NeverReconciled(obj *unstructured.Unstructured) bool {
+	st, ok, _ := unstructured.NestedMap(obj.Object, "status")
+	if !ok || len(st) == 0 {
+		return true
+	}
+	state, _, _ := unstructured.NestedString(obj.Object, "status", "state")
+	return state == ""
+}
+
+// ReleaseNeverReconciled removes the operator's finalizer from a
+// FlinkStateSnapshot that is being deleted and never got a status
+// (NeverReconciled): the operator would keep it for ever, and there is
+// nothing for it to dispose. The update carries the object's
+// resourceVersion, so a status the operator writes meanwhile makes it fail
+// (409 Conflict) instead of being overwritten; then the operator's own
+// cleanup goes on. It reports whether it removed the finalizer.
+func ReleaseNeverReconciled(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) (bool, error) {
+	if obj.GetDeletionTimestamp() == nil || !NeverReconciled(obj) {
+		return false, nil
+	}
+	var keep []string
+	found := false
+	for _, f := range obj.GetFinalizers() {
+		if f == SnapshotFinalizer {
+			found = true
+			continue
+		}
+		keep = append(keep, f)
+	}
+	if !found {
+		return false, nil
+	}
+	cp := obj.DeepCopy()
+	cp.SetFinalizers(keep)
+	if _, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(obj.GetNamespace()).Update(ctx, cp, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("removing the operator's finalizer from FlinkStateSnapshot %s/%s, which it never reconciled: %w", obj.GetNamespace(), obj.GetName(), err)
+	}
+	return true, nil
+}
+
+// SnapshotFinalizer is the finalizer the operator puts on every
+// FlinkStateSnapshot: the Java Operator SDK's default "<plural>.<group>/finalizer"
+// (ReconcilerUtils.getDefaultFinalizerName; FlinkStateSnapshotController is a Cleaner).
+const SnapshotFinalizer = "flinkstatesnapshots.flink.apache.org/finalizer"
 
 // DeleteAndWait deletes an object and waits, within timeout, until it is
 // gone (finalizers included). A missing object is not an error.
@@ -233,6 +320,13 @@ func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 				return true, nil // ours is gone; the name is someone else's now
 			}
 			last = obj
+			if gvr == FlinkStateSnapshotGVR {
+				// The operator never removes its finalizer from a snapshot
+				// it never gave a status (ReleaseNeverReconciled).
+				if _, rerr := ReleaseNeverReconciled(ctx, dyn, obj); rerr != nil {
+					return false, rerr
+				}
+			}
 		}
 		return false, err
 	}, func(readErr error, end waitEnd) error {

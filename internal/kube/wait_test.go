@@ -170,14 +170,26 @@ func TestWaitRestored(t *testing.T) {
 	}
 }
 
-// A spec the operator's validator refused on create (FAILED with a
-// ValidationException) is ErrSpecRejected, with the operator's message.
+// A spec the operator's validator refused on create is ErrSpecRejected,
+// with the operator's message, although the operator records no
+// observedGeneration for it (operator 1.15.0: FAILED, the
+// ValidationException in status.error, nothing else; seen on the real
+// operator, and so written by the model: TestRealOperator_rejectedCreate).
 func TestDeploymentReady_specRejected(t *testing.T) {
 	obj := deploymentWithStatus(1, 1, "FAILED", "")
+	unstructured.RemoveNestedField(obj.Object, "status", "observedGeneration")
+	unstructured.RemoveNestedField(obj.Object, "status", "jobStatus")
 	_ = unstructured.SetNestedField(obj.Object, `{"type":"org.apache.flink.kubernetes.operator.exception.ValidationException","message":"Job parallelism must be larger than 0"}`, "status", "error")
-	_, _, _, err := DeploymentReady(obj, "deployed")
-	if !errors.Is(err, ErrSpecRejected) || !strings.Contains(err.Error(), "Job parallelism must be larger than 0") {
-		t.Fatalf("got %v, want ErrSpecRejected with the operator's message", err)
+	_, current, _, err := DeploymentReady(obj, "deployed")
+	if current || !errors.Is(err, ErrSpecRejected) || !strings.Contains(err.Error(), "Job parallelism must be larger than 0") {
+		t.Fatalf("got current=%v %v, want ErrSpecRejected with the operator's message", current, err)
+	}
+	// Once something was deployed, a refusal without the new generation
+	// observed is not read from status.error alone (it may be an older
+	// refusal): the wait reads the operator's events for it.
+	_ = unstructured.SetNestedField(obj.Object, `{"spec":{}}`, "status", "reconciliationStatus", "lastReconciledSpec")
+	if _, _, _, err := DeploymentReady(obj, "deployed"); err != nil {
+		t.Fatalf("refusal of a deployed object from status alone: %v", err)
 	}
 	other := deploymentWithStatus(1, 1, "FAILED", "FAILED")
 	_ = unstructured.SetNestedField(other.Object, `{"type":"java.io.FileNotFoundException","message":"no such savepoint"}`, "status", "error")

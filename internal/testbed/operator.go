@@ -157,12 +157,30 @@ type Operator struct {
 	// (operator_realflink.go) instead of reporting it and writing
 	// placeholder files.
 	Flink *RealFlink
+	// ReconcileInterval is the operator's kubernetes.operator.reconcile.interval
+	// (60 s when zero): how often it says an event again for a resource it
+	// reschedules (a refused snapshot, a failed cleanup).
+	ReconcileInterval time.Duration
+	// DefaultConfig is the operator's own default Flink configuration (the
+	// Helm chart's flink-conf.yaml in its ConfigMap), which its validator
+	// merges under each spec's flinkConfiguration (DefaultValidator
+	// .validateDeployment: configManager.getDefaultConfig + the spec's).
+	DefaultConfig map[string]string
 
 	mu       sync.Mutex
+	said     map[string]time.Time // event key -> when the model last said it
 	faults   Faults
 	retryAt  map[string]time.Time // snapshot UID -> next retry
 	nextChk  map[string]int       // job id -> checkpoints completed
 	restores map[string]string    // deployment UID -> path its job restores from
+}
+
+// SetDefaultConfig changes the operator's default configuration while it
+// runs (an operator upgraded or reconfigured under running jobs).
+func (o *Operator) SetDefaultConfig(c map[string]string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.DefaultConfig = c
 }
 
 // SetFaults changes the injected faults.

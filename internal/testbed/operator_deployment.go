@@ -14,8 +14,6 @@ import (
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -97,7 +95,18 @@ func (st deploymentStatus) object(deleting bool) map[string]any {
 			job[k] = v
 		}
 	}
-	recon := map[string]any{"reconciliationTimestamp": st.ReconTimestamp, "state": st.ReconState}
+	// Defaults of the status the operator serialises: ReconciliationStatus
+	// .state UPGRADING, FlinkDeploymentStatus.jobManagerDeploymentStatus
+	// MISSING (flink-kubernetes-operator-api release-1.15.0); the CRD
+	// refuses an empty state.
+	reconState, jm := st.ReconState, st.JMStatus
+	if reconState == "" {
+		reconState = reconUpgrading
+	}
+	if jm == "" {
+		jm = jmMissing
+	}
+	recon := map[string]any{"reconciliationTimestamp": st.ReconTimestamp, "state": reconState}
 	if st.LastReconciledSpec != "" {
 		recon["lastReconciledSpec"] = st.LastReconciledSpec
 	}
@@ -111,9 +120,7 @@ func (st deploymentStatus) object(deleting bool) map[string]any {
 	if st.ObservedGeneration != 0 {
 		out["observedGeneration"] = st.ObservedGeneration
 	}
-	if st.JMStatus != "" {
-		out["jobManagerDeploymentStatus"] = st.JMStatus
-	}
+	out["jobManagerDeploymentStatus"] = jm
 	if st.Error != "" {
 		out["error"] = st.Error
 	}
@@ -197,19 +204,6 @@ func jobField(spec map[string]any, field, def string) string {
 	return def
 }
 
-// confValue reads flinkConfiguration as the operator and Flink do: nested
-// maps flattened (ConfigObjectNode.asFlatMap), scalars as strings, and a
-// key's deprecated names read too (ConfigOption.withDeprecatedKeys).
-func confValue(spec map[string]any, keys ...string) string {
-	cfg, _ := flinkdeploy.FlattenConfiguration(spec["flinkConfiguration"])
-	for _, k := range keys {
-		if v, _, _ := flinkconf.Lookup(cfg, k); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // ignoredJobFields are JobSpec's @SpecDiff(DiffType.IGNORE) fields.
 var ignoredJobFields = []string{"initialSavepointPath", "upgradeMode", "allowNonRestoredState",
 	"savepointTriggerNonce", "checkpointTriggerNonce", "autoscalerResetNonce", "savepointRedeployNonce"}
@@ -232,7 +226,7 @@ func withoutIgnored(spec map[string]any) map[string]any {
 	// (ReflectiveDiffBuilder: ConfigObjectNode.asFlatMap): nesting and
 	// value types are no change.
 	if raw, ok := c["flinkConfiguration"]; ok {
-		flat, _ := flinkdeploy.FlattenConfiguration(raw)
+		flat := flatConf(raw)
 		cfg := map[string]any{}
 		for k, v := range flat {
 			ignored := false
@@ -274,9 +268,42 @@ func diffType(last, cur map[string]any) string {
 	return "IGNORE"
 }
 
-// validate is DefaultValidator's savepoint-redeploy check against the last
-// reconciled spec: a new nonce needs an initialSavepointPath.
-func validate(last, cur map[string]any) string {
+// forbiddenConfKeys are DefaultValidator.FORBIDDEN_CONF_KEYS: the
+// operator sets them itself (KubernetesConfigOptions.NAMESPACE,
+// CLUSTER_ID, HighAvailabilityOptions.HA_CLUSTER_ID).
+var forbiddenConfKeys = []string{"kubernetes.namespace", "kubernetes.cluster-id", "high-availability.cluster-id"}
+
+// validate is the part of DefaultValidator.validateDeployment the model
+// keeps, on the effective configuration the validator reads (the
+// operator's default configuration with the spec's flinkConfiguration over
+// it): validateFlinkDeploymentConfig's forbidden keys and "HA must be
+// enabled for rollback support." (kubernetes.operator.deployment.rollback
+// .enabled while HighAvailabilityMode.isHighAvailabilityModeActivated is
+// false: high-availability.type, or its deprecated key high-availability,
+// unset or NONE), and validateSpecChange's savepoint-redeploy check against
+// the last reconciled spec: a new nonce needs an initialSavepointPath.
+func (o *Operator) validate(last, cur map[string]any) string {
+	conf := map[string]string{}
+	o.mu.Lock()
+	for k, v := range o.DefaultConfig {
+		conf[k] = v
+	}
+	o.mu.Unlock()
+	for k, v := range flatConf(cur["flinkConfiguration"]) {
+		conf[k] = v
+	}
+	for _, k := range forbiddenConfKeys {
+		if _, ok := conf[k]; ok {
+			return "Forbidden Flink config key: " + k
+		}
+	}
+	ha := conf["high-availability.type"]
+	if ha == "" {
+		ha = conf["high-availability"]
+	}
+	if strings.EqualFold(conf["kubernetes.operator.deployment.rollback.enabled"], "true") && (ha == "" || strings.EqualFold(ha, "NONE")) {
+		return "HA must be enabled for rollback support."
+	}
 	if last == nil {
 		return ""
 	}
@@ -414,9 +441,13 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 	if l := parseReconciled(st.LastReconciledSpec); l != nil {
 		last = l.Spec
 	}
-	if msg := validate(last, spec); msg != "" {
-		// ReconciliationUtils.applyValidationErrorAndResetSpec: the error is
-		// reported and the last reconciled spec stays in force.
+	if msg := o.validate(last, spec); msg != "" {
+		// FlinkDeploymentController.validateDeployment: a ValidationError
+		// event, then ReconciliationUtils.applyValidationErrorAndResetSpec:
+		// the error is reported and the last reconciled spec stays in
+		// force; before the first deployment nothing else is recorded (no
+		// observedGeneration).
+		o.eventEvery(ctx, dyn, obj, eventWarning, "ValidationError", msg, componentOperator)
 		st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ValidationException", msg)
 	} else if err := o.reconcile(ctx, dyn, c); err != nil {
 		// FlinkDeploymentController: ReconciliationException, error in status.

@@ -12,9 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 )
 
 // RealFlink makes the model's jobs real: where the model would only report
@@ -47,7 +44,7 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 	// As the operator hands it to Flink: flattened, scalars as strings
 	// (ConfigObjectNode.asFlatMap).
 	raw, _, _ := unstructured.NestedFieldNoCopy(dep.Object, "spec", "flinkConfiguration")
-	conf, _ := flinkdeploy.FlattenConfiguration(raw)
+	conf := flatConf(raw)
 	job := FlinkJob{Configuration: conf, Namespace: dep.GetNamespace(), Name: dep.GetName(), RestorePath: restore}
 	containers, _, _ := unstructured.NestedSlice(dep.Object, "spec", "podTemplate", "spec", "containers")
 	for _, c := range containers {
@@ -57,7 +54,7 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 		}
 		env, _, _ := unstructured.NestedSlice(cm, "env")
 		for _, e := range env {
-			if m, ok := e.(map[string]any); ok && m["name"] == flinkconf.PluginsEnv {
+			if m, ok := e.(map[string]any); ok && m["name"] == pluginsEnv {
 				job.PluginJar, _ = m["value"].(string)
 			}
 		}

@@ -69,8 +69,59 @@ func TestDiffType(t *testing.T) {
 	if got := diffType(last, base()); got != "IGNORE" {
 		t.Errorf("nonce removed: diff %s, want IGNORE", got)
 	}
-	if msg := validate(base(), set(func(m map[string]any) { job(m)["savepointRedeployNonce"] = int64(2) })); !strings.Contains(msg, "InitialSavepointPath must not be empty") {
+	op := &Operator{}
+	if msg := op.validate(base(), set(func(m map[string]any) { job(m)["savepointRedeployNonce"] = int64(2) })); !strings.Contains(msg, "InitialSavepointPath must not be empty") {
 		t.Errorf("nonce without path: validation %q", msg)
+	}
+}
+
+// The validator reads the operator's default configuration under the
+// spec's (DefaultValidator.validateDeployment): rollback enabled there
+// refuses a spec without HA, and HA in the spec satisfies it; a forbidden
+// key is refused wherever it is set.
+func TestValidate_operatorDefaultConfiguration(t *testing.T) {
+	spec := func(conf map[string]any) map[string]any { return map[string]any{"flinkConfiguration": conf} }
+	op := &Operator{DefaultConfig: map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"}}
+	cases := []struct {
+		conf map[string]any
+		want string
+	}{
+		{map[string]any{}, "HA must be enabled for rollback support."},
+		{map[string]any{"high-availability.type": "NONE"}, "HA must be enabled for rollback support."},
+		{map[string]any{"high-availability.type": "kubernetes"}, ""},
+		{map[string]any{"high-availability": map[string]any{"type": "kubernetes"}}, ""},
+		{map[string]any{"high-availability": "KUBERNETES"}, ""},
+		{map[string]any{"high-availability.type": "kubernetes", "kubernetes.operator.deployment.rollback.enabled": "false"}, ""},
+		{map[string]any{"high-availability.type": "kubernetes", "kubernetes": map[string]any{"cluster-id": "x"}}, "Forbidden Flink config key: kubernetes.cluster-id"},
+	}
+	for _, tc := range cases {
+		if got := op.validate(nil, spec(tc.conf)); got != tc.want {
+			t.Errorf("validate(%v) = %q, want %q", tc.conf, got, tc.want)
+		}
+	}
+}
+
+// flatConf is ConfigObjectNode.asFlatMap (its own unit test's cases:
+// ConfigObjectNodeTest): nested keys joined with ".", arrays with ";",
+// scalars as text.
+func TestFlatConf(t *testing.T) {
+	got := flatConf(map[string]any{"a": int64(1), "b": map[string]any{"c": []any{"1", "2"}}, "d": true, "e": 1.5})
+	want := map[string]string{"a": "1", "b.c": "1;2", "d": "true", "e": "1.5"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("flatConf = %v, want %v", got, want)
+	}
+}
+
+// Event names are EventUtils.generateEventName's: Java's String.hashCode.
+func TestJavaHashCode(t *testing.T) {
+	for s, want := range map[string]int32{"": 0, "a": 97, "hello": 99162322} {
+		if got := javaHashCode(s); got != want {
+			t.Errorf("hashCode(%q) = %d, want %d", s, got, want)
+		}
+	}
+	// "polygenelubricants".hashCode() is Integer.MIN_VALUE in Java.
+	if got := javaHashCode("polygenelubricants"); got != -2147483648 {
+		t.Errorf("hashCode(polygenelubricants) = %d, want -2147483648", got)
 	}
 }
 
@@ -221,6 +272,48 @@ func (b *bed) patch(t *testing.T, gvrDeployment bool, name, patch string) {
 	if _, err := r.Namespace(b.ns).Patch(context.Background(), name, ktypes.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// get reads a FlinkDeployment or FlinkStateSnapshot of the bed's namespace.
+func (b *bed) get(t *testing.T, deployment bool, name string) *unstructured.Unstructured {
+	t.Helper()
+	r := b.dyn.Resource(kube.FlinkStateSnapshotGVR)
+	if deployment {
+		r = b.dyn.Resource(kube.FlinkDeploymentGVR)
+	}
+	obj, err := r.Namespace(b.ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// eventUntil polls the events of a snapshot until one of reason satisfies cond.
+func (b *bed) eventUntil(t *testing.T, name, reason string, cond func(kube.OperatorEvent) bool) kube.OperatorEvent {
+	t.Helper()
+	return b.eventOn(t, false, name, reason, cond)
+}
+
+// eventOn polls the events of a FlinkDeployment or FlinkStateSnapshot
+// until one of reason satisfies cond.
+func (b *bed) eventOn(t *testing.T, deployment bool, name, reason string, cond func(kube.OperatorEvent) bool) kube.OperatorEvent {
+	t.Helper()
+	var seen []kube.OperatorEvent
+	for deadline := time.Now().Add(b.wait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		obj := b.get(t, deployment, name)
+		evs, err := kube.ObjectEvents(context.Background(), b.dyn, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = evs
+		for _, e := range evs {
+			if e.Reason == reason && cond(e) {
+				return e
+			}
+		}
+	}
+	t.Fatalf("no %s event as wanted on %s; events: %+v", reason, name, seen)
+	return kube.OperatorEvent{}
 }
 
 // until polls the object until cond holds (a minute at most: the model
@@ -548,14 +641,42 @@ func TestOperator_snapshotOneRetrySucceeds(t *testing.T) {
 	}
 }
 
+// A snapshot whose FlinkDeployment does not exist is refused by the
+// operator's validator: no status is ever written, only a ValidationError
+// event "Target for snapshot <ns>/<name> was not found", said again every
+// reconcile interval (FlinkStateSnapshotController.reconcile →
+// validateSnapshot; DefaultValidator.validateStateSnapshot). Deleting it
+// never completes: the operator's cleanup throws on the missing status and
+// keeps the finalizer. The real operator does the same
+// (TestDifferential_snapshotTargetMissing).
+func TestOperator_snapshotTargetMissing(t *testing.T) {
+	b := newBed(t)
+	b.op.mu.Lock()
+	b.op.ReconcileInterval = 300 * time.Millisecond
+	b.op.mu.Unlock()
+	b.createSnapshot(t, "sp", "missing", 3, map[string]any{})
+	want := "Target for snapshot " + b.ns + "/missing was not found"
+	ev := b.eventUntil(t, "sp", "ValidationError", func(e kube.OperatorEvent) bool { return e.Count >= 2 })
+	if ev.Message != want || ev.Type != "Warning" {
+		t.Fatalf("event %+v, want a Warning %q", ev, want)
+	}
+	obj := b.get(t, false, "sp")
+	if _, ok := obj.Object["status"]; ok {
+		t.Fatalf("the refused snapshot got a status: %v", obj.Object["status"])
+	}
+	if err := b.dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(b.ns).Delete(context.Background(), "sp", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // several passes of the model
+	if obj := b.get(t, false, "sp"); !hasFinalizer(obj, SnapshotFinalizer) || obj.GetDeletionTimestamp() == nil {
+		t.Fatalf("the finalizer was removed from a snapshot without status")
+	}
+}
+
+// A job that is not running abandons the snapshot
+// (FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning).
 func TestOperator_snapshotAbandoned(t *testing.T) {
 	b := newBed(t)
-	b.createSnapshot(t, "sp", "missing", 3, map[string]any{})
-	st := b.snapshotEnds(t, "sp")
-	if st.State != kube.SnapshotAbandoned || st.Path != "" || !strings.Contains(st.Error, "Secondary resource missing (FlinkDeployment) for savepoint sp was not found") {
-		t.Fatalf("status %+v", st)
-	}
-	// A job that is not running abandons too.
 	b.op.SetFaults(func(f *Faults) { f.JobNeverRuns = true })
 	b.createDeployment(t, "idle", modeSavepoint, nil)
 	b.until(t, true, "idle", "deployed", func(o *unstructured.Unstructured) bool { return readDeploymentStatus(o).JMStatus == jmReady })

@@ -1,0 +1,171 @@
+package testbed
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+)
+
+// The differential suite: each scenario runs on the operator model and,
+// when its jars are given (FLINKSTATE_OPERATOR_DIR), on the real operator
+// 1.15.0, and asserts what a user can observe (status fields, events,
+// finalizers). A rule of the model stays only while the real operator
+// agrees.
+
+// operatorUnderTest starts one kind of operator for a fresh namespace.
+type operatorUnderTest struct {
+	name  string
+	start func(t *testing.T, ns string, conf map[string]string)
+}
+
+func operatorsUnderTest(t *testing.T) []operatorUnderTest {
+	model := operatorUnderTest{name: "model", start: func(t *testing.T, ns string, conf map[string]string) {
+		env, _ := testbedEnv(t)
+		kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := &Operator{Namespace: ns, Logf: t.Logf, RetryBase: 50 * time.Millisecond, DefaultConfig: conf,
+			// The chart's reconcile interval (values.yaml: 15 s) would make
+			// the model's suite slow; the model repeats events at 1 s.
+			ReconcileInterval: time.Second}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); op.Run(ctx, kc.Dynamic, 50*time.Millisecond) }()
+		t.Cleanup(func() { cancel(); <-done })
+	}}
+	real := operatorUnderTest{name: "real", start: func(t *testing.T, ns string, conf map[string]string) {
+		env, root := testbedEnv(t)
+		op, err := StartRealOperator(context.Background(), root, env, RealOperatorOptions{Namespaces: []string{ns}, Conf: conf, Logf: t.Logf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if t.Failed() {
+				b, _ := os.ReadFile(op.Log)
+				t.Logf("real operator log (tail):\n%s", tail(string(b), 60))
+			}
+			op.Stop()
+		})
+	}}
+	out := []operatorUnderTest{model}
+	if _, err := OperatorDir(); err != nil {
+		if errors.Is(err, ErrNoOperatorJars) {
+			t.Logf("real operator skipped: %v", err)
+		} else {
+			t.Fatal(err)
+		}
+	} else {
+		out = append(out, real)
+	}
+	return out
+}
+
+// newNamespace makes a namespace for one scenario.
+func newNamespace(t *testing.T, b *bed) string {
+	t.Helper()
+	ns := "diff-" + randomHex(4)
+	if _, err := b.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(context.Background(),
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// A FlinkStateSnapshot whose FlinkDeployment does not exist: no status,
+// ever; a ValidationError event "Target for snapshot <ns>/<name> was not
+// found", said again every reconcile interval; deleting it leaves the
+// finalizer in place for good, with no event (the issue that found it
+// expected a CleanupFailed event: the real operator throws before the
+// controller could write one).
+func TestDifferential_snapshotTargetMissing(t *testing.T) {
+	for _, o := range operatorsUnderTest(t) {
+		t.Run(o.name, func(t *testing.T) {
+			b := newBed(t) // the model of newBed watches its own namespace only
+			b.op.SetFaults(func(f *Faults) { f.Down = true })
+			b.ns = newNamespace(t, b)
+			o.start(t, b.ns, map[string]string{"kubernetes.operator.reconcile.interval": "5 s"})
+			settle := 12 * time.Second
+			b.wait = 2 * time.Minute
+			b.createSnapshot(t, "sp", "missing", 3, map[string]any{})
+			ev := b.eventUntil(t, "sp", "ValidationError", func(kube.OperatorEvent) bool { return true })
+			if want := "Target for snapshot " + b.ns + "/missing was not found"; ev.Message != want || ev.Type != "Warning" {
+				t.Fatalf("event %+v, want a Warning %q", ev, want)
+			}
+			// Said again at the next reconcile, still without a status.
+			b.eventUntil(t, "sp", "ValidationError", func(e kube.OperatorEvent) bool { return e.Count >= 2 })
+			if obj := b.get(t, false, "sp"); !kube.NeverReconciled(obj) {
+				t.Fatalf("the refused snapshot got a status: %v", obj.Object["status"])
+			}
+			if err := b.dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(b.ns).Delete(context.Background(), "sp", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			// Two reconcile intervals later the finalizer is still there,
+			// and no event says why (the exception is thrown before the
+			// controller's own handler: only the operator's log has it).
+			time.Sleep(settle)
+			obj := b.get(t, false, "sp")
+			if !hasFinalizer(obj, SnapshotFinalizer) || obj.GetDeletionTimestamp() == nil {
+				t.Fatalf("the operator released a snapshot without status")
+			}
+			evs, err := kube.ObjectEvents(context.Background(), b.dyn, obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range evs {
+				if e.Reason != "ValidationError" {
+					t.Errorf("unexpected event %+v", e)
+				}
+			}
+			// What the provider does about it (kube.ReleaseNeverReconciled).
+			if released, err := kube.ReleaseNeverReconciled(context.Background(), b.dyn, obj); err != nil || !released {
+				t.Fatalf("ReleaseNeverReconciled: %v, %v", released, err)
+			}
+		})
+	}
+}
+
+// A FlinkDeployment the validator refuses before anything was deployed
+// (here: the operator's own default configuration enables rollbacks and
+// the spec has no HA): lifecycleState FAILED, the ValidationException in
+// status.error, no observedGeneration, no lastReconciledSpec, and a
+// ValidationError event with the validator's message.
+func TestDifferential_rejectedCreate(t *testing.T) {
+	for _, o := range operatorsUnderTest(t) {
+		t.Run(o.name, func(t *testing.T) {
+			b := newBed(t)
+			b.op.SetFaults(func(f *Faults) { f.Down = true })
+			b.ns = newNamespace(t, b)
+			o.start(t, b.ns, map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"})
+			b.wait = 2 * time.Minute
+			b.createDeployment(t, "orders", modeSavepoint, nil)
+			obj := b.until(t, true, "orders", "refused", func(o *unstructured.Unstructured) bool {
+				return readDeploymentStatus(o).Error != ""
+			})
+			st := readDeploymentStatus(obj)
+			if st.ObservedGeneration != 0 || st.LastReconciledSpec != "" {
+				t.Errorf("observedGeneration %d, lastReconciledSpec %q: want neither", st.ObservedGeneration, st.LastReconciledSpec)
+			}
+			if lc, _, _ := unstructured.NestedString(obj.Object, "status", "lifecycleState"); lc != "FAILED" {
+				t.Errorf("lifecycleState %q, want FAILED", lc)
+			}
+			if !kube.RejectedBeforeFirstDeployment(obj) || !strings.HasPrefix(kube.OperatorMessage(st.Error), "HA must be enabled for rollback support. (") {
+				t.Errorf("status.error %q", st.Error)
+			}
+			ev := b.eventOn(t, true, "orders", "ValidationError", func(kube.OperatorEvent) bool { return true })
+			if ev.Message != "HA must be enabled for rollback support." {
+				t.Errorf("event %+v", ev)
+			}
+		})
+	}
+}

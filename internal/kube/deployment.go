@@ -138,10 +138,17 @@ func DeploymentReady(obj *unstructured.Unstructured, waitFor string) (st Deploym
 // (the API server restarting, a network blip) are retried until the
 // timeout. The last status seen is always returned.
 func WaitDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name, waitFor string, timeout, every time.Duration) (DeploymentStatus, error) {
+	return WaitDeploymentSince(ctx, dyn, namespace, name, waitFor, time.Now(), timeout, every)
+}
+
+// WaitDeploymentSince is WaitDeployment for a spec written at written: a
+// refusal the operator said at or after that time is this spec's
+// (refusedUpdate), even when it came before the wait began.
+func WaitDeploymentSince(ctx context.Context, dyn dynamic.Interface, namespace, name, waitFor string, written time.Time, timeout, every time.Duration) (DeploymentStatus, error) {
 	var last DeploymentStatus
 	var lastObj *unstructured.Unstructured
 	var current bool
-	start := time.Now()
+	start := written
 	err := poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -243,6 +250,12 @@ func eventsSay(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Uns
 // waits for this instead. A job that fails (a restore Flink refuses) ends
 // the wait with the operator's message (DeploymentReady).
 func WaitRestored(ctx context.Context, dyn dynamic.Interface, namespace, name, path string, timeout, every time.Duration) (DeploymentStatus, error) {
+	return WaitRestoredSince(ctx, dyn, namespace, name, path, time.Now(), timeout, every)
+}
+
+// WaitRestoredSince is WaitRestored for a spec written at written (see
+// WaitDeploymentSince).
+func WaitRestoredSince(ctx context.Context, dyn dynamic.Interface, namespace, name, path string, written time.Time, timeout, every time.Duration) (DeploymentStatus, error) {
 	var last DeploymentStatus
 	var lastObj *unstructured.Unstructured
 	var recorded string
@@ -255,6 +268,9 @@ func WaitRestored(ctx context.Context, dyn dynamic.Interface, namespace, name, p
 		lastObj = obj
 		var running bool
 		last, current, running, err = DeploymentReady(obj, "running")
+		if err == nil && !current {
+			err = refusedUpdate(ctx, dyn, obj, last, written)
+		}
 		recorded, _, _ = unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath")
 		return running && (path == "" || strings.TrimSuffix(recorded, "/") == strings.TrimSuffix(path, "/")), err
 	}, func(readErr error, end waitEnd) error {

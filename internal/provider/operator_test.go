@@ -52,8 +52,19 @@ var fixtureBucketUsers struct {
 // with its jobs run by real Flink).
 func startOperator(t *testing.T, ns string) *testbed.Operator {
 	t.Helper()
+	return startOperatorWith(t, ns, nil)
+}
+
+// startOperatorWith is startOperator with the model configured by set
+// before it runs (the operator's own default configuration, its reconcile
+// interval).
+func startOperatorWith(t *testing.T, ns string, set func(*testbed.Operator)) *testbed.Operator {
+	t.Helper()
 	useFixtureBucket(t)
 	op := &testbed.Operator{Namespace: ns, S3: testAWS(t).S3, Logf: t.Logf, RetryBase: 100 * time.Millisecond}
+	if set != nil {
+		set(op)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); op.Run(ctx, testKube(t).Dynamic, 150*time.Millisecond) }()

@@ -380,6 +380,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	}
 	var live *unstructured.Unstructured
 	var err error
+	written := time.Now()
 	if create {
 		live, err = kube.Create(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 		if apierrors.IsAlreadyExists(err) {
@@ -422,9 +423,9 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	diags.Append(state.Set(ctx, &plan)...)
 	var st kube.DeploymentStatus
 	if plan.Restoring && plan.waitTarget() != kube.WaitSuspended {
-		st, err = kube.WaitRestored(ctx, c.Dynamic, ns, name, plan.RestoreFrom, timeout, deploymentPollInterval)
+		st, err = kube.WaitRestoredSince(ctx, c.Dynamic, ns, name, plan.RestoreFrom, written, timeout, deploymentPollInterval)
 	} else {
-		st, err = kube.WaitDeployment(ctx, c.Dynamic, ns, name, plan.waitTarget(), timeout, deploymentPollInterval)
+		st, err = kube.WaitDeploymentSince(ctx, c.Dynamic, ns, name, plan.waitTarget(), written, timeout, deploymentPollInterval)
 	}
 	plan.setStatus(st)
 	diags.Append(state.Set(ctx, &plan)...)
@@ -432,11 +433,28 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	case err == nil:
 		setWaitPending(ctx, private, "", diags)
 		setPrivateString(ctx, private, privateRestorePending, "", diags)
+	case create && (errors.Is(err, kube.ErrSpecRejected) || st.Error != "") && neverDeployed(ctx, c, ns, name):
+		// Nothing ran, and nothing will: the operator records nothing but
+		// its refusal (kube.RejectedBeforeFirstDeployment), so no job, no
+		// checkpoint and no HA metadata exist. The FlinkDeployment this
+		// create made is deleted again (by its UID) and the create fails
+		// without state: the next plan is a create, never a replacement of
+		// a tainted deployment (an error from Create with state taints it).
+		setWaitPending(ctx, private, "", diags)
+		gone := "it was deleted again"
+		if derr := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, live.GetUID(), time.Minute); derr != nil {
+			gone = "deleting it again failed (" + derr.Error() + "); delete it before applying again"
+		} else if rs, ok := state.(interface{ RemoveResource(context.Context) }); ok {
+			rs.RemoveResource(ctx)
+		}
+		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Nothing was deployed, and "+gone+".",
+			"Fix what the operator names and apply again.")
 	case create && errors.Is(err, kube.ErrSpecRejected):
-		// Nothing runs, and nothing will: an error, not a kept create.
+		// Refused after something was deployed (an update of an adopted
+		// object, say): kept, as the operator keeps the last spec in force.
 		setWaitPending(ctx, private, err.Error(), diags)
 		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error(),
-			"Fix the setting the operator names; the next apply replaces this FlinkDeployment, which runs nothing.")
+			"Fix the setting the operator names and apply again.")
 	case create && plan.Restoring && !errors.Is(err, kube.ErrDeploymentTimeout):
 		// The restore failed in Flink (or the operator refused it): the job
 		// is not running with the state it was meant to have.
@@ -453,6 +471,14 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
 			"The next plan shows this deployment as a pending update, whose apply waits again.")
 	}
+}
+
+// neverDeployed reads the FlinkDeployment again and tells whether the
+// operator never deployed anything of it (kube.DeployedOnce); a failed read
+// counts as deployed, so nothing is deleted on a guess.
+func neverDeployed(ctx context.Context, c *kube.Client, ns, name string) bool {
+	obj, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
+	return err == nil && !kube.DeployedOnce(obj)
 }
 
 type setter interface {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -367,6 +368,20 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 				"(type = \"savepoint\") to restore from.", ns, name))
 	case err == nil:
 		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
+	case errors.Is(err, kube.ErrSnapshotRefused):
+		// Nothing was triggered (the operator writes no status for a
+		// snapshot it refuses), so nothing is lost by deleting it: the
+		// apply fails, the object is gone, and the next plan is a create
+		// again, not a replacement of a tainted snapshot.
+		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
+		gone := "it was deleted again"
+		if derr := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkStateSnapshotGVR, ns, name, created.GetUID(), time.Minute); derr != nil {
+			gone = "deleting it again failed (" + derr.Error() + "); the next refresh removes it from state once it is gone"
+		} else {
+			resp.State.RemoveResource(ctx)
+		}
+		addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot "+ns+"/"+name, err.Error()+". Nothing was triggered, and "+gone+".",
+			"Point deployment_name at a FlinkDeployment that exists in namespace "+ns+" (create it first, or depend on it), then apply again.")
 	case st.State == kube.SnapshotFailed || st.State == kube.SnapshotAbandoned:
 		// The operator gave up: an error, so Terraform taints the object
 		// and it is never taken for a completed snapshot.

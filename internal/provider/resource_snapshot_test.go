@@ -256,11 +256,26 @@ func TestAccSnapshot_operatorFailures(t *testing.T) {
 			},
 			want: []string{"is FAILED after 2 failure(s)", "Checkpoint expired before completing", "ReconciliationException"},
 		},
-		// No FlinkDeployment "orders": the operator abandons the snapshot
-		// (FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning).
+		// The FlinkDeployment "orders" exists but its job does not run:
+		// the operator abandons the snapshot
+		// (FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning). A
+		// missing FlinkDeployment is refused instead, without a status
+		// (TestAccSnapshot_targetMissingFailsAtOnce).
 		kube.SnapshotAbandoned: {
-			setup: func(t *testing.T, ns string) { startOperator(t, ns) },
-			want:  []string{"is ABANDONED after 0 failure(s)", "Secondary resource orders (FlinkDeployment) for savepoint", "was not found"},
+			setup: func(t *testing.T, ns string) {
+				startOperator(t, ns).SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true })
+				obj := &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+					"metadata": map[string]any{"name": "orders", "namespace": ns},
+					"spec": map[string]any{"image": "flink:2.2.1-java17", "flinkVersion": "v2_2", "serviceAccount": "flink",
+						"flinkConfiguration": map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"},
+						"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "stateless"}},
+				}}
+				if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{"is ABANDONED after 0 failure(s)", "Secondary resource orders (FlinkDeployment) for savepoint", "is not running"},
 		},
 	}
 	for state, tc := range cases {

@@ -1,0 +1,160 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+// What the operator says, read by the waits (issue: waits that read the
+// real operator). Each case is what operator 1.15.0 was seen doing; the
+// model does the same (internal/testbed, TestOperator_snapshotTargetMissing
+// and TestValidate_operatorDefaultConfiguration), and the real operator's
+// side is checked by the test bed's TestRealOperator_* tests when its jars
+// are given (FLINKSTATE_OPERATOR_DIR).
+
+// rollbackWithoutHA is a deployment the provider accepts (nothing in its
+// configuration asks for rollbacks) that an operator whose own default
+// configuration enables rollbacks refuses: "HA must be enabled for rollback
+// support." (DefaultValidator.validateFlinkDeploymentConfig reads the
+// operator's default configuration under the spec's).
+func rollbackWithoutHA(ns, ha string) string {
+	c := deploymentConfig(ns, "flink:2.2.1-java17", fmt.Sprintf("  high_availability = %s\n  wait_for = \"deployed\"", ha))
+	return strings.Replace(c, `upgrade_mode = "last-state"`, `upgrade_mode = "savepoint"`, 1)
+}
+
+func rollbackOperator(op *testbed.Operator) {
+	op.DefaultConfig = map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"}
+}
+
+// A create the operator's validator refuses fails the apply at once with
+// the validator's message, although the operator records no
+// observedGeneration for it; the FlinkDeployment, which never deployed
+// anything, is deleted again, so the next plan is a create (not the
+// replacement of a tainted deployment), and once fixed it deploys.
+func TestAccDeployment_rejectedCreateFailsAndLeavesNothing(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	ns := testNamespace(t)
+	startOperatorWith(t, ns, rollbackOperator)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config:      rollbackWithoutHA(ns, "false"),
+				ExpectError: errorRE("refused by the operator's validator", "HA must be enabled for rollback support", "Nothing was deployed, and it was deleted again"),
+			},
+			{
+				// Nothing is left behind: no object, nothing in state.
+				PreConfig: func() {
+					if _, err := getDeployment(t, ns, "orders"); err == nil {
+						t.Fatalf("the refused FlinkDeployment was left in %s", ns)
+					}
+				},
+				Config: rollbackWithoutHA(ns, "true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
+}
+
+// An update the operator's validator refuses (the job keeps running with
+// the spec it last reconciled, observedGeneration stays) fails at once with
+// the validator's message, read from its ValidationError event.
+func TestAccDeployment_rejectedUpdateFailsAtOnce(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: rollbackWithoutHA(ns, "false")},
+			{
+				// The operator's configuration changes under a running job:
+				// the next spec change is refused.
+				PreConfig: func() {
+					op.SetDefaultConfig(map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"})
+				},
+				Config:      strings.Replace(rollbackWithoutHA(ns, "false"), "flink:2.2.1-java17", "flink:2.2.1-java21", 1),
+				ExpectError: errorRE("refused generation 2", "HA must be enabled for rollback support"),
+			},
+		},
+	})
+}
+
+// A snapshot of a FlinkDeployment that does not exist gets no status from
+// the operator, only a ValidationError event: the create fails at once with
+// the operator's words, nothing was triggered, and the snapshot is deleted
+// again (its finalizer, which the operator would keep for ever, released).
+func TestAccSnapshot_targetMissingFailsAtOnce(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{{
+			Config:      snapshotConfig(ns, ""),
+			ExpectError: errorRE("Target for snapshot "+ns+"/orders was not found", "Nothing was triggered, and it was deleted again"),
+		}, {
+			PreConfig: func() {
+				if n := countSnapshots(t, ns); n != 0 {
+					t.Fatalf("%d FlinkStateSnapshots left after the refused create", n)
+				}
+			},
+			Config:             snapshotConfig(ns, ""),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// A snapshot the operator never gave a status (its target was missing, and
+// the apply did not wait) is destroyed: the operator's cleanup throws on
+// the missing status and keeps its finalizer, so the provider releases it;
+// nothing was triggered, so nothing is disposed.
+func TestAccSnapshot_destroyWithoutStatus(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			return checkNoSnapshots(t, ns)(s)
+		},
+		Steps: []resource.TestStep{{
+			Config: snapshotConfig(ns, "  wait = false"),
+			Check: func(*terraform.State) error {
+				list, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+				if err != nil || len(list.Items) != 1 {
+					return fmt.Errorf("want one snapshot, got %v (%v)", list, err)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+func countSnapshots(t *testing.T, ns string) int {
+	t.Helper()
+	list, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list.Items)
+}

@@ -75,6 +75,14 @@ func operatorExamples(t *testing.T, kind string) map[string]*unstructured.Unstru
 // value types, the rest of the pod template and every other field stay.
 func adaptExample(t *testing.T, obj *unstructured.Unstructured, ns, name string) {
 	t.Helper()
+	adaptExampleAs(t, obj, ns, name, true)
+}
+
+// adaptExampleAs is adaptExample, with the IRSA class added only when
+// credentials is true: without it the object names no credentials class,
+// as objects whose jobs get credentials some other way do.
+func adaptExampleAs(t *testing.T, obj *unstructured.Unstructured, ns, name string, credentials bool) {
+	t.Helper()
 	obj.SetNamespace(ns)
 	obj.SetName(name)
 	spec, _ := obj.Object["spec"].(map[string]any)
@@ -112,7 +120,7 @@ func adaptExample(t *testing.T, obj *unstructured.Unstructured, ns, name string)
 			cfg["execution.checkpointing.dir"] = "s3://" + fixtureBucket + "/adopt/" + name + "/checkpoints"
 		}
 	}
-	if _, ok := cfg["fs.s3a.aws.credentials.provider"]; !ok {
+	if _, ok := cfg["fs.s3a.aws.credentials.provider"]; !ok && credentials {
 		cfg["fs.s3a.aws.credentials.provider"] = flinkconf.IRSACredentialsProvider
 	}
 	enum, _ := spec["flinkVersion"].(string)

@@ -82,8 +82,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description: "The S3 credentials class the provider writes (fs.s3a.aws.credentials.provider): `irsa` " +
 					"(WebIdentityTokenCredentialsProvider: the IAM role of the ServiceAccount's IRSA annotation) or `pod_identity` " +
 					"(DefaultAWSCredentialsProviderChain: an EKS Pod Identity association's container credentials). Unset (null), " +
-					"the provider writes no credentials class and leaves the one the object has as it is: the job gets credentials " +
-					"another way (a class configured outside this FlinkDeployment, or Hadoop S3A's default chain, which reads environment " +
+					"the provider writes no credentials class, and the job gets credentials another way (a class configured outside this FlinkDeployment, or Hadoop S3A's default chain, which reads environment " +
 					"variables, container credentials such as Pod Identity's and the node's instance role, but not IRSA's web identity token). " +
 					"An import of an object without the key leaves it unset, so adopting a job changes nothing. A create without it " +
 					"is allowed (a job may get credentials from its image or node role), and its plan says so in a warning. Setting, " +

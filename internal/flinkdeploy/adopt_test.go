@@ -204,3 +204,16 @@ func TestParseConfigurationKeepsForeignForms(t *testing.T) {
 		t.Errorf("derived back as\n%v\nwant the object's\n%v", again, live)
 	}
 }
+
+// A boolean Flink would not read ("yes": convertToBoolean accepts true and
+// false in any case only) is not taken for false: the attribute stays
+// unset, and the import's round trip names the key instead.
+func TestParseConfigurationLeavesUnreadableBooleansUnset(t *testing.T) {
+	s := ParseConfiguration(map[string]string{"execution.checkpointing.dir": "s3://b/c", "execution.checkpointing.incremental": "yes"}, "stateless")
+	if v, ok := s.Values["state.incremental"]; ok {
+		t.Errorf("state.incremental imported as %q from \"yes\"", v)
+	}
+	if s := ParseConfiguration(map[string]string{"execution.checkpointing.dir": "s3://b/c", "state.backend.incremental": "False"}, "stateless"); s.Values["state.incremental"] != "false" {
+		t.Errorf("\"False\" imported as %q", s.Values["state.incremental"])
+	}
+}

@@ -186,6 +186,7 @@ func TestParseConfigurationKeepsForeignForms(t *testing.T) {
 		"execution.checkpointing.incremental": "TRUE",
 		"execution.checkpointing.mode":        "exactly_once",
 		"state.backend.type":                  "RocksDB",
+		"taskmanager.numberOfTaskSlots":       "02",
 	}
 	s := ParseConfiguration(live, "stateless")
 	if s.Identity != "" || len(s.Unrepresentable) > 0 || s.Values["state.checkpoint_interval"] != "PT1M" ||

@@ -46,6 +46,7 @@ var checkFuncs = map[string][]assignment{
 	"checkIdentityAtApply":     {{"flinkstate_deployment", ""}},
 	"checkSensitiveKeys":       {{"flinkstate_deployment", ""}},
 	"planIdentity":             {{"flinkstate_deployment", ""}},
+	"unusedIRSARole":           {{"flinkstate_deployment", ""}},
 	"rolePlanChecks":           {{"flinkstate_iam_role", ""}},
 }
 

@@ -69,6 +69,9 @@ func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.I
 	p := r.meta.planned()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if sa := plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString(); plan.Identity.IsNull() && known(plan.ServiceAccount) && p.irsa[sa] {
+		unusedIRSARole(sa, diags)
+	}
 	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = plannedDeployment{savepointDir: in.State.SavepointDir, storeURI: in.State.StoreURI}
 }
 
@@ -144,4 +147,16 @@ func planIdentity(plan deploymentModel, state *deploymentModel, diags *diag.Diag
 		diags.AddAttributeWarning(path.Root("identity"), "Changing identity restarts the job",
 			fmt.Sprintf("identity %q -> %q changes fs.s3a.aws.credentials.provider from %s to %s, %s.", had, want, class[had], class[want], restart))
 	}
+}
+
+// unusedIRSARole: a deployment without identity whose ServiceAccount this
+// configuration gives an IRSA role. The IRSA webhook only injects
+// AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE; without a credentials class
+// S3A's default chain (s3aDefaultChain) never reads them, so the job runs
+// with the node's role unless a class is configured elsewhere.
+func unusedIRSARole(sa string, diags *diag.Diagnostics) {
+	diags.AddAttributeWarning(path.Root("identity"), "IRSA role not used",
+		fmt.Sprintf("The ServiceAccount %s gets an IRSA role (irsa_role_arn), but identity is unset, so the provider writes no "+
+			"credentials class and the S3 plugin uses %s: the job would run with the node's role, not the IRSA one, unless a "+
+			"class is configured outside this FlinkDeployment. Set identity = \"irsa\".", sa, s3aDefaultChain))
 }

@@ -45,6 +45,8 @@ var checkFuncs = map[string][]assignment{
 	"planStore":                {{"flinkstate_state_store", ""}},
 	"checkIdentityAtApply":     {{"flinkstate_deployment", ""}},
 	"checkSensitiveKeys":       {{"flinkstate_deployment", ""}},
+	"planIdentity":             {{"flinkstate_deployment", ""}},
+	"unusedIRSARole":           {{"flinkstate_deployment", ""}},
 	"rolePlanChecks":           {{"flinkstate_iam_role", ""}},
 }
 

@@ -2,6 +2,7 @@ package flinkconf
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -61,6 +62,8 @@ var valueKind = func() map[string]string {
 			m[s.Key] = "enum"
 		case KindDuration:
 			m[s.Key] = "duration"
+		case KindInt:
+			m[s.Key] = "int"
 		}
 	}
 	return m
@@ -72,7 +75,9 @@ var valueKind = func() map[string]string {
 // upgrade: a restart). Enums and booleans are case-insensitive
 // (ConfigurationUtils.convertToEnum, convertToBoolean; the state backend
 // name is lower-cased by StateBackendLoader.loadStateBackendFromConfig),
-// durations compare by length (TimeUtils.parseDuration), and the Kubernetes
+// durations compare by length (TimeUtils.parseDuration, every form it
+// reads: ParseDuration), integers by value (convertToInt:
+// Integer.parseInt, which reads "02" and "+2" as 2), and the Kubernetes
 // HA type may be written as "kubernetes" or as its factory class
 // (HighAvailabilityMode.fromConfig; flink-kubernetes-operator release-1.15.0
 // FlinkUtils.isKubernetesHAActivated accepts both, case-insensitively).
@@ -87,6 +92,10 @@ func Equivalent(key, a, b string) bool {
 		da, errA := ParseDuration(a)
 		db, errB := ParseDuration(b)
 		return errA == nil && errB == nil && da == db
+	case "int":
+		na, errA := strconv.ParseInt(a, 10, 32)
+		nb, errB := strconv.ParseInt(b, 10, 32)
+		return errA == nil && errB == nil && na == nb
 	case "ha":
 		return IsKubernetesHA(a) && IsKubernetesHA(b)
 	}

@@ -21,6 +21,10 @@ func TestEquivalent(t *testing.T) {
 		{"execution.checkpointing.interval", "60s", "2 min", false},
 		{"state.backend.incremental", "TRUE", "true", true},
 		{"pipeline.name", "Orders", "orders", false},
+		{"execution.checkpointing.interval", "PT1M", "60 s", true},
+		{"taskmanager.numberOfTaskSlots", "02", "2", true},
+		{"taskmanager.numberOfTaskSlots", "+2", "2", true},
+		{"taskmanager.numberOfTaskSlots", " 2", "2", false},
 	} {
 		if got := Equivalent(c.key, c.a, c.b); got != c.want {
 			t.Errorf("Equivalent(%s, %q, %q) = %v", c.key, c.a, c.b, got)

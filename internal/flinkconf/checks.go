@@ -200,7 +200,7 @@ func ValidateMemory(s string) string {
 // ValidateDuration returns what is wrong with a Flink duration, or "".
 func ValidateDuration(s string) string {
 	if _, err := ParseDuration(s); err != nil {
-		return "is not a duration such as 60s, 10 min or 500 ms"
+		return "is not a duration such as 60s, 10 min, 500 ms or (Flink 2.1 and later) PT1M"
 	}
 	return ""
 }
@@ -214,7 +214,7 @@ const MinCheckpointTime = 10 * time.Millisecond
 func atLeastMin(s, what string) string {
 	d, err := ParseDuration(s)
 	if err != nil {
-		return "is not a duration such as 60s, 10 min or 500 ms"
+		return "is not a duration such as 60s, 10 min, 500 ms or (Flink 2.1 and later) PT1M"
 	}
 	if d < MinCheckpointTime {
 		return fmt.Sprintf("is below Flink's minimum %s of 10 ms (CheckpointCoordinatorConfiguration.MINIMAL_CHECKPOINT_TIME): "+

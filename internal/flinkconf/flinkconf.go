@@ -8,6 +8,7 @@ package flinkconf
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -310,11 +311,23 @@ func Derive(in Input) (map[string]string, []Finding) {
 		cfg[CredentialsProviderKey] = IRSACredentialsProvider
 	case IdentityPodIdentity:
 		cfg[CredentialsProviderKey] = PodIdentityCredentialsProvider
+	case "":
+		// Unset: no credentials class is written, and one the object has
+		// is left to whoever wrote it (an adopted object keeps its own).
 	default:
-		add(Error, "Invalid identity", fmt.Sprintf("identity must be irsa or pod_identity, got %q", in.Identity), "identity")
+		add(Error, "Invalid identity", fmt.Sprintf("identity must be irsa or pod_identity (or unset), got %q", in.Identity), "identity")
 	}
 
 	writeSettings(in, cfg, add)
+	if err == nil && v.before(ISODurationsFrom) {
+		for _, s := range Settings {
+			if val := in.Values[s.Attr]; s.Kind == KindDuration && IsISODuration(val) {
+				add(Error, "ISO-8601 durations need Flink 2.1", fmt.Sprintf("%s %q is an ISO-8601 duration, which Flink reads from "+
+					"2.1.0 on (TimeUtils.parseDuration); Flink %s refuses it (\"text does not start with a number\") and the job "+
+					"would not start. Write it in Flink's own form, e.g. 60s or 10 min.", s.Attr, val, v), s.Path()...)
+			}
+		}
+	}
 
 	st := in.State
 	switch st.Backend {
@@ -492,11 +505,16 @@ func Derive(in Input) (map[string]string, []Finding) {
 var durationRE = regexp.MustCompile(`^(\d+)\s*([a-zA-Zµ]*)$`)
 
 // ParseDuration parses Flink's duration syntax ("60s", "2 s", "10 min",
-// "500ms", "1h"); a bare number is milliseconds, as in Flink.
+// "500ms", "1h"; a bare number is milliseconds, as in Flink) and the
+// ISO-8601 form ("PT1M", "PT0.5S", "P1DT2H") that Flink 2.1 and later read
+// too (IsISODuration; ISODurationsFrom says which versions).
 func ParseDuration(s string) (time.Duration, error) {
+	if IsISODuration(s) {
+		return parseISODuration(s)
+	}
 	m := durationRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return 0, fmt.Errorf("%q is not a duration such as 60s, 10 min or 500 ms", s)
+		return 0, fmt.Errorf("%q is not a duration such as 60s, 10 min, 500 ms or PT1M", s)
 	}
 	n, err := strconv.ParseInt(m[1], 10, 64)
 	if err != nil {
@@ -525,6 +543,78 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q has an unknown unit %q (use ms, s, min, h or d)", s, m[2])
 	}
 	return time.Duration(n) * unit, nil
+}
+
+// ISODurationsFrom is the first Flink release whose TimeUtils.parseDuration
+// reads ISO-8601 durations: from flink-core 2.1.0 on, a value that does not
+// start with a digit is read with java.time.Duration.parse, and a negative
+// result is refused ("negative duration is not supported"). In 1.20.x and
+// 2.0.x (checked in flink-core 1.20.5 and 2.0.2) such a value fails with
+// "text does not start with a number": the job would not start.
+var ISODurationsFrom = Version{Major: 2, Minor: 1, Patch: 0}
+
+// IsISODuration tells whether s is written in the ISO-8601 form (it starts
+// with a sign or P, where Flink's own syntax starts with a digit).
+func IsISODuration(s string) bool {
+	t := strings.TrimSpace(s)
+	return t != "" && (t[0] == 'P' || t[0] == 'p' || t[0] == '-' || t[0] == '+')
+}
+
+// isoDurationRE is the grammar of java.time.Duration.parse (JDK 17 and 21:
+// "[-+]PnDTnHnMn.nS", case-insensitive, each number signed, at most nine
+// fraction digits, "PT" or "P" alone refused).
+var isoDurationRE = regexp.MustCompile(`(?i)^([-+]?)P(?:([-+]?[0-9]+)D)?(T(?:([-+]?[0-9]+)H)?(?:([-+]?[0-9]+)M)?(?:([-+]?[0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?$`)
+
+// parseISODuration reads an ISO-8601 duration as Flink 2.1+ does
+// (java.time.Duration.parse, then negative refused). A duration beyond
+// about 292 years (Go's time.Duration) is refused too: no setting of the
+// provider's table wants one.
+func parseISODuration(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	m := isoDurationRE.FindStringSubmatch(t)
+	if m == nil || (m[2] == "" && m[3] == "") || strings.EqualFold(m[3], "T") {
+		return 0, fmt.Errorf("%q is not an ISO-8601 duration such as PT1M, PT30S or PT0.5S", s)
+	}
+	const maxSeconds = int64(math.MaxInt64 / int64(time.Second))
+	var secs int64
+	var nanos int64
+	overflow := false
+	addPart := func(num string, unit int64) {
+		if num == "" || overflow {
+			return
+		}
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || n > maxSeconds/unit || n < -maxSeconds/unit {
+			overflow = true
+			return
+		}
+		secs += n * unit
+		if secs > maxSeconds || secs < -maxSeconds {
+			overflow = true
+		}
+	}
+	addPart(m[2], 86400)
+	addPart(m[4], 3600)
+	addPart(m[5], 60)
+	addPart(m[6], 1)
+	if f := m[7]; f != "" && !overflow {
+		n, _ := strconv.ParseInt((f + "000000000")[:9], 10, 64)
+		if strings.HasPrefix(m[6], "-") {
+			n = -n // the fraction takes the seconds' sign (Duration.parse)
+		}
+		nanos = n
+	}
+	if overflow {
+		return 0, fmt.Errorf("%q is longer than the provider can check (about 292 years)", s)
+	}
+	d := time.Duration(secs)*time.Second + time.Duration(nanos)
+	if m[1] == "-" {
+		d = -d
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative: Flink refuses negative durations", s)
+	}
+	return d, nil
 }
 
 var memoryRE = regexp.MustCompile(`(?i)^\d+(\.\d+)?\s*(b|bytes|k|kb|kib|kibibytes|m|mb|mib|mebibytes|g|gb|gib|gibibytes|t|tb|tib|tebibytes)?$`)

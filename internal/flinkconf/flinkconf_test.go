@@ -103,6 +103,71 @@ func TestDerive_identity(t *testing.T) {
 	}
 }
 
+// Unset identity writes no credentials class, and is no error: an adopted
+// job keeps the credentials it has, a new one uses S3A's default chain.
+func TestDerive_identityUnset(t *testing.T) {
+	in := seedInput()
+	in.Identity = ""
+	cfg, fs := Derive(in)
+	if v, ok := cfg[CredentialsProviderKey]; ok {
+		t.Errorf("%s = %q written without identity", CredentialsProviderKey, v)
+	}
+	for _, f := range fs {
+		if strings.Join(f.Path, ".") == "identity" {
+			t.Errorf("finding about identity: %+v", f)
+		}
+	}
+}
+
+// ISO-8601 durations, as Flink 2.1+ reads them (java.time.Duration.parse,
+// negative refused).
+func TestParseDuration_ISO8601(t *testing.T) {
+	for s, want := range map[string]time.Duration{"PT1M": time.Minute, "pt1m": time.Minute, " PT30S ": 30 * time.Second,
+		"PT0.5S": 500 * time.Millisecond, "PT0,25S": 250 * time.Millisecond, "P1DT2H": 26 * time.Hour, "P2D": 48 * time.Hour,
+		"PT1H-30M": 30 * time.Minute, "+PT10S": 10 * time.Second, "-PT-10S": 10 * time.Second, "PT-0.5S": 0} {
+		got, err := ParseDuration(s)
+		if s == "PT-0.5S" {
+			if err == nil {
+				t.Errorf("%q (negative) accepted as %v", s, got)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", s, got, err, want)
+		}
+	}
+	for _, bad := range []string{"P", "PT", "P1DT", "PT1.5M", "PT1S2M", "-PT1M", "P1W", "P1Y", "PT0.1234567891S", "PT9999999999999H"} {
+		if d, err := ParseDuration(bad); err == nil {
+			t.Errorf("%q accepted as %v", bad, d)
+		}
+	}
+	if !Equivalent("execution.checkpointing.interval", "PT1M", "60 s") {
+		t.Error("PT1M and 60 s are not equivalent")
+	}
+}
+
+// An ISO-8601 duration is written as it is for Flink 2.1 and later, and
+// refused, naming the attribute, for 1.20 and 2.0, which cannot read it.
+func TestDerive_isoDurationsByVersion(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		ok      bool
+	}{{"1.20.5", false}, {"2.0.2", false}, {"2.1.0", true}, {"2.2.1", true}} {
+		in := seedInput()
+		in.FlinkVersion, in.Image = c.version, ""
+		in.Values["state.checkpoint_interval"] = "PT1M"
+		in.Values["state.timeout"] = "PT10M"
+		cfg, fs := Derive(in)
+		refused := hasFinding(fs, Error, "state.checkpoint_interval", "ISO-8601") && hasFinding(fs, Error, "state.timeout", "2.1.0")
+		if refused == c.ok {
+			t.Errorf("Flink %s: refused %v, want %v: %+v", c.version, refused, !c.ok, findings(fs, Error))
+		}
+		if c.ok && cfg["execution.checkpointing.interval"] != "PT1M" {
+			t.Errorf("Flink %s: interval written as %q", c.version, cfg["execution.checkpointing.interval"])
+		}
+	}
+}
+
 func TestDerive_checks(t *testing.T) {
 	cases := []struct {
 		name   string

@@ -307,16 +307,21 @@ func FormatValue(v any) string {
 
 // ParseValue reads a value as an imported object spells it into the form
 // the provider writes: enums upper-cased (Flink reads them
-// case-insensitively: ConfigurationUtils.convertToEnum), booleans true
-// when they say true in any case (convertToBoolean), integers as Flink
-// parses them; ok is false for an integer that does not parse (the
-// attribute stays unset, and the import's round trip names the key).
+// case-insensitively: ConfigurationUtils.convertToEnum), booleans true or
+// false in any case (convertToBoolean upper-cases the value and accepts
+// TRUE and FALSE only, flink-core 2.2.1), integers as Flink parses them,
+// durations as written (ParseDuration reads every form Flink does); ok is
+// false for an integer or boolean Flink would not read (the attribute
+// stays unset, and the import's round trip names the key).
 func (s Setting) ParseValue(raw string) (string, bool) {
 	v := strings.TrimSpace(raw)
 	switch s.Kind {
 	case KindEnum:
 		return strings.ToUpper(v), true
 	case KindBool:
+		if !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+			return "", false
+		}
 		return strconv.FormatBool(strings.EqualFold(v, "true")), true
 	case KindInt:
 		n, err := strconv.ParseInt(v, 10, 64)

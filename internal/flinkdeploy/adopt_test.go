@@ -171,3 +171,50 @@ flinkConfiguration:
 		t.Errorf("v1_18: %v, want a refusal naming it", err)
 	}
 }
+
+// An object written by other hands, with no credentials class and values in
+// forms Flink reads but the provider does not write (ISO-8601 durations,
+// booleans and enums in another case): it imports with identity unset and
+// the values as they are, and the provider derives them back spelled as
+// the object has them, so adopting it changes nothing.
+func TestParseConfigurationKeepsForeignForms(t *testing.T) {
+	live := map[string]string{
+		"execution.checkpointing.dir":         "s3://acme-flink-state/p/checkpoints",
+		"execution.checkpointing.interval":    "PT1M",
+		"execution.checkpointing.timeout":     "pt10m",
+		"execution.checkpointing.min-pause":   "PT0.5S",
+		"execution.checkpointing.incremental": "TRUE",
+		"execution.checkpointing.mode":        "exactly_once",
+		"state.backend.type":                  "RocksDB",
+		"taskmanager.numberOfTaskSlots":       "02",
+	}
+	s := ParseConfiguration(live, "stateless")
+	if s.Identity != "" || len(s.Unrepresentable) > 0 || s.Values["state.checkpoint_interval"] != "PT1M" ||
+		s.Values["state.incremental"] != "true" || s.Values["state.mode"] != "EXACTLY_ONCE" {
+		t.Fatalf("settings %+v", s)
+	}
+	in := flinkconf.Input{FlinkVersion: "2.2.1", Identity: s.Identity, UpgradeMode: "stateless", State: s.State, Values: s.Values,
+		Unwritten: map[string]bool{flinkconf.AbsentLocalDir: true, flinkconf.AbsentStorage: true}}
+	cfg, fs := flinkconf.Derive(in)
+	for _, f := range fs {
+		if f.Severity == flinkconf.Error {
+			t.Errorf("error deriving the imported settings: %+v", f)
+		}
+	}
+	if again := flinkconf.Respell(cfg, live); !reflect.DeepEqual(again, live) {
+		t.Errorf("derived back as\n%v\nwant the object's\n%v", again, live)
+	}
+}
+
+// A boolean Flink would not read ("yes": convertToBoolean accepts true and
+// false in any case only) is not taken for false: the attribute stays
+// unset, and the import's round trip names the key instead.
+func TestParseConfigurationLeavesUnreadableBooleansUnset(t *testing.T) {
+	s := ParseConfiguration(map[string]string{"execution.checkpointing.dir": "s3://b/c", "execution.checkpointing.incremental": "yes"}, "stateless")
+	if v, ok := s.Values["state.incremental"]; ok {
+		t.Errorf("state.incremental imported as %q from \"yes\"", v)
+	}
+	if s := ParseConfiguration(map[string]string{"execution.checkpointing.dir": "s3://b/c", "state.backend.incremental": "False"}, "stateless"); s.Values["state.incremental"] != "false" {
+		t.Errorf("\"False\" imported as %q", s.Values["state.incremental"])
+	}
+}

@@ -52,7 +52,9 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 		Attributes: map[string]schema.Attribute{
 			"flink_version": schema.StringAttribute{Required: true, Description: "Full Flink version, e.g. 2.2.1.",
 				Validators: []validator.String{flinkVersionCheck}},
-			"identity": schema.StringAttribute{Required: true, Description: "`irsa` or `pod_identity`.",
+			"identity": schema.StringAttribute{Optional: true, Description: "`irsa` or `pod_identity`: the credentials class, as " +
+				"flinkstate_deployment writes it. Unset, the configuration has no fs.s3a.aws.credentials.provider (the job gets " +
+				"credentials another way, e.g. Hadoop S3A's default chain) and credentials_provider is null.",
 				Validators: []validator.String{stringvalidator.OneOf(flinkconf.Identities...)}},
 			"upgrade_mode": schema.StringAttribute{Optional: true, Description: "`last-state`, `savepoint` or `stateless`.",
 				Validators: []validator.String{stringvalidator.OneOf(flinkconf.UpgradeModes...)}},
@@ -65,7 +67,7 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 			"configuration":          schema.MapAttribute{Computed: true, ElementType: types.StringType, Description: "The flinkConfiguration map."},
 			"operator_flink_version": schema.StringAttribute{Computed: true, Description: "spec.flinkVersion, e.g. v2_2."},
 			"s3_plugin_jar":          schema.StringAttribute{Computed: true, Description: "Value for ENABLE_BUILT_IN_PLUGINS, e.g. flink-s3-fs-hadoop-2.2.1.jar."},
-			"credentials_provider":   schema.StringAttribute{Computed: true, Description: "fs.s3a.aws.credentials.provider for the identity."},
+			"credentials_provider":   schema.StringAttribute{Computed: true, Description: "fs.s3a.aws.credentials.provider for the identity (null without one)."},
 			"pod_template_yaml":      schema.StringAttribute{Computed: true, Description: "spec.podTemplate with the provider's additions, as YAML."},
 		},
 		Blocks: map[string]schema.Block{
@@ -100,7 +102,7 @@ func (d *flinkConfigurationDataSource) Read(ctx context.Context, req datasource.
 	m.Configuration = mapFrom(ctx, cfg, &resp.Diagnostics)
 	m.OperatorVersion = types.StringValue(v.OperatorEnum())
 	m.S3PluginJar = types.StringValue(v.S3PluginJar())
-	m.CredentialsProvider = types.StringValue(cfg["fs.s3a.aws.credentials.provider"])
+	m.CredentialsProvider = optionalString(cfg[flinkconf.CredentialsProviderKey])
 	m.PodTemplateYAML = types.StringValue(string(podYAML))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

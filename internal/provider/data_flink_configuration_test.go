@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -46,6 +48,24 @@ data "flinkstate_flink_configuration" "c" {
 			},
 		}},
 	})
+	// Without identity, as flinkstate_deployment: no credentials class.
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+data "flinkstate_flink_configuration" "c" {
+  flink_version = "2.2.1"
+  state {
+    store_id = "acme-flink-state/flink/orders"
+  }
+}`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ds, tfjsonPath("credentials_provider"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(ds, conf("execution.checkpointing.dir"), knownvalue.StringExact("s3://acme-flink-state/flink/orders/checkpoints")),
+				noCredentialsKey{ds},
+			},
+		}},
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
@@ -61,4 +81,21 @@ data "flinkstate_flink_configuration" "c" {
 			ExpectError: errorRE("savepoint upgrades need a savepoint directory", "state.savepoint_dir"),
 		}},
 	})
+}
+
+// noCredentialsKey: the data source's configuration has no credentials class.
+type noCredentialsKey struct{ addr string }
+
+func (c noCredentialsKey) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	for _, r := range req.State.Values.RootModule.Resources {
+		if r.Address != c.addr {
+			continue
+		}
+		cfg, _ := r.AttributeValues["configuration"].(map[string]any)
+		if v, ok := cfg[flinkconf.CredentialsProviderKey]; ok || cfg == nil {
+			resp.Error = fmt.Errorf("%s: configuration %v, want no %s (got %v)", c.addr, cfg, flinkconf.CredentialsProviderKey, v)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("no %s in state", c.addr)
 }

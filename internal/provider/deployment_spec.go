@@ -231,11 +231,13 @@ func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]
 		return false
 	}
 	if set.Identity == "" {
-		diags.AddAttributeWarning(path.Root("identity"), "Identity not set on the object",
-			what+" sets no fs.s3a.aws.credentials.provider, so nothing in it says how its pods get AWS credentials. Set identity "+
-				"to \"irsa\" (ServiceAccount annotated with an IAM role) or \"pod_identity\" (an EKS Pod Identity association) "+
-				"in the configuration; the first apply then writes the matching credentials class, which the operator applies "+
-				"as an upgrade (a restart with the job's upgrade mode).")
+		diags.AddAttributeWarning(path.Root("identity"), "No S3 credentials class on the object",
+			what+" sets no fs.s3a.aws.credentials.provider: its pods get AWS credentials another way (a class configured "+
+				"outside the object, or Hadoop S3A's default chain: environment variables, container credentials such as EKS Pod "+
+				"Identity's, the node's instance role). identity was imported unset, and while it stays unset the provider "+
+				"writes no credentials class, so adopting the job changes nothing. Setting identity (\"irsa\" or "+
+				"\"pod_identity\") later writes the class, a spec change the operator applies as an upgrade (a restart with "+
+				"the job's upgrade mode); the plan says so.")
 	}
 	m.Identity = optionalString(set.Identity)
 	m.HighAvailability = types.BoolPointerValue(set.HighAvailability)

@@ -337,6 +337,10 @@ func planSafetyCases() []planCase {
 	add(planCase{rule: 6, name: "IRSA ServiceAccount after a pod_identity deployment",
 		res:   []res{dep("identity", "pod_identity"), r("flinkstate_service_account", with(saBase, "irsa_role_arn", tRole))},
 		wants: []want{at(1, e("irsa_role_arn", "IRSA annotation"))}})
+	add(one(6, "deployment without identity", dep("identity", nil), w("identity", "identity is unset, so the provider writes no")))
+	add(planCase{rule: 6, name: "deployment without identity on an IRSA ServiceAccount",
+		res:   []res{r("flinkstate_service_account", with(saBase, "irsa_role_arn", tRole)), dep("identity", nil)},
+		wants: []want{at(1, w("identity", "gets an IRSA role (irsa_role_arn), but identity is unset"))}})
 	add(one(6, "pod identity trust without cluster", r("flinkstate_iam_role", with(podRoleBase, "pod_identity.cluster_name", nil)), w("pod_identity.cluster_name", "every EKS cluster")))
 	add(one(6, "IRSA annotation by hand", r("flinkstate_service_account", with(saBase, "annotations", map[string]any{"eks.amazonaws.com/role-arn": tRole})),
 		e(`annotations["eks.amazonaws.com/role-arn"]`, "set irsa_role_arn instead")))

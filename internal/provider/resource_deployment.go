@@ -78,9 +78,17 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description: "Deployment mode: `native` (default) or `standalone`. Unset on an imported FlinkDeployment without spec.mode: not written (the operator runs it native).", Validators: []validator.String{stringvalidator.OneOf("native", "standalone")}},
 			"service_account": schema.StringAttribute{Required: true, Description: "ServiceAccount of the Flink pods (e.g. flinkstate_service_account.x.name).",
 				Validators: objectNameValidators()},
-			"identity": schema.StringAttribute{Required: true,
-				Description: "How pods get AWS credentials: `irsa` (WebIdentityTokenCredentialsProvider) or `pod_identity` (DefaultAWSCredentialsProviderChain, container credentials).",
-				Validators:  []validator.String{stringvalidator.OneOf(flinkconf.Identities...)}},
+			"identity": schema.StringAttribute{Optional: true,
+				Description: "The S3 credentials class the provider writes (fs.s3a.aws.credentials.provider): `irsa` " +
+					"(WebIdentityTokenCredentialsProvider: the IAM role of the ServiceAccount's IRSA annotation) or `pod_identity` " +
+					"(DefaultAWSCredentialsProviderChain: an EKS Pod Identity association's container credentials). Unset (null), " +
+					"the provider writes no credentials class, and the job gets credentials another way (a class configured outside this FlinkDeployment, or Hadoop S3A's default chain, which reads environment " +
+					"variables, container credentials such as Pod Identity's and the node's instance role, but not IRSA's web identity token). " +
+					"An import of an object without the key leaves it unset, so adopting a job changes nothing. A create without it " +
+					"is allowed (a job may get credentials from its image or node role), and its plan says so in a warning. Setting, " +
+					"changing or removing identity on an existing deployment writes or removes the key, a spec change the operator " +
+					"applies as an upgrade (a restart with the job's upgrade mode): the plan says so.",
+				Validators: []validator.String{stringvalidator.OneOf(flinkconf.Identities...)}},
 			"high_availability": schema.BoolAttribute{Optional: true,
 				Description: "Kubernetes HA with metadata in state.ha_dir. Default: on with upgrade_mode last-state, and with savepoint when there is an HA directory (the store's or state.ha_dir); off otherwise. The operator's safety nets for stateful jobs need it (recovery of a lost JobManager, the last-state fallback of a savepoint upgrade, rollback); the plan says what a stateful deployment without it gives up."},
 			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType,
@@ -282,6 +290,11 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	cfg, fs := flinkconf.Derive(in)
 	addFindings(&resp.Diagnostics, fs)
 	r.planDeployment(plan, in, &resp.Diagnostics)
+	if replacing {
+		planIdentity(plan, nil, &resp.Diagnostics)
+	} else {
+		planIdentity(plan, state, &resp.Diagnostics)
+	}
 	plan.EffectivePod = types.StringUnknown()
 	if !plan.PodTemplate.IsUnknown() {
 		pod, pfs := flinkconf.PodTemplate(plan.PodTemplate.ValueString(), in)

@@ -69,6 +69,9 @@ func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.I
 	p := r.meta.planned()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if sa := plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString(); plan.Identity.IsNull() && known(plan.ServiceAccount) && p.irsa[sa] {
+		unusedIRSARole(sa, diags)
+	}
 	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = plannedDeployment{savepointDir: in.State.SavepointDir, storeURI: in.State.StoreURI}
 }
 
@@ -92,4 +95,68 @@ func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentMo
 		diags.AddAttributeError(path.Root("identity"), "IRSA and Pod Identity on the same ServiceAccount",
 			fmt.Sprintf(irsaConflictDetail, ns+"/"+sa, "identity = \"pod_identity\"")+" Nothing was written.")
 	}
+}
+
+// s3aDefaultChain says what the pods use without a credentials class: the
+// S3 plugin's Hadoop S3A (3.3.4 in Flink's flink-s3-fs-hadoop) then reads
+// its default list (core-default.xml fs.s3a.aws.credentials.provider,
+// S3AUtils.STANDARD_AWS_PROVIDERS): TemporaryAWSCredentialsProvider,
+// SimpleAWSCredentialsProvider, EnvironmentVariableCredentialsProvider and
+// IAMInstanceCredentialsProvider, which wraps the SDK's
+// EC2ContainerCredentialsProviderWrapper (container credentials, else the
+// instance role). WebIdentityTokenCredentialsProvider is not in it.
+const s3aDefaultChain = "Hadoop S3A's default chain (static keys in the configuration, AWS_* environment variables, container " +
+	"credentials such as EKS Pod Identity's, then the node's instance role; not IRSA's web identity token)"
+
+// planIdentity says at plan what identity does to the credentials class.
+// Every flinkConfiguration key is part of the spec the operator diffs
+// (flink-kubernetes-operator release-1.15.0, ReflectiveDiffBuilder over
+// FlinkDeploymentSpec), so on an existing deployment setting, changing or
+// removing identity is an upgrade: a restart. A new deployment without it
+// gets no credentials class, which is allowed and said.
+func planIdentity(plan deploymentModel, state *deploymentModel, diags *diag.Diagnostics) {
+	if plan.Identity.IsUnknown() {
+		return
+	}
+	want := plan.Identity.ValueString()
+	class := map[string]string{flinkconf.IdentityIRSA: flinkconf.IRSACredentialsProvider, flinkconf.IdentityPodIdentity: flinkconf.PodIdentityCredentialsProvider}
+	if state == nil {
+		if want == "" {
+			diags.AddAttributeWarning(path.Root("identity"), "No S3 credentials class",
+				"identity is unset, so the provider writes no fs.s3a.aws.credentials.provider: the job gets AWS credentials from a "+
+					"class configured outside this FlinkDeployment, or from "+s3aDefaultChain+". Set identity = \"irsa\" or "+
+					"\"pod_identity\" to have the provider write the class; setting it later restarts the job.")
+		}
+		return
+	}
+	had := state.Identity.ValueString()
+	if state.Identity.IsUnknown() || had == want {
+		return
+	}
+	restart := "a spec change the operator applies as an upgrade (a restart with the job's upgrade mode)"
+	switch {
+	case had == "":
+		diags.AddAttributeWarning(path.Root("identity"), "Setting identity restarts the job",
+			fmt.Sprintf("identity = %q writes fs.s3a.aws.credentials.provider = %s into the FlinkDeployment, which has no "+
+				"credentials class now: %s. Leave identity unset to keep the job's credentials as they are.", want, class[want], restart))
+	case want == "":
+		diags.AddAttributeWarning(path.Root("identity"), "Removing identity restarts the job",
+			fmt.Sprintf("identity was %q: removing it removes fs.s3a.aws.credentials.provider (%s) from the FlinkDeployment, %s. "+
+				"The job then gets credentials from a class configured outside it, or from %s.", had, class[had], restart, s3aDefaultChain))
+	default:
+		diags.AddAttributeWarning(path.Root("identity"), "Changing identity restarts the job",
+			fmt.Sprintf("identity %q -> %q changes fs.s3a.aws.credentials.provider from %s to %s, %s.", had, want, class[had], class[want], restart))
+	}
+}
+
+// unusedIRSARole: a deployment without identity whose ServiceAccount this
+// configuration gives an IRSA role. The IRSA webhook only injects
+// AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE; without a credentials class
+// S3A's default chain (s3aDefaultChain) never reads them, so the job runs
+// with the node's role unless a class is configured elsewhere.
+func unusedIRSARole(sa string, diags *diag.Diagnostics) {
+	diags.AddAttributeWarning(path.Root("identity"), "IRSA role not used",
+		fmt.Sprintf("The ServiceAccount %s gets an IRSA role (irsa_role_arn), but identity is unset, so the provider writes no "+
+			"credentials class and the S3 plugin uses %s: the job would run with the node's role, not the IRSA one, unless a "+
+			"class is configured outside this FlinkDeployment. Set identity = \"irsa\".", sa, s3aDefaultChain))
 }

@@ -26,7 +26,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -506,14 +505,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	if plan.CarriedPath != "" {
 		plan.Restoring, plan.RestoreFrom = true, plan.CarriedPath
-		if a := r.meta.awsOrDiag(ctx, &resp.Diagnostics); a != nil {
-			if err := checkpoint.VerifyRestoreTarget(ctx, a.S3, plan.CarriedPath); err != nil {
-				addProblem(&resp.Diagnostics, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
-					"the final savepoint of the deployment it replaces cannot be restored: "+err.Error(),
-					"Nothing was created. Set job.initial_savepoint_path to a savepoint or checkpoint to start from.")
-			}
-		}
-		if resp.Diagnostics.HasError() {
+		if r.verifyCarried(ctx, &plan, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
 		}
 		plan.UpgradeSavepoint = types.StringValue(plan.CarriedPath)

@@ -410,10 +410,14 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 	if okP {
 		hash = ps.Hash()
 	}
-	snapshot, err := kube.PendingUpgradeSavepoint(ctx, c.Dynamic, ns, name, hash, live.GetGeneration())
+	// Only this object's, of its running job (kube.UpgradeTarget): a kept
+	// savepoint of an earlier FlinkDeployment of the same name is another
+	// job's state.
+	target := kube.UpgradeTargetOf(live, hash)
+	snapshot, err := kube.PendingUpgradeSavepoint(ctx, c.Dynamic, ns, target)
 	if err == nil && snapshot == "" {
 		var created *unstructured.Unstructured
-		created, err = kube.CreateSnapshot(ctx, c.Dynamic, ns, kube.UpgradeSavepointObject(ns, name, format, hash, live.GetGeneration()))
+		created, err = kube.CreateSnapshot(ctx, c.Dynamic, ns, kube.UpgradeSavepointObject(ns, format, target))
 		if err == nil {
 			snapshot = created.GetName()
 		}

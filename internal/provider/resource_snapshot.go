@@ -73,7 +73,10 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		Description: "A FlinkStateSnapshot: a savepoint (or checkpoint) the Flink operator takes of a FlinkDeployment's job, " +
 			"for example to keep before a risky change (for a savepoint before each upgrade, use flinkstate_deployment's " +
-			"savepoint_before_upgrade). Every create makes a new object (generateName); any change to `triggers` makes a new " +
+			"savepoint_before_upgrade). Every create makes a new object (generateName), except that it takes over the object an interrupted create of the " +
+			"same configuration left (terraform killed while it waited, the object never saved in state; recognised by the provider's " +
+			"label `terraform-provider-flinkstate/pending-create`, removed once the object is in state) and waits for it instead of " +
+			"triggering a second snapshot; any change to `triggers` makes a new " +
 			"snapshot; `triggers` are also stored on the object (annotation `terraform-provider-flinkstate/triggers`), so an import " +
 			"keeps them. Create waits until the operator reports COMPLETED and fails with the operator's error on FAILED or " +
 			"ABANDONED (the next plan replaces a failed snapshot). A wait that times out, or cannot read the object, keeps the " +

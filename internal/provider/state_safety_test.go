@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -303,5 +304,87 @@ func TestAccSnapshot_interruptedCreateTakenOver(t *testing.T) {
 				return nil
 			},
 		}},
+	})
+}
+
+// The same, end to end: terraform is killed (SIGKILL: no state saved, no
+// chance to clean up) while the create waits for a snapshot the operator
+// has not taken yet; the next apply takes that object over and waits for
+// it. One FlinkStateSnapshot, one savepoint. Serial: it kills the one
+// terraform apply this test process runs (interruptApply's rule).
+func TestAccSnapshot_killedCreateTakenOver(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	live := runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": snapSavepointDir})
+	jobID := kube.ReadDeploymentStatus(live).JobID
+	cfg := snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", "")
+	snapshots := func() []string {
+		list, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for i := range list.Items {
+			names = append(names, list.Items[i].GetName())
+		}
+		return names
+	}
+	var left []string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.Down = true })
+					go func() {
+						deadline := time.Now().Add(2 * time.Minute)
+						for len(snapshots()) == 0 {
+							if time.Now().After(deadline) {
+								t.Errorf("the apply never created its FlinkStateSnapshot")
+								return
+							}
+							time.Sleep(100 * time.Millisecond)
+						}
+						time.Sleep(500 * time.Millisecond) // into the wait
+						pid := childApply(t)
+						if pid == 0 {
+							t.Errorf("no terraform apply process to kill")
+							return
+						}
+						if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+							t.Errorf("killing terraform (pid %d): %v", pid, err)
+						}
+					}()
+				},
+				Config:      cfg,
+				ExpectError: regexpMust(`signal: killed|killed`),
+			},
+			{
+				PreConfig: func() {
+					left = snapshots()
+					if len(left) != 1 {
+						t.Fatalf("FlinkStateSnapshots %v after the kill, want the one the killed create made", left)
+					}
+					op.SetFaults(func(f *testbed.Faults) { f.Down = false })
+				},
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(snapAddr, tfjsonPath("state"), knownvalue.StringExact(kube.SnapshotCompleted)),
+				},
+				Check: func(s *terraform.State) error {
+					if name := attrOf(s, snapAddr, "name"); name != left[0] {
+						return fmt.Errorf("state holds FlinkStateSnapshot %q, want %s, the one the killed apply left", name, left[0])
+					}
+					if all := snapshots(); len(all) != 1 {
+						return fmt.Errorf("FlinkStateSnapshots %v, want exactly one", all)
+					}
+					if n := savepointsOfJob(t, snapSavepointDir, jobID); n != 1 {
+						return fmt.Errorf("%d savepoints of job %s, want exactly one", n, jobID)
+					}
+					return nil
+				},
+			},
+		},
 	})
 }

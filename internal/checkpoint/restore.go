@@ -47,26 +47,6 @@ func ValidateRestorePath(s string) string {
 	return store.ValidatePath(s)
 }
 
-// VerifyRestoreTarget checks that target (a chk-N or savepoint directory, or
-// its _metadata file) holds the _metadata a restore reads. It returns an
-// error that says what is missing and what to point at instead.
-func VerifyRestoreTarget(ctx context.Context, c S3API, target string) error {
-	uri := MetadataURI(target)
-	bucket, key, err := ParseS3URI(uri)
-	if err != nil {
-		return err
-	}
-	_, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if notfound.Is(awsclient.NotFound(uri, err)) {
-		return fmt.Errorf("%s has no %s: it is not a completed checkpoint (chk-N) or savepoint directory, so Flink could not restore "+
-			"from it. Point at one that has it, e.g. data.flinkstate_latest_checkpoint's path or a flinkstate_snapshot's path", target, uri)
-	}
-	if err != nil {
-		return fmt.Errorf("checking %s: %w", uri, err)
-	}
-	return nil
-}
-
 // MetadataTime is when the _metadata of a savepoint or checkpoint (target:
 // its directory or the file) was last written: Flink writes it last, when
 // the snapshot completes (Checkpoints.storeCheckpointMetadata), so it dates

@@ -605,39 +605,79 @@ func ConsumeCarry(ctx context.Context, dyn dynamic.Interface, namespace, snapsho
 
 // The savepoint a flinkstate_deployment takes before an upgrade is labelled
 // with the deployment and annotated with what it precedes: the target spec
-// (a hash) and the FlinkDeployment's generation when it was taken. An apply
-// interrupted while waiting for it leaves it behind; the next apply of the
-// same change, with nothing applied since (same generation), waits for that
-// one instead of taking another (PendingUpgradeSavepoint).
+// (a hash), the FlinkDeployment object (its UID) and generation, and the
+// job it was taken of, when it was taken. An apply interrupted while
+// waiting for it leaves it behind; the next apply of the same change to the
+// same object, with nothing applied since (same generation) and the same job
+// running, waits for that one instead of taking another
+// (PendingUpgradeSavepoint).
+//
+// The name, hash and generation alone do not tell incarnations apart: a
+// FlinkDeployment deleted and created again under its name starts at
+// generation 1 again (the API server sets it on create: k8s.io/apiextensions-apiserver
+// pkg/registry/customresource/strategy.go, PrepareForCreate), and its
+// upgrade savepoints are kept
+// (disposeOnDelete false). The UID is new for each object; the job id too
+// unless the user fixed it ($internal.pipeline.job-id), since the operator
+// assigns a fresh one at each deploy that does not restore the last state
+// (ApplicationReconciler.setJobIdIfNecessary, flink-kubernetes-operator
+// release-1.15.0).
 const (
 	UpgradeOfLabel          = "terraform-provider-flinkstate/upgrade-of"
 	ForSpecAnnotation       = "terraform-provider-flinkstate/for-spec"
 	ForGenerationAnnotation = "terraform-provider-flinkstate/for-generation"
+	ForUIDAnnotation        = "terraform-provider-flinkstate/for-uid"
+	ForJobAnnotation        = "terraform-provider-flinkstate/for-job"
 )
 
-// UpgradeSavepointObject is the savepoint taken before upgrading deployment
-// (at generation) to the spec whose hash is specHash.
-func UpgradeSavepointObject(namespace, deployment, format, specHash string, generation int64) *unstructured.Unstructured {
-	spec := SnapshotSpec{DeploymentName: deployment, Type: "savepoint", FormatType: format, DisposeOnDelete: false, BackoffLimit: 0}
-	obj := spec.Object(namespace, "", deployment+"-upgrade-")
-	obj.SetLabels(map[string]string{UpgradeOfLabel: deployment})
-	obj.SetAnnotations(map[string]string{ForSpecAnnotation: specHash, ForGenerationAnnotation: fmt.Sprint(generation)})
+// UpgradeTarget is what an upgrade savepoint is taken for: the
+// FlinkDeployment object (UID) at generation, its running job, and the spec
+// (hash) it is upgraded to.
+type UpgradeTarget struct {
+	Deployment string
+	UID        string
+	Generation int64
+	JobID      string
+	SpecHash   string
+}
+
+// UpgradeTargetOf is the upgrade of live (the FlinkDeployment as read just
+// before the savepoint) to the spec whose hash is specHash.
+func UpgradeTargetOf(live *unstructured.Unstructured, specHash string) UpgradeTarget {
+	return UpgradeTarget{Deployment: live.GetName(), UID: string(live.GetUID()), Generation: live.GetGeneration(),
+		JobID: ReadDeploymentStatus(live).JobID, SpecHash: specHash}
+}
+
+func (u UpgradeTarget) annotations() map[string]string {
+	return map[string]string{ForSpecAnnotation: u.SpecHash, ForGenerationAnnotation: fmt.Sprint(u.Generation),
+		ForUIDAnnotation: u.UID, ForJobAnnotation: u.JobID}
+}
+
+// UpgradeSavepointObject is the savepoint taken before the upgrade u.
+func UpgradeSavepointObject(namespace, format string, u UpgradeTarget) *unstructured.Unstructured {
+	spec := SnapshotSpec{DeploymentName: u.Deployment, Type: "savepoint", FormatType: format, DisposeOnDelete: false, BackoffLimit: 0}
+	obj := spec.Object(namespace, "", u.Deployment+"-upgrade-")
+	obj.SetLabels(map[string]string{UpgradeOfLabel: u.Deployment})
+	obj.SetAnnotations(u.annotations())
 	return obj
 }
 
 // PendingUpgradeSavepoint finds the savepoint an earlier, interrupted apply
-// started before the same upgrade (same target spec, same generation) and
-// that has not failed: "" when there is none.
-func PendingUpgradeSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, deployment, specHash string, generation int64) (string, error) {
-	list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: UpgradeOfLabel + "=" + deployment})
+// started before the same upgrade (every field of u alike: same object,
+// generation, job and target spec) and that has not failed: "" when there
+// is none. A savepoint of another incarnation of the deployment, or one
+// recorded without its object and job, is never taken for this upgrade's
+// (and is left alone).
+func PendingUpgradeSavepoint(ctx context.Context, dyn dynamic.Interface, namespace string, u UpgradeTarget) (string, error) {
+	list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: UpgradeOfLabel + "=" + u.Deployment})
 	if err != nil {
-		return "", fmt.Errorf("listing the upgrade savepoints of %s/%s: %w", namespace, deployment, err)
+		return "", fmt.Errorf("listing the upgrade savepoints of %s/%s: %w", namespace, u.Deployment, err)
 	}
+	want := u.annotations()
 	best, newest := "", time.Time{}
 	for i := range list.Items {
 		obj := &list.Items[i]
-		a := obj.GetAnnotations()
-		if a[ForSpecAnnotation] != specHash || a[ForGenerationAnnotation] != fmt.Sprint(generation) || obj.GetDeletionTimestamp() != nil {
+		if u.UID == "" || !sameUpgrade(obj.GetAnnotations(), want) || obj.GetDeletionTimestamp() != nil {
 			continue
 		}
 		switch ReadSnapshotStatus(obj).State {
@@ -649,6 +689,16 @@ func PendingUpgradeSavepoint(ctx context.Context, dyn dynamic.Interface, namespa
 		}
 	}
 	return best, nil
+}
+
+// sameUpgrade: every annotation of want is on the object, with its value.
+func sameUpgrade(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // GetSnapshot reads a FlinkStateSnapshot; a *notfound.Error when the API

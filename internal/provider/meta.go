@@ -2,7 +2,10 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -44,13 +47,29 @@ type meta struct {
 	// the plan checks that relate two resources (plan_registry.go).
 	plansOnce sync.Once
 	plans     *planned
+
+	// run identifies this configured provider instance: Terraform starts
+	// one for each plan and apply. A FlinkStateSnapshot whose create mark
+	// names another run was made by a create that is no longer waiting for
+	// it (kube.PendingSnapshotCreate).
+	run string
 }
 
 var errUnknownConfig = errors.New("the provider configuration is not known yet (it depends on values computed during apply); " +
 	"this operation cannot run during plan")
 
 func newMeta(version string) *meta {
-	return &meta{version: version}
+	return &meta{version: version, run: newRunToken()}
+}
+
+// newRunToken is 16 random hex digits (a time-based one if the system's
+// random source fails, which still differs between runs).
+func newRunToken() string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return fmt.Sprintf("t%015x", time.Now().UnixNano())
+	}
+	return hex.EncodeToString(b)
 }
 
 func (m *meta) userAgent() string { return "terraform-provider-flinkstate/" + m.version }

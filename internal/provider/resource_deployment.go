@@ -26,7 +26,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -123,7 +122,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"final_savepoint": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				Description: "For upgrade_mode `savepoint` or `last-state`: destroying the deployment, or replacing it (a new name, or another " +
 					"change that forces a replacement), first takes a final savepoint of the running job and waits for it (within timeouts.delete); " +
-					"a replacement in the same namespace then starts from it. The savepoint's FlinkStateSnapshot (<name>-final-*, " +
+					"a replacement in the same namespace then starts from it, once the provider has checked, as for job.initial_savepoint_path, " +
+					"that every file it references exists (otherwise nothing is created, and the error names what is missing). The savepoint's FlinkStateSnapshot (<name>-final-*, " +
 					"disposeOnDelete false) outlives the deployment; its path is reported. A suspended job's suspend savepoint is recorded " +
 					"instead. The operator retries a failed savepoint up to " + strconv.Itoa(kube.FinalSavepointRetries) + " times (the snapshot's " +
 					"backoffLimit, 10 s × 2^(failures-1) apart: Flink refuses a savepoint while the job's tasks are still being deployed); " +
@@ -545,14 +545,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	if plan.CarriedPath != "" {
 		plan.Restoring, plan.RestoreFrom = true, plan.CarriedPath
-		if a := r.meta.awsOrDiag(ctx, &resp.Diagnostics); a != nil {
-			if err := checkpoint.VerifyRestoreTarget(ctx, a.S3, plan.CarriedPath); err != nil {
-				addProblem(&resp.Diagnostics, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
-					"the final savepoint of the deployment it replaces cannot be restored: "+err.Error(),
-					"Nothing was created. Set job.initial_savepoint_path to a savepoint or checkpoint to start from.")
-			}
-		}
-		if resp.Diagnostics.HasError() {
+		if r.verifyCarried(ctx, &plan, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
 		}
 		plan.UpgradeSavepoint = types.StringValue(plan.CarriedPath)

@@ -224,13 +224,63 @@ func planUpgradeWarning(plan, state *deploymentModel, changes []string, diags *d
 // maxMissingShown caps how many missing files a refused restore names.
 const maxMissingShown = 10
 
+// restoreProblem is why Flink could not restore from a target (see
+// checkRestoreTarget).
+type restoreProblem struct {
+	kind    restoreProblemKind
+	summary string // "Restore target is incomplete", ...
+	detail  string // what is wrong, one or more sentences, no advice
+}
+
+type restoreProblemKind int
+
+const (
+	restoreUnreadable restoreProblemKind = iota // a _metadata the reader refuses
+	restoreUnchecked                            // S3 did not answer
+	restoreNoMetadata                           // not a completed snapshot
+	restoreIncomplete                           // referenced files missing
+)
+
+// checkRestoreTarget is the one check of a path a deployment is about to
+// start from, whether job.initial_savepoint_path or the final savepoint a
+// replacement carries: Flink could restore from it only if its _metadata is
+// there and readable (checkpoint.CheckComplete reads it as Flink does, and
+// fails closed on what it does not know) and every file it references
+// exists (a missing one fails the restored job when its tasks read it:
+// Flink checks only the _metadata when it resolves the path,
+// AbstractFsCheckpointStorageAccess.resolveCheckpointPointer). It costs a
+// GET of the _metadata and a listing of each directory holding referenced
+// files. nil when the target is complete.
+func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target string) *restoreProblem {
+	comp, err := checkpoint.CheckComplete(ctx, s3, target)
+	var unreadable *checkpoint.MetadataError
+	switch {
+	case errors.As(err, &unreadable):
+		return &restoreProblem{restoreUnreadable, "Restore target cannot be read",
+			fmt.Sprintf("%s.\n\nThe provider reads Flink's %s to check that every file the snapshot needs exists, and refuses a file it "+
+				"cannot read rather than guess", err, checkpoint.MetadataFile)}
+	case err != nil:
+		return &restoreProblem{restoreUnchecked, "Restore target could not be checked",
+			fmt.Sprintf("checking that %s is complete: %s", target, awsErr(ctx, err))}
+	case comp.Metadata == nil:
+		return &restoreProblem{restoreNoMetadata, "Restore target is not a completed snapshot",
+			fmt.Sprintf("%s has no %s: it is not a completed checkpoint (chk-N) or savepoint directory, so Flink could not restore from it",
+				target, comp.MetadataURI)}
+	case !comp.Complete():
+		shown, more := comp.Missing, ""
+		if len(shown) > maxMissingShown {
+			shown, more = shown[:maxMissingShown], fmt.Sprintf("\n  and %d more", len(comp.Missing)-maxMissingShown)
+		}
+		return &restoreProblem{restoreIncomplete, "Restore target is incomplete",
+			fmt.Sprintf("%s is incomplete: %d of the %d files its %s references are missing, so the restored job would fail when its "+
+				"tasks read them:\n  %s%s", target, len(comp.Missing), comp.Referenced, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more)}
+	}
+	return nil
+}
+
 // verifyRestoreTarget checks, before the deployment is created or
 // redeployed from job.initial_savepoint_path, that Flink could restore from
-// the path: its _metadata is there and readable (checkpoint.CheckComplete
-// reads it as Flink does, and fails closed on what it does not know), and
-// every file it references exists. It costs a GET of the _metadata and a
-// listing of each directory holding referenced files, within the
-// operation's timeout.
+// the path (checkRestoreTarget), within the operation's timeout.
 func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, state *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) {
 	p := plan.restorePath()
 	at := path.Root("job").AtName("initial_savepoint_path")
@@ -253,36 +303,53 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 	}
 	ctx, cancel := r.meta.boundAWS(ctx, timeout)
 	defer cancel()
-	target := p.ValueString()
-	comp, err := checkpoint.CheckComplete(ctx, c.S3, target)
-	var unreadable *checkpoint.MetadataError
-	switch {
-	case errors.As(err, &unreadable):
-		diags.AddAttributeError(at, "Restore target cannot be read",
-			fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s.\n\nThe provider reads Flink's %s to check that every file the snapshot "+
-				"needs exists, and refuses a file it cannot read rather than guess. Point job.initial_savepoint_path at another "+
-				"checkpoint or savepoint, e.g. data.flinkstate_latest_checkpoint's path (with complete = true) or a flinkstate_snapshot's path.", ns, name, err, checkpoint.MetadataFile))
-	case err != nil:
-		diags.AddAttributeError(at, "Restore target could not be checked",
-			fmt.Sprintf("FlinkDeployment %s/%s was not changed: checking that %s is complete: %s", ns, name, target, awsErr(ctx, err)))
-	case comp.Metadata == nil:
-		diags.AddAttributeError(at, "Restore target is not a completed snapshot",
-			fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s has no %s: it is not a completed checkpoint (chk-N) or savepoint "+
-				"directory, so Flink could not restore from it. Point at one that has it, e.g. data.flinkstate_latest_checkpoint's path "+
-				"or a flinkstate_snapshot's path.", ns, name, target, comp.MetadataURI))
-	case !comp.Complete():
-		shown, more := comp.Missing, ""
-		if len(shown) > maxMissingShown {
-			shown, more = shown[:maxMissingShown], fmt.Sprintf("\n  and %d more", len(comp.Missing)-maxMissingShown)
-		}
-		diags.AddAttributeError(at, "Restore target is incomplete",
-			fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s is incomplete: %d of the %d files its %s references are missing, "+
-				"so the restored job would fail when its tasks read them:\n  %s%s\n\nPoint job.initial_savepoint_path at a complete "+
-				"snapshot: data.flinkstate_latest_checkpoint with complete = true returns the newest checkpoint whose files all exist, "+
-				"or use a savepoint (a flinkstate_snapshot's path). Files under shared/ are referenced by later checkpoints too: do not "+
-				"expire or delete them on your own.",
-				ns, name, target, len(comp.Missing), comp.Referenced, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more))
+	prob := checkRestoreTarget(ctx, c.S3, p.ValueString())
+	if prob == nil {
+		return
 	}
+	advice := ""
+	switch prob.kind {
+	case restoreUnreadable:
+		advice = " Point job.initial_savepoint_path at another checkpoint or savepoint, e.g. data.flinkstate_latest_checkpoint's path " +
+			"(with complete = true) or a flinkstate_snapshot's path."
+	case restoreNoMetadata:
+		advice = " Point at one that has it, e.g. data.flinkstate_latest_checkpoint's path or a flinkstate_snapshot's path."
+	case restoreIncomplete:
+		advice = "\n\nPoint job.initial_savepoint_path at a complete snapshot: data.flinkstate_latest_checkpoint with complete = true " +
+			"returns the newest checkpoint whose files all exist, or use a savepoint (a flinkstate_snapshot's path). Files under shared/ " +
+			"are referenced by later checkpoints too: do not expire or delete them on your own."
+	}
+	end := "."
+	if prob.kind == restoreUnchecked || prob.kind == restoreIncomplete {
+		end = "" // ends with an error or a list of files
+	}
+	diags.AddAttributeError(at, prob.summary, fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s%s%s", ns, name, prob.detail, end, advice))
+}
+
+// verifyCarried checks the final savepoint a replacement starts from
+// (plan.CarriedPath) as job.initial_savepoint_path is checked
+// (checkRestoreTarget): the replaced deployment is gone, so a savepoint that
+// could not be restored must stop the create, not start a job that fails or
+// runs without its state.
+func (r *deploymentResource) verifyCarried(ctx context.Context, plan *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) {
+	a := r.meta.awsOrDiag(ctx, diags)
+	if a == nil || diags.HasError() {
+		return
+	}
+	ctx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
+	prob := checkRestoreTarget(ctx, a.S3, plan.CarriedPath)
+	if prob == nil {
+		return
+	}
+	todo := "Nothing was created. Set job.initial_savepoint_path to a complete savepoint or checkpoint to start from " +
+		"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete checkpoint); the final savepoint's " +
+		"FlinkStateSnapshot is kept."
+	if prob.kind == restoreUnchecked {
+		todo = "Nothing was created. Apply again once S3 answers: the final savepoint's FlinkStateSnapshot is kept and the create starts from it."
+	}
+	addProblem(diags, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
+		prob.summary+": the final savepoint of the deployment it replaces cannot be restored: "+prob.detail, todo)
 }
 
 // waitTimeoutCheck: savepoint_before_upgrade.timeout is a Go duration, as
@@ -343,10 +410,14 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 	if okP {
 		hash = ps.Hash()
 	}
-	snapshot, err := kube.PendingUpgradeSavepoint(ctx, c.Dynamic, ns, name, hash, live.GetGeneration())
+	// Only this object's, of its running job (kube.UpgradeTarget): a kept
+	// savepoint of an earlier FlinkDeployment of the same name is another
+	// job's state.
+	target := kube.UpgradeTargetOf(live, hash)
+	snapshot, err := kube.PendingUpgradeSavepoint(ctx, c.Dynamic, ns, target)
 	if err == nil && snapshot == "" {
 		var created *unstructured.Unstructured
-		created, err = kube.CreateSnapshot(ctx, c.Dynamic, ns, kube.UpgradeSavepointObject(ns, name, format, hash, live.GetGeneration()))
+		created, err = kube.CreateSnapshot(ctx, c.Dynamic, ns, kube.UpgradeSavepointObject(ns, format, target))
 		if err == nil {
 			snapshot = created.GetName()
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -73,7 +74,10 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		Description: "A FlinkStateSnapshot: a savepoint (or checkpoint) the Flink operator takes of a FlinkDeployment's job, " +
 			"for example to keep before a risky change (for a savepoint before each upgrade, use flinkstate_deployment's " +
-			"savepoint_before_upgrade). Every create makes a new object (generateName); any change to `triggers` makes a new " +
+			"savepoint_before_upgrade). Every create makes a new object (generateName), except that it takes over the object an interrupted create of the " +
+			"same configuration left (terraform killed while it waited, the object never saved in state; recognised by the provider's " +
+			"label `terraform-provider-flinkstate/pending-create`, removed once the object is in state) and waits for it instead of " +
+			"triggering a second snapshot; any change to `triggers` makes a new " +
 			"snapshot; `triggers` are also stored on the object (annotation `terraform-provider-flinkstate/triggers`), so an import " +
 			"keeps them. Create waits until the operator reports COMPLETED and fails with the operator's error on FAILED or " +
 			"ABANDONED (the next plan replaces a failed snapshot). A wait that times out, or cannot read the object, keeps the " +
@@ -333,16 +337,56 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	// Every call of this create, the wait included, ends within the create timeout.
+	reqCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
-	// A POST with generateName: always a new object, never someone else's.
-	obj := spec.Object(ns, "", plan.NamePrefix.ValueString())
-	kube.SetTriggers(obj, triggers)
-	created, err := kube.CreateSnapshot(ctx, c.Dynamic, ns, obj)
+	want := kube.SnapshotCreate{Namespace: ns, GenerateName: plan.NamePrefix.ValueString(), Spec: spec, Triggers: triggers}
+	if spec.DeploymentName != "" {
+		// The snapshot is of this object's job: one an interrupted create
+		// made of an earlier FlinkDeployment of that name is not this one's.
+		if live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, spec.DeploymentName); err == nil {
+			want.DeploymentUID = string(live.GetUID())
+		} else if !notfound.Is(err) {
+			addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns,
+				fmt.Sprintf("reading FlinkDeployment %s/%s: %s", ns, spec.DeploymentName, readableAPIError(err)), "Nothing was created. Apply again.")
+			return
+		}
+	}
+	// The object an earlier apply's create of this same configuration made
+	// and never saved (terraform killed while it waited), recognised by the
+	// provider's mark (kube.PendingSnapshotCreate): waited for rather than
+	// triggering a second savepoint. Otherwise a POST with generateName:
+	// always a new object, never someone else's.
+	created, err := kube.PendingSnapshotCreate(ctx, c.Dynamic, want, r.meta.run)
 	if err != nil {
-		addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns, fmt.Sprintf("for deployment %s: %s", spec.DeploymentName, readableAPIError(err)), "")
+		addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns, err.Error(), "Nothing was created. Apply again.")
 		return
 	}
+	if created != nil {
+		resp.Diagnostics.AddWarning("Snapshot of an interrupted apply taken over",
+			fmt.Sprintf("FlinkStateSnapshot %s/%s was created for this same configuration by an earlier apply that did not finish (its state "+
+				"was never saved): this create waits for it instead of triggering another %s.", ns, created.GetName(), spec.Type))
+	} else {
+		created, err = kube.CreateSnapshot(ctx, c.Dynamic, ns, want.Object(r.meta.run))
+		if err != nil {
+			addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns, fmt.Sprintf("for deployment %s: %s", spec.DeploymentName, readableAPIError(err)), "")
+			return
+		}
+	}
+	// The mark stays while Terraform may not get this create's answer
+	// (terraform gone: its request is cancelled); otherwise it goes, since
+	// the object is in state (a failed wait taints it, it is not dropped).
+	defer func() {
+		if reqCtx.Err() != nil {
+			return
+		}
+		cctx, ccancel := context.WithTimeout(reqCtx, kube.RequestTimeout)
+		defer ccancel()
+		if err := kube.ClearPendingCreate(cctx, c.Dynamic, created); err != nil {
+			tflog.Warn(cctx, "removing the pending-create mark of the FlinkStateSnapshot (the next refresh retries)",
+				map[string]any{"namespace": ns, "name": created.GetName(), "error": err.Error()})
+		}
+	}()
 	setObjectUID(ctx, resp.Private, string(created.GetUID()), &resp.Diagnostics)
 	name := created.GetName()
 	plan.Name = types.StringValue(name)
@@ -417,6 +461,12 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	if replacedOutsideTerraform(ctx, req, resp, "FlinkStateSnapshot", obj) {
 		return
+	}
+	// In state: no later create may take it for an interrupted one's
+	// (a create whose mark removal failed, or that Terraform stopped).
+	if err := kube.ClearPendingCreate(ctx, c.Dynamic, obj); err != nil {
+		tflog.Warn(ctx, "removing the pending-create mark of the FlinkStateSnapshot (the next refresh retries)",
+			map[string]any{"namespace": ns, "name": name, "error": err.Error()})
 	}
 	readSnapshotSpec(obj, &state)
 	if takeImported(ctx, req, resp) && state.DisposeOnDelete.ValueBool() {

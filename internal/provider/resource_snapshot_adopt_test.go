@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -93,7 +92,7 @@ resource "flinkstate_snapshot" "adopted" {
 		ProtoV6ProviderFactories: testProviderFactories,
 		// Destroyed with dispose_on_delete = false: the savepoint stays.
 		CheckDestroy: func(*terraform.State) error {
-			return checkpoint.VerifyRestoreTarget(context.Background(), testAWS(t).S3, st.Path)
+			return restorable(t, st.Path)
 		},
 		Steps: []resource.TestStep{
 			{

@@ -69,7 +69,11 @@ func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.I
 	p := r.meta.planned()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = plannedDeployment{savepointDir: in.State.SavepointDir, storeURI: in.State.StoreURI}
+	d := plannedDeployment{savepointDir: in.State.SavepointDir, checkpointDir: in.State.CheckpointDir, storeURI: in.State.StoreURI}
+	if known(plan.ServiceAccount) {
+		d.serviceAccount = plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString()
+	}
+	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = d
 }
 
 // checkIdentityAtApply is rule 6 at apply, for a ServiceAccount this

@@ -50,7 +50,8 @@ var checkFuncs = map[string][]assignment{
 	"rolePlanChecks":           {{"flinkstate_iam_role", ""}},
 	// partition.go: the ARN attributes of each resource (the function
 	// takes them as parameters).
-	"checkSamePartition": {{"flinkstate_iam_role", "kms_key_arns"}},
+	"checkSamePartition":   {{"flinkstate_iam_role", "kms_key_arns"}},
+	"checkIssuerPartition": {{"flinkstate_iam_role", ""}},
 	"checkARNPartitions": {{"flinkstate_bucket", "kms_key_arn"}, {"flinkstate_iam_role", "irsa.oidc_provider_arn"},
 		{"flinkstate_iam_role", "kms_key_arns"}, {"flinkstate_service_account", "irsa_role_arn"}, {"flinkstate_pod_identity_association", "role_arn"}},
 }

@@ -359,11 +359,12 @@ func ValidateExtraKey(k string) string {
 }
 
 // ValidateKeyNotBlank refuses an empty or white-space-only configuration
-// key. Flink reads its configuration file as "key: value" lines whose key
-// is trimmed, and skips a line whose key is then empty with only a log
-// warning (GlobalConfiguration.loadYAMLResource, flink-core release-1.20;
-// Flink 2.x's config.yaml maps it to no ConfigOption either): the value
-// reaches no option, and the job runs without the setting it was given.
+// key. Flink's flink-conf.yaml reader trims each "key: value" line's key
+// and skips the line when it is then empty, with only a log warning ("Key
+// or value was empty": GlobalConfiguration.loadYAMLResource, flink-core
+// release-1.20); with config.yaml (Flink 2.x) the key reaches no
+// ConfigOption either, since none has an empty or blank name: the value is
+// ignored, and the job runs without the setting it was given.
 func ValidateKeyNotBlank(k string) string {
 	if strings.TrimSpace(k) == "" {
 		return "is empty or white space only: it names no Flink option, so Flink would ignore its value and the job would run " +
@@ -502,10 +503,11 @@ func checkShape(v any, s shape, at string) string {
 }
 
 // PathStyleKey is the Hadoop S3A option that turns virtual-hosted-style
-// addressing off (Hadoop S3A documentation, "fs.s3a.path.style.access":
-// "Enable S3 path style access ie disabling the default virtual hosting
-// behaviour", default false; Constants.PATH_STYLE_ACCESS in hadoop-aws
-// 3.3.4, the Hadoop that flink-s3-fs-hadoop bundles).
+// addressing off (hadoop-common's core-default.xml and the S3A
+// documentation, fs.s3a.path.style.access: "Enable S3 path style access
+// ie disabling the default virtual hosting behaviour", default false;
+// Constants.PATH_STYLE_ACCESS in hadoop-aws 3.3.4, the Hadoop that
+// flink-s3-fs-hadoop bundles).
 const PathStyleKey = "fs.s3a.path.style.access"
 
 // s3aSetting reads an S3A option for a bucket as Hadoop would: the
@@ -556,8 +558,9 @@ func hadoopBool(v string, set, def bool) bool {
 // (store.WildcardCertMatches: a name with dots). The AWS SDK for Java 1.12
 // that Hadoop 3.3.4's S3A uses addresses every DNS-compatible name, dots
 // included, virtual-hosted style unless path-style access is on
-// (AmazonS3Client.shouldUseVirtualAddressing: !isPathStyleAccess() &&
-// isDNSBucketName), and S3A then fails with "Certificate for
+// (S3RequestEndpointResolver.shouldUseVirtualAddressing: !isPathStyleAccess
+// && BucketNameUtils.isDNSBucketName(bucketName) && the endpoint is not an
+// IPv4 address), and S3A then fails with "Certificate for
 // <a.b.s3.amazonaws.com> doesn't match any of the subject alternative
 // names: [*.s3.amazonaws.com, s3.amazonaws.com]" (aws/sagemaker-spark#149,
 // hadoop-aws 3.3.1). Not with path-style access, nor without TLS

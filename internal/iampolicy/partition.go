@@ -1,6 +1,8 @@
 package iampolicy
 
 import (
+	"regexp"
+
 	"github.com/aws/aws-sdk-go-v2/aws/arn"
 )
 
@@ -58,4 +60,23 @@ func SamePartition(arns []NamedARN) (i, ref int) {
 func OutsidePartition(s, partition string) (got string, outside bool) {
 	got = ARNPartition(s)
 	return got, got != "" && partition != "" && got != partition
+}
+
+// eksIssuerRE reads the region of an EKS cluster's OIDC issuer, as the
+// cluster shows it (EKS User Guide, "Create an IAM OIDC provider for your
+// cluster": oidc.eks.REGION.amazonaws.com/id/ID; .amazonaws.com.cn in
+// China).
+var eksIssuerRE = regexp.MustCompile(`^oidc\.eks\.([a-z]{2}(?:-[a-z]+)+-\d+)\.amazonaws\.com(?:\.cn)?/id/`)
+
+// OIDCIssuerRegion is the region an EKS OIDC provider ARN's issuer names,
+// or "" for another issuer.
+func OIDCIssuerRegion(oidcProviderARN string) string {
+	issuer, ok := oidcIssuer(oidcProviderARN)
+	if !ok {
+		return ""
+	}
+	if m := eksIssuerRE.FindStringSubmatch(issuer); m != nil {
+		return m[1]
+	}
+	return ""
 }

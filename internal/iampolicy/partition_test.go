@@ -70,3 +70,17 @@ func TestOutsidePartition(t *testing.T) {
 		}
 	}
 }
+
+func TestOIDCIssuerRegion(t *testing.T) {
+	for a, want := range map[string]string{
+		"arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC":          "us-east-1",
+		"arn:aws-cn:iam::123456789012:oidc-provider/oidc.eks.cn-north-1.amazonaws.com.cn/id/ABC":   "cn-north-1",
+		"arn:aws-us-gov:iam::123456789012:oidc-provider/oidc.eks.us-gov-west-1.amazonaws.com/id/A": "us-gov-west-1",
+		"arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com":              "",
+		"junk": "",
+	} {
+		if got := OIDCIssuerRegion(a); got != want {
+			t.Errorf("OIDCIssuerRegion(%q) = %q, want %q", a, got, want)
+		}
+	}
+}

@@ -17,7 +17,11 @@ import (
 func TestIssue37_refusedAtValidate(t *testing.T) {
 	srv := newProtocolServer(t)
 	kmsIn := func(p string) string { return strings.Replace(tKMS, "arn:aws:", "arn:"+p+":", 1) }
-	oidcIn := func(p string) string { return strings.Replace(tOIDC, "arn:aws:", "arn:"+p+":", 1) }
+	oidcIn := func(p string) string {
+		return map[string]string{"aws": tOIDC,
+			"aws-cn":     "arn:aws-cn:iam::123456789012:oidc-provider/oidc.eks.cn-north-1.amazonaws.com.cn/id/ABC",
+			"aws-us-gov": "arn:aws-us-gov:iam::123456789012:oidc-provider/oidc.eks.us-gov-west-1.amazonaws.com/id/ABC"}[p]
+	}
 	type vcase struct {
 		name string
 		r    res
@@ -44,6 +48,20 @@ func TestIssue37_refusedAtValidate(t *testing.T) {
 				"kms_key_arns[0]", "is in the AWS partition " + pair[1] + ", but irsa.oidc_provider_arn is in " + pair[0]},
 			vcase{"policy document partition " + pair[0] + " KMS " + pair[1], d("flinkstate_policy_document", map[string]any{"state_store_ids": []any{tStore}, "partition": pair[0], "kms_key_arns": []any{kmsIn(pair[1])}}),
 				"kms_key_arns[0]", "ARNs in different AWS partitions"})
+	}
+	for region, p := range map[string]string{"cn-north-1": "aws-cn", "us-gov-west-1": "aws-us-gov", "us-east-1": "aws"} {
+		for _, arnP := range []string{"aws", "aws-cn", "aws-us-gov"} {
+			if arnP == p {
+				continue
+			}
+			issuer := "oidc.eks." + region + ".amazonaws.com/id/ABC"
+			if p == "aws-cn" {
+				issuer = "oidc.eks." + region + ".amazonaws.com.cn/id/ABC"
+			}
+			cs = append(cs, vcase{"OIDC ARN " + arnP + " for a cluster in " + region,
+				r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", "arn:"+arnP+":iam::123456789012:oidc-provider/"+issuer)),
+				"irsa.oidc_provider_arn", "its issuer is a cluster of " + region + ", which is in " + p})
+		}
 	}
 	ctx := context.Background()
 	for _, c := range cs {

@@ -113,6 +113,29 @@ func (rolePartitions) ValidateResource(ctx context.Context, req resource.Validat
 		return
 	}
 	checkSamePartition(m.arns(), &resp.Diagnostics)
+	checkIssuerPartition(m, &resp.Diagnostics)
+}
+
+// checkIssuerPartition: an EKS OIDC provider's ARN is in the partition of
+// the cluster's region, which its issuer names
+// (iampolicy.OIDCIssuerRegion): arn:aws:...:oidc-provider/oidc.eks.cn-north-1...
+// names no provider that exists.
+func checkIssuerPartition(m iamRoleModel, diags *diag.Diagnostics) {
+	if m.IRSA == nil || !known(m.IRSA.OIDCProviderARN) {
+		return
+	}
+	a := m.IRSA.OIDCProviderARN.ValueString()
+	region := iampolicy.OIDCIssuerRegion(a)
+	if region == "" {
+		return
+	}
+	want := awsclient.Partition(region)
+	if got, outside := iampolicy.OutsidePartition(a, want); outside {
+		diags.AddAttributeError(path.Root("irsa").AtName("oidc_provider_arn"), "OIDC provider ARN in another partition than its cluster",
+			fmt.Sprintf("irsa.oidc_provider_arn is in the AWS partition %s, but its issuer is a cluster of %s, which is in %s: IAM "+
+				"creates the cluster's OIDC provider in the partition of its region, so this ARN names none. Use arn:%s:iam::ACCOUNT:"+
+				"oidc-provider/ISSUER, as the cluster's account shows it.", got, region, want, want))
+	}
 }
 
 // policyDocumentPartitions: the KMS keys in one partition, the one named

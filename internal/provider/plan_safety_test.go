@@ -431,14 +431,21 @@ func planSafetyCases() []planCase {
 	// validate); aws, aws-cn and aws-us-gov are separate IAM instances.
 	arnIn := func(s, partition string) string { return strings.Replace(s, "arn:aws:", "arn:"+partition+":", 1) }
 	inRegion := func(c planCase, region string) planCase { c.region = region; return c }
+	// An OIDC provider ARN as its partition has it: the issuer names a
+	// cluster of that partition (else checkIssuerPartition refuses it first).
+	oidcIn := func(p string) string {
+		return map[string]string{"aws": tOIDC,
+			"aws-cn":     "arn:aws-cn:iam::123456789012:oidc-provider/oidc.eks.cn-north-1.amazonaws.com.cn/id/ABC",
+			"aws-us-gov": "arn:aws-us-gov:iam::123456789012:oidc-provider/oidc.eks.us-gov-west-1.amazonaws.com/id/ABC"}[p]
+	}
 	for _, p := range []string{"aws-cn", "aws-us-gov"} {
-		add(one(7, "role OIDC provider in "+p+", region us-east-1", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", arnIn(tOIDC, p))),
+		add(one(7, "role OIDC provider in "+p+", region us-east-1", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", oidcIn(p))),
 			e("irsa.oidc_provider_arn", "is in the AWS partition "+p+", but the provider's region us-east-1 is in aws")))
 		add(one(7, "role KMS key in "+p+", region us-east-1", r("flinkstate_iam_role", with(roleBase, "kms_key_arns", []any{arnIn(tKMS, p)})),
 			e("kms_key_arns[0]", "is in the AWS partition "+p)))
 		add(one(7, "role OIDC provider in aws, KMS key in "+p, r("flinkstate_iam_role", with(roleBase, "kms_key_arns", []any{tKMS, arnIn(tKMS, p)})),
 			e("kms_key_arns[1]", "kms_key_arns[1] is in the AWS partition "+p+", but irsa.oidc_provider_arn is in aws")))
-		add(one(7, "role OIDC provider in "+p+", KMS key in aws", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", arnIn(tOIDC, p), "kms_key_arns", []any{tKMS})),
+		add(one(7, "role OIDC provider in "+p+", KMS key in aws", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", oidcIn(p), "kms_key_arns", []any{tKMS})),
 			e("kms_key_arns[0]", "kms_key_arns[0] is in the AWS partition aws, but irsa.oidc_provider_arn is in "+p)))
 		add(one(7, "bucket KMS key in "+p, r("flinkstate_bucket", with(bucketBase, "kms_key_arn", arnIn(tKMS, p))), e("kms_key_arn", "partition "+p)))
 		add(one(7, "IRSA role ARN in "+p, r("flinkstate_service_account", with(saBase, "irsa_role_arn", arnIn(tRole, p))), e("irsa_role_arn", "partition "+p)))
@@ -458,8 +465,13 @@ func planSafetyCases() []planCase {
 		add(inRegion(one(7, "pod identity role KMS key in aws, region "+region, r("flinkstate_iam_role", with(podRoleBase, "kms_key_arns", []any{strings.Replace(tKMS, "us-east-1", region, 1)})),
 			e("kms_key_arns[0]", "is in the AWS partition aws")), region))
 	}
-	add(inRegion(one(7, "role OIDC provider in aws-us-gov, region cn-north-1", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", arnIn(tOIDC, "aws-us-gov"))),
+	add(inRegion(one(7, "role OIDC provider in aws-us-gov, region cn-north-1", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", oidcIn("aws-us-gov"))),
 		e("irsa.oidc_provider_arn", "is in the AWS partition aws-us-gov, but the provider's region cn-north-1 is in aws-cn")), "cn-north-1"))
+
+	add(one(7, "OIDC ARN in aws for a cn-north-1 cluster", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", strings.Replace(oidcIn("aws-cn"), "arn:aws-cn:", "arn:aws:", 1))),
+		e("irsa.oidc_provider_arn", "its issuer is a cluster of cn-north-1, which is in aws-cn")))
+	add(one(7, "OIDC ARN in aws-cn for a us-east-1 cluster", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", arnIn(tOIDC, "aws-cn"))),
+		e("irsa.oidc_provider_arn", "its issuer is a cluster of us-east-1, which is in aws")))
 
 	// Buckets whose names have dots: S3's TLS certificate does not match
 	// their virtual-hosted-style host, Hadoop S3A's default.

@@ -42,12 +42,20 @@ var checkFuncs = map[string][]assignment{
 	"ModifyPlan":               {{"flinkstate_service_account", ""}}, // serviceAccountResource's
 	"checkSnapshotPlan":        {{"flinkstate_snapshot", ""}},
 	"checkSavepointDirAtApply": {{"flinkstate_snapshot", ""}},
+	"checkTargetDirLive":       {{"flinkstate_snapshot", ""}},
+	"checkTargetDirAtApply":    {{"flinkstate_snapshot", ""}},
 	"planStore":                {{"flinkstate_state_store", ""}},
 	"checkIdentityAtApply":     {{"flinkstate_deployment", ""}},
 	"checkSensitiveKeys":       {{"flinkstate_deployment", ""}},
 	"planIdentity":             {{"flinkstate_deployment", ""}},
 	"unusedIRSARole":           {{"flinkstate_deployment", ""}},
 	"rolePlanChecks":           {{"flinkstate_iam_role", ""}},
+	// partition.go: the ARN attributes of each resource (the function
+	// takes them as parameters).
+	"checkSamePartition":   {{"flinkstate_iam_role", "kms_key_arns"}},
+	"checkIssuerPartition": {{"flinkstate_iam_role", ""}},
+	"checkARNPartitions": {{"flinkstate_bucket", "kms_key_arn"}, {"flinkstate_iam_role", "irsa.oidc_provider_arn"},
+		{"flinkstate_iam_role", "kms_key_arns"}, {"flinkstate_service_account", "irsa_role_arn"}, {"flinkstate_pod_identity_association", "role_arn"}},
 }
 
 // CheckSources are the files whose checks the deployment page lists:
@@ -69,6 +77,7 @@ var CheckSources = []string{
 	"internal/provider/resource_bucket_plan.go",
 	"internal/provider/resource_iam_role_plan.go",
 	"internal/provider/resource_state_store_plan.go",
+	"internal/provider/partition.go",
 }
 
 // Checks reads the checks from the source: every add(Error|Warning,

@@ -342,6 +342,9 @@ func IsStaticCredential(k string) bool { return staticCredentialOptions[s3Option
 
 // ValidateExtraKey returns what is wrong with a flink_configuration key, or "".
 func ValidateExtraKey(k string) string {
+	if msg := ValidateKeyNotBlank(k); msg != "" {
+		return msg
+	}
 	if IsStaticCredential(k) {
 		return "holds static AWS credentials, which would sit in clear text in the plan, the state and the FlinkDeployment: " +
 			"remove it and let the pods get credentials from their identity (identity = \"irsa\" or \"pod_identity\")"
@@ -351,6 +354,21 @@ func ValidateExtraKey(k string) string {
 			return fmt.Sprintf("is managed by the provider, which derives it from %s: set %s instead", attr, attr)
 		}
 		return fmt.Sprintf("is an alias of %s, which the provider manages and derives from %s: set %s instead", managed, attr, attr)
+	}
+	return ""
+}
+
+// ValidateKeyNotBlank refuses an empty or white-space-only configuration
+// key. Flink's flink-conf.yaml reader trims each "key: value" line's key
+// and skips the line when it is then empty, with only a log warning ("Key
+// or value was empty": GlobalConfiguration.loadYAMLResource, flink-core
+// release-1.20); with config.yaml (Flink 2.x) the key reaches no
+// ConfigOption either, since none has an empty or blank name: the value is
+// ignored, and the job runs without the setting it was given.
+func ValidateKeyNotBlank(k string) string {
+	if strings.TrimSpace(k) == "" {
+		return "is empty or white space only: it names no Flink option, so Flink would ignore its value and the job would run " +
+			"without the setting. Remove the entry, or write the option's name (e.g. \"state.backend.rocksdb.memory.managed\")"
 	}
 	return ""
 }
@@ -482,6 +500,126 @@ func checkShape(v any, s shape, at string) string {
 		}
 	}
 	return ""
+}
+
+// PathStyleKey is the Hadoop S3A option that turns virtual-hosted-style
+// addressing off (hadoop-common's core-default.xml and the S3A
+// documentation, fs.s3a.path.style.access: "Enable S3 path style access
+// ie disabling the default virtual hosting behaviour", default false;
+// Constants.PATH_STYLE_ACCESS in hadoop-aws 3.3.4, the Hadoop that
+// flink-s3-fs-hadoop bundles).
+const PathStyleKey = "fs.s3a.path.style.access"
+
+// s3aSetting reads an S3A option for a bucket as Hadoop would: the
+// per-bucket fs.s3a.bucket.BUCKET.OPTION wins over fs.s3a.OPTION
+// (S3AUtils.propagateBucketOptions), each under Flink's s3., s3a. and
+// fs.s3a. prefixes (S3FileSystemFactory's FLINK_CONFIG_PREFIXES).
+func s3aSetting(extra map[string]string, bucket, option string) (string, bool) {
+	var global, perBucket string
+	var hasGlobal, hasBucket bool
+	for k, v := range extra {
+		for _, p := range s3Prefixes {
+			rest, ok := strings.CutPrefix(k, p)
+			if !ok {
+				continue
+			}
+			switch rest {
+			case option:
+				global, hasGlobal = v, true
+			case "bucket." + bucket + "." + option:
+				perBucket, hasBucket = v, true
+			}
+		}
+	}
+	if hasBucket {
+		return perBucket, true
+	}
+	return global, hasGlobal
+}
+
+// hadoopBool is Hadoop's Configuration.getBoolean: "true" or "false",
+// trimmed, in any case; anything else is the default.
+func hadoopBool(v string, set, def bool) bool {
+	if !set {
+		return def
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return def
+}
+
+// NeedsPathStyle reports whether Flink's S3 file system, with the given
+// flink_configuration, would address a bucket virtual-hosted style over
+// TLS although S3's certificate does not match it
+// (store.WildcardCertMatches: a name with dots). The AWS SDK for Java 1.12
+// that Hadoop 3.3.4's S3A uses addresses every DNS-compatible name, dots
+// included, virtual-hosted style unless path-style access is on
+// (S3RequestEndpointResolver.shouldUseVirtualAddressing: !isPathStyleAccess
+// && BucketNameUtils.isDNSBucketName(bucketName) && the endpoint is not an
+// IPv4 address), and S3A then fails with "Certificate for
+// <a.b.s3.amazonaws.com> doesn't match any of the subject alternative
+// names: [*.s3.amazonaws.com, s3.amazonaws.com]" (aws/sagemaker-spark#149,
+// hadoop-aws 3.3.1). Not with path-style access, nor without TLS
+// (fs.s3a.connection.ssl.enabled = false, or an http:// endpoint).
+func NeedsPathStyle(extra map[string]string, bucket string) bool {
+	if store.WildcardCertMatches(bucket) {
+		return false
+	}
+	if v, ok := s3aSetting(extra, bucket, "path.style.access"); hadoopBool(v, ok, false) {
+		return false
+	}
+	if v, ok := s3aSetting(extra, bucket, "connection.ssl.enabled"); !hadoopBool(v, ok, true) {
+		return false
+	}
+	v, _ := s3aSetting(extra, bucket, "endpoint")
+	return !strings.HasPrefix(strings.ToLower(strings.TrimSpace(v)), "http://")
+}
+
+// bucketTLSDetail is the message of NeedsPathStyle: the attribute, the
+// bucket, the bucket again.
+const bucketTLSDetail = "%s names the bucket %q, whose name has dots. Flink's S3 file system (Hadoop S3A in flink-s3-fs-hadoop) " +
+	"addresses it virtual-hosted style, as %s.s3.REGION.amazonaws.com, unless fs.s3a.path.style.access is true (its default is " +
+	"false); S3's TLS certificate *.s3.REGION.amazonaws.com does not match that host (a wildcard covers one label: S3 User Guide, " +
+	"\"Virtual hosting of general purpose buckets\"), so every checkpoint and savepoint would fail with a certificate error. Use a " +
+	"bucket whose name has no dots, or set flink_configuration[\"fs.s3a.path.style.access\"] = \"true\" (or the per-bucket " +
+	"fs.s3a.bucket.BUCKET.path.style.access)."
+
+// checkBuckets applies NeedsPathStyle to every bucket the job reads or
+// writes: the store's (state.store_id), each directory's outside it and
+// the restore path's.
+func checkBuckets(in Input, add func(Severity, string, string, ...string)) {
+	st := in.State
+	storeBucket := ""
+	needs := func(uri string) (string, bool) {
+		d, err := store.ParseDir(uri)
+		if uri == "" || err != nil || d.Bucket == storeBucket {
+			return "", false // unset, invalid (reported elsewhere), or the store's (reported at store_id)
+		}
+		return d.Bucket, NeedsPathStyle(in.Extra, d.Bucket)
+	}
+	if b, ok := needs(st.StoreURI); ok {
+		add(Error, "Bucket unreachable over TLS", fmt.Sprintf(bucketTLSDetail, "state.store_id", b, b), "state", "store_id")
+	}
+	if d, err := store.ParseDir(st.StoreURI); err == nil {
+		storeBucket = d.Bucket
+	}
+	if b, ok := needs(st.CheckpointDir); ok {
+		add(Error, "Bucket unreachable over TLS", fmt.Sprintf(bucketTLSDetail, "state.checkpoint_dir", b, b), "state", "checkpoint_dir")
+	}
+	if b, ok := needs(st.SavepointDir); ok {
+		add(Error, "Bucket unreachable over TLS", fmt.Sprintf(bucketTLSDetail, "state.savepoint_dir", b, b), "state", "savepoint_dir")
+	}
+	if b, ok := needs(st.HADir); ok {
+		add(Error, "Bucket unreachable over TLS", fmt.Sprintf(bucketTLSDetail, "state.ha_dir", b, b), "state", "ha_dir")
+	}
+	storeBucket = "" // the restore path is its own attribute, even in the store's bucket
+	if b, ok := needs(in.RestorePath); ok {
+		add(Error, "Bucket unreachable over TLS", fmt.Sprintf(bucketTLSDetail, "job.initial_savepoint_path", b, b), "job", "initial_savepoint_path")
+	}
 }
 
 // checkDirs applies the directory rules to the effective checkpoint,

@@ -104,3 +104,98 @@ func TestValidatePodTemplate_types(t *testing.T) {
 		}
 	}
 }
+
+// Empty and white-space-only keys name no Flink option.
+func TestValidateExtraKey_blank(t *testing.T) {
+	for _, k := range []string{"", " ", "\t", "  \t\n", "\u00a0"} {
+		if msg := ValidateExtraKey(k); !strings.Contains(msg, "empty or white space only") {
+			t.Errorf("ValidateExtraKey(%q) = %q, want a blank-key refusal", k, msg)
+		}
+	}
+	for _, k := range []string{"metrics.reporters", " metrics.reporters", "a"} {
+		if msg := ValidateKeyNotBlank(k); msg != "" {
+			t.Errorf("ValidateKeyNotBlank(%q) = %q, want none", k, msg)
+		}
+	}
+}
+
+// A bucket with dots is refused unless path-style access (under any of
+// Flink's prefixes, globally or for the bucket) or plain HTTP is
+// configured; a per-bucket false wins over a global true.
+func TestNeedsPathStyle(t *testing.T) {
+	for _, b := range []string{"a.b", "my.bucket.name", "acme.flink-state"} {
+		for _, tc := range []struct {
+			extra map[string]string
+			ok    bool
+		}{
+			{nil, false},
+			{map[string]string{"metrics.reporters": "prom"}, false},
+			{map[string]string{PathStyleKey: "false"}, false},
+			{map[string]string{PathStyleKey: "yes"}, false}, // not a Hadoop boolean: the default
+			{map[string]string{PathStyleKey: "true"}, true},
+			{map[string]string{PathStyleKey: " TRUE "}, true},
+			{map[string]string{"s3.path.style.access": "true"}, true},
+			{map[string]string{"s3a.path.style.access": "true"}, true},
+			{map[string]string{"fs.s3a.bucket." + b + ".path.style.access": "true"}, true},
+			{map[string]string{"s3.bucket." + b + ".path.style.access": "true"}, true},
+			{map[string]string{"fs.s3a.bucket.other.path.style.access": "true"}, false},
+			{map[string]string{PathStyleKey: "true", "fs.s3a.bucket." + b + ".path.style.access": "false"}, false},
+			{map[string]string{"fs.s3a.connection.ssl.enabled": "false"}, true},
+			{map[string]string{"s3.endpoint": "http://minio.storage:9000"}, true},
+			{map[string]string{"s3.endpoint": "https://s3.us-east-1.amazonaws.com"}, false},
+		} {
+			if got := NeedsPathStyle(tc.extra, b); got == tc.ok {
+				t.Errorf("NeedsPathStyle(%v, %q) = %v, want %v", tc.extra, b, got, !tc.ok)
+			}
+		}
+	}
+	if NeedsPathStyle(nil, "acme-flink-state") {
+		t.Error("a bucket without dots needs path-style access")
+	}
+}
+
+// Derive refuses a dotted bucket wherever it reaches the job, at the
+// attribute that names it, and accepts it with path-style access.
+func TestDerive_dottedBuckets(t *testing.T) {
+	base := func() Input {
+		return Input{FlinkVersion: "2.2.1", Identity: "irsa", HasJob: true, UpgradeMode: "stateless", State: State{Backend: "hashmap"}}
+	}
+	for _, tc := range []struct {
+		name string
+		in   func(*Input)
+		path string
+	}{
+		{"store", func(in *Input) {
+			in.State.StoreURI = "s3://a.b/flink/orders"
+			in.State.CheckpointDir, in.State.SavepointDir = "s3://a.b/flink/orders/checkpoints", "s3://a.b/flink/orders/savepoints"
+		}, "state.store_id"},
+		{"checkpoint dir", func(in *Input) { in.State.CheckpointDir = "s3://my.bucket.name/c" }, "state.checkpoint_dir"},
+		{"savepoint dir", func(in *Input) { in.State.SavepointDir = "s3a://my.bucket.name/s" }, "state.savepoint_dir"},
+		{"ha dir", func(in *Input) { in.State.HADir = "s3://x.y.z/ha" }, "state.ha_dir"},
+		{"restore path", func(in *Input) { in.RestorePath = "s3://a.b/sp/savepoint-1" }, "job.initial_savepoint_path"},
+	} {
+		in := base()
+		tc.in(&in)
+		_, fs := Derive(in)
+		found := 0
+		for _, f := range fs {
+			if f.Summary == "Bucket unreachable over TLS" {
+				found++
+				if f.Severity != Error || strings.Join(f.Path, ".") != tc.path || !strings.Contains(f.Detail, tc.path+" names the bucket") ||
+					!strings.Contains(f.Detail, PathStyleKey) {
+					t.Errorf("%s: finding %+v, want an error at %s", tc.name, f, tc.path)
+				}
+			}
+		}
+		if found != 1 {
+			t.Errorf("%s: %d dotted-bucket findings, want 1: %+v", tc.name, found, fs)
+		}
+		in.Extra = map[string]string{"s3.path.style.access": "true"}
+		_, fs = Derive(in)
+		for _, f := range fs {
+			if f.Summary == "Bucket unreachable over TLS" {
+				t.Errorf("%s with path-style access: %+v", tc.name, f)
+			}
+		}
+	}
+}

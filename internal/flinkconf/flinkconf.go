@@ -118,6 +118,7 @@ type Input struct {
 	Parallelism *int64
 	Image       string // container image; its tag must agree with FlinkVersion
 	JarURI      string // job.jar_uri
+	RestorePath string // job.initial_savepoint_path ("" when unset or unknown)
 	State       State
 	// Values are the table's settings (Settings) by attribute, in the form
 	// the provider writes; absent or "" is unset (Flink's default).
@@ -367,6 +368,7 @@ func Derive(in Input) (map[string]string, []Finding) {
 		cfg["execution.checkpointing.savepoint-dir"] = st.SavepointDir
 	}
 	checkDirs(st, add)
+	checkBuckets(in, add)
 
 	interval, minPause := in.Value(AttrCheckpointInterval), in.Value(AttrMinPause)
 	iv, ivErr := ParseDuration(interval)

@@ -60,7 +60,7 @@ func (d *flinkConfigurationDataSource) Schema(_ context.Context, _ datasource.Sc
 				Validators: []validator.String{stringvalidator.OneOf(flinkconf.UpgradeModes...)}},
 			"high_availability": schema.BoolAttribute{Optional: true, Description: "Kubernetes HA; default on with last-state."},
 			"task_slots":        settingDataAttribute(setting(flinkconf.AttrTaskSlots)),
-			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Extra keys (not the ones the provider manages, under any alias; no static AWS credentials).",
+			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Extra keys (not the ones the provider manages, under any alias; no static AWS credentials; no empty or white-space-only key). A state bucket whose name has dots needs `fs.s3a.path.style.access = \"true\"` here.",
 				Validators: []validator.Map{flinkConfigurationCheck}},
 			"pod_template": schema.StringAttribute{Optional: true, Description: "Your pod template YAML, to merge the additions into.",
 				Validators: []validator.String{podTemplateCheck}},

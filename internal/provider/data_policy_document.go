@@ -17,7 +17,14 @@ import (
 
 type policyDocumentDataSource struct{ dataSourceBase }
 
-var _ datasource.DataSourceWithConfigure = (*policyDocumentDataSource)(nil)
+var (
+	_ datasource.DataSourceWithConfigure        = (*policyDocumentDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*policyDocumentDataSource)(nil)
+)
+
+func (d *policyDocumentDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{policyDocumentPartitions{}}
+}
 
 func newPolicyDocumentDataSource() datasource.DataSource { return &policyDocumentDataSource{} }
 
@@ -56,7 +63,7 @@ func (d *policyDocumentDataSource) Schema(_ context.Context, _ datasource.Schema
 			},
 			"partition": schema.StringAttribute{
 				Optional:    true,
-				Description: "AWS partition of the ARNs: aws, aws-cn or aws-us-gov. Defaults to the partition of the provider's AWS region.",
+				Description: "AWS partition of the ARNs: aws, aws-cn or aws-us-gov. Defaults to the partition of the provider's AWS region. Every kms_key_arns entry must be in it.",
 				Validators:  []validator.String{stringvalidator.OneOf("aws", "aws-cn", "aws-us-gov")},
 			},
 			"json": schema.StringAttribute{Computed: true, Description: "The policy document."},
@@ -87,6 +94,14 @@ func (d *policyDocumentDataSource) Read(ctx context.Context, req datasource.Read
 		stores = append(stores, s)
 	}
 	partition := m.Partition.ValueString()
+	if partition == "" {
+		// The keys must then be in the provider's partition, which the
+		// document's other ARNs take.
+		d.meta.checkARNPartitions(ctx, listARNs("kms_key_arns", m.KMSKeyARNs), &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if partition == "" && d.meta != nil {
 		partition, _ = d.meta.Partition(ctx)
 	}

@@ -135,6 +135,9 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 		in.HasJob, in.Parallelism = true, m.Job.Parallelism.ValueInt64Pointer()
 		in.UpgradeMode = m.Job.UpgradeMode.ValueString()
 		in.JarURI = m.Job.JarURI.ValueString()
+		if known(m.Job.InitialSavepointPath) {
+			in.RestorePath = m.Job.InitialSavepointPath.ValueString()
+		}
 		setValue(in.Values, flinkconf.AttrClaimMode, m.Job.ClaimMode)
 	}
 	if !m.HighAvailability.IsNull() {

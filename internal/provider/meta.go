@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
@@ -159,6 +160,17 @@ func (m *meta) setAWS(ctx context.Context, a *awsModel) diag.Diagnostics {
 		if err := c.Validate(); err != nil {
 			addProblem(&diags, "Configuring", "the provider's aws block", err.Error(), "")
 		}
+		// The roles to assume are in the region's partition: STS of one
+		// partition cannot assume a role of another (iampolicy.InPartition).
+		var arns []arnAt
+		if r := a.AssumeRole; r != nil {
+			arns = append(arns, arnAt{path.Root("aws").AtName("assume_role").AtName("role_arn"), "aws.assume_role.role_arn", r.RoleARN})
+		}
+		if w := a.AssumeRoleWithWebIdentity; w != nil {
+			arns = append(arns, arnAt{path.Root("aws").AtName("assume_role_with_web_identity").AtName("role_arn"),
+				"aws.assume_role_with_web_identity.role_arn", w.RoleARN})
+		}
+		m.checkARNPartitions(ctx, arns, &diags)
 	}
 	return diags
 }

@@ -76,3 +76,40 @@ func TestIAMRoleDocumentsPerPartition(t *testing.T) {
 		})
 	}
 }
+
+// The provider's own roles to assume are in the partition of its region:
+// STS of one partition cannot assume a role of another.
+func TestAssumeRolePartition(t *testing.T) {
+	for _, tc := range []struct {
+		region, arn string
+		refused     bool
+	}{
+		{"us-east-1", "arn:aws-cn:iam::123456789012:role/deployer", true},
+		{"us-east-1", "arn:aws-us-gov:iam::123456789012:role/deployer", true},
+		{"cn-north-1", "arn:aws:iam::123456789012:role/deployer", true},
+		{"us-gov-east-1", "arn:aws-cn:iam::123456789012:role/deployer", true},
+		{"cn-north-1", "arn:aws-cn:iam::123456789012:role/deployer", false},
+		{"us-east-1", "arn:aws:iam::123456789012:role/deployer", false},
+	} {
+		for _, web := range []bool{false, true} {
+			t.Setenv("AWS_REGION", "")
+			m := newMeta("test")
+			a := &awsModel{Region: types.StringValue(tc.region)}
+			want := "aws.assume_role.role_arn"
+			if web {
+				a.AssumeRoleWithWebIdentity = &webIdentityModel{RoleARN: types.StringValue(tc.arn), WebIdentityTokenFile: types.StringValue("/tmp/token")}
+				want = "aws.assume_role_with_web_identity.role_arn"
+			} else {
+				a.AssumeRole = &assumeRoleModel{RoleARN: types.StringValue(tc.arn)}
+			}
+			d := m.setAWS(t.Context(), a)
+			refused := false
+			for _, e := range d.Errors() {
+				refused = refused || strings.Contains(e.Summary(), "another AWS partition") && strings.Contains(e.Detail(), want+" "+tc.arn)
+			}
+			if refused != tc.refused {
+				t.Errorf("region %s, %s %s: refused %v, want %v (%v)", tc.region, want, tc.arn, refused, tc.refused, d)
+			}
+		}
+	}
+}

@@ -37,6 +37,9 @@ type planned struct {
 	deployments map[string]plannedDeployment
 	// stores: the state stores planned, as their s3:// URI.
 	stores []plannedStore
+	// roles: ServiceAccounts (namespace/name) a planned flinkstate_iam_role
+	// trusts, with the state stores it grants (all such roles' together).
+	roles map[string][]store.Store
 }
 
 type plannedStore struct {
@@ -50,8 +53,10 @@ type plannedStore struct {
 }
 
 type plannedDeployment struct {
-	savepointDir string // "" when none
-	storeURI     string // s3://bucket/prefix with state.store_id, else ""
+	savepointDir   string // "" when none
+	checkpointDir  string // "" when none
+	storeURI       string // s3://bucket/prefix with state.store_id, else ""
+	serviceAccount string // namespace/name of the pods' ServiceAccount, "" when unknown
 }
 
 // planned returns this provider instance's registry (meta.plans), made on
@@ -61,7 +66,8 @@ func (m *meta) planned() *planned {
 		return &planned{}
 	}
 	m.plansOnce.Do(func() {
-		m.plans = &planned{irsa: map[string]bool{}, podIdentity: map[string]string{}, deployments: map[string]plannedDeployment{}}
+		m.plans = &planned{irsa: map[string]bool{}, podIdentity: map[string]string{}, deployments: map[string]plannedDeployment{},
+			roles: map[string][]store.Store{}}
 	})
 	return m.plans
 }

@@ -74,6 +74,16 @@ func (l *loopback) providerConfig() map[string]any {
 	}
 }
 
+// providerConfigFor is the provider block of a case: its region, when it
+// names one (the partition checks), else us-east-1.
+func (l *loopback) providerConfigFor(c planCase) map[string]any {
+	cfg := l.providerConfig()
+	if c.region != "" {
+		cfg["aws"].(map[string]any)["region"] = c.region
+	}
+	return cfg
+}
+
 // res is one resource or data source of a case.
 type res struct {
 	typ   string // flinkstate_deployment
@@ -96,6 +106,8 @@ type planCase struct {
 	wants []want // empty: the case must plan with no error and no warning
 	// okWarnings are warnings a valid case may show (their summaries).
 	okWarnings []string
+	// region is the provider's aws.region ("": us-east-1).
+	region string
 }
 
 // gotDiag is a diagnostic with the resource it came from.
@@ -143,7 +155,7 @@ func dottedPath(p *tftypes.AttributePath) string {
 func planThroughProtocol(t *testing.T, l *loopback, c planCase) []gotDiag {
 	t.Helper()
 	ctx := context.Background()
-	srv := configuredProtocolServer(t, l.providerConfig())
+	srv := configuredProtocolServer(t, l.providerConfigFor(c))
 	var out []gotDiag
 	add := func(i int, ds []*tfprotov6.Diagnostic) bool {
 		failed := false
@@ -330,7 +342,7 @@ func caseHCL(t *testing.T, l *loopback, c planCase) string {
 	blocks := providerSchemaBlocks(t)
 	var b strings.Builder
 	b.WriteString("provider \"flinkstate\" {\n")
-	hclBody(&b, blocks["provider"], l.providerConfig(), "  ")
+	hclBody(&b, blocks["provider"], l.providerConfigFor(c), "  ")
 	b.WriteString("}\n")
 	var deps []string
 	for i, r := range c.res {

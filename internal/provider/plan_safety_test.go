@@ -428,6 +428,93 @@ func planSafetyCases() []planCase {
 	add(one(10, "savepoint without HA directory", depD("state.ha_dir", nil, "job.upgrade_mode", "savepoint"), w("high_availability", "no HA directory")))
 	add(one(10, "name starting with a digit", dep("name", "1orders"), e("name", "start with a letter")))
 
+	// Issue 37: inputs that used to pass plan silently.
+	//
+	// Partitions: every ARN the user gives in the partition of the
+	// provider's region (at plan) and of the resource's other ARNs (at
+	// validate); aws, aws-cn and aws-us-gov are separate IAM instances.
+	arnIn := func(s, partition string) string { return strings.Replace(s, "arn:aws:", "arn:"+partition+":", 1) }
+	inRegion := func(c planCase, region string) planCase { c.region = region; return c }
+	// An OIDC provider ARN as its partition has it: the issuer names a
+	// cluster of that partition (else checkIssuerPartition refuses it first).
+	oidcIn := func(p string) string {
+		return map[string]string{"aws": tOIDC,
+			"aws-cn":     "arn:aws-cn:iam::123456789012:oidc-provider/oidc.eks.cn-north-1.amazonaws.com.cn/id/ABC",
+			"aws-us-gov": "arn:aws-us-gov:iam::123456789012:oidc-provider/oidc.eks.us-gov-west-1.amazonaws.com/id/ABC"}[p]
+	}
+	for _, p := range []string{"aws-cn", "aws-us-gov"} {
+		add(one(7, "role OIDC provider in "+p+", region us-east-1", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", oidcIn(p))),
+			e("irsa.oidc_provider_arn", "is in the AWS partition "+p+", but the provider's region us-east-1 is in aws")))
+		add(one(7, "role KMS key in "+p+", region us-east-1", r("flinkstate_iam_role", with(roleBase, "kms_key_arns", []any{arnIn(tKMS, p)})),
+			e("kms_key_arns[0]", "is in the AWS partition "+p)))
+		add(one(7, "role OIDC provider in aws, KMS key in "+p, r("flinkstate_iam_role", with(roleBase, "kms_key_arns", []any{tKMS, arnIn(tKMS, p)})),
+			e("kms_key_arns[1]", "kms_key_arns[1] is in the AWS partition "+p+", but irsa.oidc_provider_arn is in aws")))
+		add(one(7, "role OIDC provider in "+p+", KMS key in aws", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", oidcIn(p), "kms_key_arns", []any{tKMS})),
+			e("kms_key_arns[0]", "kms_key_arns[0] is in the AWS partition aws, but irsa.oidc_provider_arn is in "+p)))
+		add(one(7, "bucket KMS key in "+p, r("flinkstate_bucket", with(bucketBase, "kms_key_arn", arnIn(tKMS, p))), e("kms_key_arn", "partition "+p)))
+		add(one(7, "IRSA role ARN in "+p, r("flinkstate_service_account", with(saBase, "irsa_role_arn", arnIn(tRole, p))), e("irsa_role_arn", "partition "+p)))
+		add(one(7, "association role ARN in "+p, r("flinkstate_pod_identity_association", with(assocBase, "role_arn", arnIn(tRole, p))), e("role_arn", "partition "+p)))
+		add(one(9, "policy_document KMS key in "+p+", region us-east-1", d("flinkstate_policy_document", map[string]any{"state_store_ids": []any{tStore}, "kms_key_arns": []any{arnIn(tKMS, p)}}),
+			e("kms_key_arns[0]", "partition "+p)))
+		add(one(9, "policy_document partition "+p+", KMS key in aws", d("flinkstate_policy_document", map[string]any{"state_store_ids": []any{tStore}, "partition": p, "kms_key_arns": []any{tKMS}}),
+			e("kms_key_arns[0]", "kms_key_arns[0] is in the AWS partition aws, but partition is in "+p)))
+	}
+	for region, p := range map[string]string{"cn-north-1": "aws-cn", "cn-northwest-1": "aws-cn", "us-gov-west-1": "aws-us-gov"} {
+		add(inRegion(one(7, "role OIDC provider in aws, region "+region, r("flinkstate_iam_role", roleBase),
+			e("irsa.oidc_provider_arn", "the provider's region "+region+" is in "+p)), region))
+		add(inRegion(one(7, "IRSA role ARN in aws, region "+region, r("flinkstate_service_account", with(saBase, "irsa_role_arn", tRole)),
+			e("irsa_role_arn", "Give an ARN of "+p)), region))
+		add(inRegion(one(7, "association role ARN in aws, region "+region, r("flinkstate_pod_identity_association", assocBase),
+			e("role_arn", "the provider's region "+region+" is in "+p)), region))
+		add(inRegion(one(7, "pod identity role KMS key in aws, region "+region, r("flinkstate_iam_role", with(podRoleBase, "kms_key_arns", []any{strings.Replace(tKMS, "us-east-1", region, 1)})),
+			e("kms_key_arns[0]", "is in the AWS partition aws")), region))
+	}
+	add(inRegion(one(7, "role OIDC provider in aws-us-gov, region cn-north-1", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", oidcIn("aws-us-gov"))),
+		e("irsa.oidc_provider_arn", "is in the AWS partition aws-us-gov, but the provider's region cn-north-1 is in aws-cn")), "cn-north-1"))
+
+	add(one(7, "OIDC ARN in aws for a cn-north-1 cluster", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", strings.Replace(oidcIn("aws-cn"), "arn:aws-cn:", "arn:aws:", 1))),
+		e("irsa.oidc_provider_arn", "its issuer is a cluster of cn-north-1, which is in aws-cn")))
+	add(one(7, "OIDC ARN in aws-cn for a us-east-1 cluster", r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", arnIn(tOIDC, "aws-cn"))),
+		e("irsa.oidc_provider_arn", "its issuer is a cluster of us-east-1, which is in aws")))
+
+	// Buckets whose names have dots: S3's TLS certificate does not match
+	// their virtual-hosted-style host, Hadoop S3A's default.
+	for _, b := range []string{"a.b", "my.bucket.name", "acme.flink-state"} {
+		add(one(4, "dotted store bucket "+b, dep("state.store_id", b+"/flink/orders"), e("state.store_id", "fs.s3a.path.style.access")))
+		add(one(4, "dotted store bucket "+b+", path style false", dep("state.store_id", b+"/flink/orders", "flink_configuration", map[string]any{"fs.s3a.path.style.access": "false"}),
+			e("state.store_id", "Bucket unreachable over TLS")))
+		add(one(4, "dotted checkpoint bucket "+b, depD("state.checkpoint_dir", "s3://"+b+"/flink/orders/checkpoints"), e("state.checkpoint_dir", "whose name has dots")))
+		add(one(4, "dotted ha bucket "+b, depD("state.ha_dir", "s3a://"+b+"/flink/orders/ha"), e("state.ha_dir", "whose name has dots")))
+		add(one(4, "dotted restore bucket "+b, dep("job.initial_savepoint_path", "s3://"+b+"/savepoints/savepoint-1"), e("job.initial_savepoint_path", "fs.s3a.path.style.access")))
+		add(one(9, "data source dotted store bucket "+b, conf("state.store_id", b+"/flink/orders"), e("state.store_id", "fs.s3a.path.style.access")))
+		add(one(4, "new bucket "+b, r("flinkstate_bucket", with(bucketBase, "bucket", b)), w("bucket", "fs.s3a.path.style.access")))
+		add(one(4, "new store in bucket "+b, r("flinkstate_state_store", with(storeBase, "bucket", b)), w("bucket", "fs.s3a.path.style.access")))
+	}
+	add(one(4, "dotted savepoint bucket, path style for another bucket", depD("state.savepoint_dir", "s3://my.bucket.name/flink/orders/savepoints",
+		"flink_configuration", map[string]any{"fs.s3a.bucket.other.bucket.path.style.access": "true"}), e("state.savepoint_dir", "fs.s3a.path.style.access")))
+
+	// Empty and white-space-only keys name no Flink option.
+	for _, k := range []string{"", " ", "\t", "  \t"} {
+		add(one(2, fmt.Sprintf("blank key %q", k), dep("flink_configuration", map[string]any{k: "x"}), e(fmt.Sprintf("flink_configuration[%q]", k), "empty or white space only")))
+		add(one(2, fmt.Sprintf("blank sensitive key %q", k), dep("sensitive_flink_configuration", map[string]any{k: "x"}),
+			e(fmt.Sprintf("sensitive_flink_configuration[%q]", k), "empty or white space only")))
+		add(one(9, fmt.Sprintf("data source blank key %q", k), conf("flink_configuration", map[string]any{k: "x"}), e(fmt.Sprintf("flink_configuration[%q]", k), "empty or white space only")))
+	}
+
+	// A savepoint target outside what the deployment's role may write.
+	for _, dir := range []string{"s3://other-flink-state/savepoints", "s3a://acme-flink-state/flink/payments/savepoints", "s3://acme-flink-state/flink/orders2/sp"} {
+		add(planCase{rule: 8, name: "target_dir " + dir + " outside the store the deployment's directories lay out",
+			res:   []res{depD(), r("flinkstate_snapshot", with(snapBase, "target_dir", dir))},
+			wants: []want{at(1, e("target_dir", "outside s3://acme-flink-state/flink/orders, where flinkstate_deployment orders keeps"))}})
+		add(planCase{rule: 8, name: "target_dir " + dir + " outside the role's stores",
+			res:   []res{r("flinkstate_iam_role", roleBase), depD(), r("flinkstate_snapshot", with(snapBase, "target_dir", dir))},
+			wants: []want{at(2, e("target_dir", "outside the state stores (s3://acme-flink-state/flink/orders/)"))}})
+	}
+	add(planCase{rule: 8, name: "target_dir outside the pod identity role's stores",
+		res: []res{r("flinkstate_iam_role", with(podRoleBase, "state_store_ids", []any{"acme-flink-state/flink/orders", "acme-flink-state/flink/adhoc"})),
+			dep("identity", "pod_identity"), r("flinkstate_snapshot", with(snapBase, "target_dir", "s3://acme-flink-state/flink/payments/sp"))},
+		wants: []want{at(2, e("target_dir", "ServiceAccount data-processing/flink-orders"))}})
+
 	return cs
 }
 
@@ -463,8 +550,28 @@ func validPlanCases() []planCase {
 		ok("last-state without interval", dep("state.checkpoint_interval", nil)),
 		ok("data source last-state without interval", conf("state.checkpoint_interval", nil)),
 		ok("recorded savepoint", r("flinkstate_snapshot", with(snapBase, "already_exists", true, "path", tURI+"/savepoints/savepoint-1"))),
+		// Issue 37: the valid neighbours of the refused families.
+		ok("dotted bucket with path-style access", dep("state.store_id", "my.bucket.name/flink/orders", "flink_configuration", map[string]any{"fs.s3a.path.style.access": "true"})),
+		ok("dotted bucket with s3. path-style access", depD("state.checkpoint_dir", "s3://a.b/flink/orders/checkpoints", "state.savepoint_dir", "s3://a.b/flink/orders/savepoints",
+			"state.ha_dir", "s3://a.b/flink/orders/ha", "flink_configuration", map[string]any{"s3.path.style.access": "true"})),
+		ok("dotted bucket with per-bucket path-style access", dep("state.store_id", "a.b/flink/orders", "job.initial_savepoint_path", "s3://a.b/flink/orders/savepoints/sp-1",
+			"flink_configuration", map[string]any{"fs.s3a.bucket.a.b.path.style.access": "true"})),
+		ok("dotted data source bucket with path-style access", conf("state.store_id", "a.b/flink/orders", "flink_configuration", map[string]any{"s3a.path.style.access": "TRUE"})),
+		ok("target_dir in the store the directories lay out", depD(), r("flinkstate_snapshot", with(snapBase, "target_dir", "s3a://acme-flink-state/flink/orders/adhoc"))),
+		ok("target_dir in another store the role grants", r("flinkstate_iam_role", with(roleBase, "state_store_ids", []any{tStore, "acme-flink-state/flink/adhoc"})),
+			dep(), r("flinkstate_snapshot", with(snapBase, "target_dir", "s3://acme-flink-state/flink/adhoc/sp"))),
+		ok("aws-us-gov KMS key in the policy document's partition", d("flinkstate_policy_document", map[string]any{"state_store_ids": []any{tStore}, "partition": "aws-us-gov",
+			"kms_key_arns": []any{"arn:aws-us-gov:kms:us-gov-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"}})),
+		inRegionOK("cn-north-1", ok("aws-cn stack in cn-north-1",
+			r("flinkstate_bucket", with(bucketBase, "kms_key_arn", "arn:aws-cn:kms:cn-north-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab")),
+			r("flinkstate_iam_role", with(roleBase, "irsa.oidc_provider_arn", "arn:aws-cn:iam::123456789012:oidc-provider/oidc.eks.cn-north-1.amazonaws.com.cn/id/ABC",
+				"kms_key_arns", []any{"arn:aws-cn:kms:cn-north-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"})),
+			r("flinkstate_service_account", with(saBase, "irsa_role_arn", "arn:aws-cn:iam::123456789012:role/flink-orders")))),
+		inRegionOK("us-gov-west-1", ok("aws-us-gov Pod Identity in us-gov-west-1", r("flinkstate_pod_identity_association", with(assocBase, "role_arn", "arn:aws-us-gov:iam::123456789012:role/flink-orders")))),
 	}
 }
+
+func inRegionOK(region string, c planCase) planCase { c.region = region; return c }
 
 func noSavepointDirDep() res {
 	return depD("state.savepoint_dir", nil, "job.upgrade_mode", "stateless", "state.ha_dir", nil)

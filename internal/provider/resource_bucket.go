@@ -82,7 +82,7 @@ func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			},
 			"bucket": schema.StringAttribute{
 				Required:      true,
-				Description:   "Bucket name (S3 general purpose bucket naming rules). Changing it replaces the bucket.",
+				Description:   "Bucket name (S3 general purpose bucket naming rules). Changing it replaces the bucket. A name with dots is a warning: Flink reaches such a bucket over TLS only with path-style access (`fs.s3a.path.style.access = \"true\"` in the deployment's flink_configuration).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators:    []validator.String{bucketNameCheck},
 			},
@@ -93,7 +93,7 @@ func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			},
 			"kms_key_arn": schema.StringAttribute{
 				Optional:    true,
-				Description: "KMS key ARN for SSE-KMS default encryption with an S3 bucket key. Unset: SSE-S3 (AES256).",
+				Description: "KMS key ARN for SSE-KMS default encryption with an S3 bucket key. Unset: SSE-S3 (AES256). It must be in the provider's region, and so in its partition (aws, aws-cn, aws-us-gov).",
 				Validators:  []validator.String{kmsKeyOrAliasARNCheck},
 			},
 			"abort_incomplete_multipart_days": schema.Int64Attribute{

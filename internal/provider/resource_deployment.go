@@ -91,14 +91,14 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"high_availability": schema.BoolAttribute{Optional: true,
 				Description: "Kubernetes HA with metadata in state.ha_dir. Default: on with upgrade_mode last-state, and with savepoint when there is an HA directory (the store's or state.ha_dir); off otherwise. The operator's safety nets for stateful jobs need it (recovery of a lost JobManager, the last-state fallback of a savepoint upgrade, rollback); the plan says what a stateful deployment without it gives up."},
 			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType,
-				Description: "Extra flinkConfiguration keys. A key the provider manages (under any alias: s3., s3a., fs.s3a. prefixes, deprecated names) is an error naming the attribute to set instead; static AWS credentials are refused (use identity).",
+				Description: "Extra flinkConfiguration keys. A key the provider manages (under any alias: s3., s3a., fs.s3a. prefixes, deprecated names) is an error naming the attribute to set instead; static AWS credentials are refused (use identity), and so is an empty or white-space-only key (it names no option). A bucket of the state or of job.initial_savepoint_path whose name has dots needs `fs.s3a.path.style.access = \"true\"` here (or under s3., s3a., or per bucket): S3's TLS certificate does not match such a bucket's virtual-hosted-style host, which Hadoop S3A uses by default, so the plan refuses it otherwise.",
 				Validators:  []validator.Map{flinkConfigurationCheck}},
 			"sensitive_flink_configuration": schema.MapAttribute{Optional: true, Sensitive: true, ElementType: types.StringType,
 				Description: "flinkConfiguration keys whose values are secrets (keystore passwords, tokens): written like flink_configuration, " +
 					"but never shown in plans or effective_flink_configuration, where they read \"(sensitive)\". A key Flink hides " +
 					"(its name contains password, secret, token, apikey, ...: GlobalConfiguration.isSensitive) belongs here; in " +
 					"flink_configuration it is a warning. An import puts such keys here; the generated configuration cannot hold them " +
-					"(Terraform writes null for a sensitive value), so set them before applying.",
+					"(Terraform writes null for a sensitive value), so set them before applying. Keys follow flink_configuration's rules (no managed key, no static credentials, no empty or white-space-only key).",
 				Validators: []validator.Map{flinkConfigurationCheck}},
 			"pod_template": schema.StringAttribute{Optional: true,
 				Description: "Pod template YAML merged with what the provider adds (fsGroup 9999 unless set, ENABLE_BUILT_IN_PLUGINS with the S3 plugin, an emptyDir at state.local_dir).",

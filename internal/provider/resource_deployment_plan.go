@@ -72,7 +72,11 @@ func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.I
 	if sa := plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString(); plan.Identity.IsNull() && known(plan.ServiceAccount) && p.irsa[sa] {
 		unusedIRSARole(sa, diags)
 	}
-	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = plannedDeployment{savepointDir: in.State.SavepointDir, storeURI: in.State.StoreURI}
+	d := plannedDeployment{savepointDir: in.State.SavepointDir, checkpointDir: in.State.CheckpointDir, storeURI: in.State.StoreURI}
+	if known(plan.ServiceAccount) {
+		d.serviceAccount = plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString()
+	}
+	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = d
 }
 
 // checkIdentityAtApply is rule 6 at apply, for a ServiceAccount this

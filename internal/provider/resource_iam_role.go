@@ -103,7 +103,7 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"kms_key_arns": schema.ListAttribute{
 				Optional:    true,
 				ElementType: types.StringType,
-				Description: "KMS keys of SSE-KMS buckets: kms:GenerateDataKey and kms:Decrypt, only through S3 in the key's region.",
+				Description: "KMS keys of SSE-KMS buckets: kms:GenerateDataKey and kms:Decrypt, only through S3 in the key's region. Each in the partition of the provider's region and of irsa.oidc_provider_arn (aws, aws-cn, aws-us-gov are separate IAM instances).",
 				Validators:  []validator.List{listvalidator.ValueStringsAre(kmsKeyARNCheck)},
 			},
 			"tags":     schema.MapAttribute{Optional: true, ElementType: types.StringType, Description: "Tags of the role. The provider's aws.default_tags are added; these tags win over a default tag with the same key.", Validators: []validator.Map{awsTagsCheck}},
@@ -122,7 +122,7 @@ func (r *iamRoleResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"irsa": schema.SingleNestedBlock{
 				Description: iamRoleTrust.doc("Trust for IRSA: the cluster's OIDC provider may issue web identity tokens for exactly system:serviceaccount:NAMESPACE:SERVICE_ACCOUNT (audience sts.amazonaws.com)."),
 				Attributes: map[string]schema.Attribute{
-					"oidc_provider_arn": requiredString(irsaRequired, "ARN of the cluster's IAM OIDC provider (arn:aws:iam::ACCOUNT:oidc-provider/oidc.eks.REGION.amazonaws.com/id/ID).", oidcARNCheck),
+					"oidc_provider_arn": requiredString(irsaRequired, "ARN of the cluster's IAM OIDC provider (arn:aws:iam::ACCOUNT:oidc-provider/oidc.eks.REGION.amazonaws.com/id/ID), in the partition of the provider's region, where the permission policy's ARNs are built, and of kms_key_arns.", oidcARNCheck),
 					"namespace":         requiredString(irsaRequired, "Namespace of the ServiceAccount.", namespaceValidators()...),
 					"service_account":   requiredString(irsaRequired, "Name of the ServiceAccount.", objectNameValidators()...),
 				},
@@ -157,6 +157,7 @@ var (
 func (r *iamRoleResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
 		iamRoleTrust.resource(),
+		rolePartitions{},
 	}
 }
 
@@ -218,7 +219,7 @@ func (r *iamRoleResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	rolePlanChecks(plan, &resp.Diagnostics)
+	r.rolePlanChecks(ctx, plan, &resp.Diagnostics)
 	plan.TagsAll = r.meta.planTagsAll(ctx, plan.Tags, &resp.Diagnostics)
 	trust, perm, ok := plan.documents(ctx, r.meta, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {

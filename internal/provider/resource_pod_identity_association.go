@@ -63,7 +63,7 @@ func (r *podIdentityAssociationResource) Schema(ctx context.Context, _ resource.
 				PlanModifiers: replace, Validators: namespaceValidators()},
 			"service_account": schema.StringAttribute{Required: true, Description: "Name of the ServiceAccount. Changing it replaces the association.",
 				PlanModifiers: replace, Validators: objectNameValidators()},
-			"role_arn": schema.StringAttribute{Required: true, Description: "ARN of the role the pods get (e.g. flinkstate_iam_role.orders.arn). Updated in place.",
+			"role_arn": schema.StringAttribute{Required: true, Description: "ARN of the role the pods get (e.g. flinkstate_iam_role.orders.arn), in the partition of the provider's region. Updated in place.",
 				Validators: []validator.String{roleARNCheck}},
 			"association_id":  schema.StringAttribute{Computed: true, Description: "ID of the association.", PlanModifiers: keep},
 			"association_arn": schema.StringAttribute{Computed: true, Description: "ARN of the association.", PlanModifiers: keep},
@@ -201,7 +201,9 @@ func (r *podIdentityAssociationResource) ImportState(ctx context.Context, req re
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("association_id"), id)...)
 }
 
-// ModifyPlan of the association: the IRSA conflict (rule 6).
+// ModifyPlan of the association: the role in the partition of the
+// provider's region (EKS, in that region, assumes it), and the IRSA
+// conflict (rule 6).
 func (r *podIdentityAssociationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -211,6 +213,7 @@ func (r *podIdentityAssociationResource) ModifyPlan(ctx context.Context, req res
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.meta.checkARNPartitions(ctx, []arnAt{{path.Root("role_arn"), "role_arn", plan.RoleARN}}, &resp.Diagnostics)
 	r.podIdentityUser(plan.Namespace, plan.ServiceAccount, "a flinkstate_pod_identity_association", path.Root("service_account"), &resp.Diagnostics)
 	plan.TagsAll = r.meta.planTagsAll(ctx, plan.Tags, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

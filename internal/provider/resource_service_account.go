@@ -96,7 +96,7 @@ func (r *serviceAccountResource) Schema(_ context.Context, _ resource.SchemaRequ
 			},
 			"irsa_role_arn": schema.StringAttribute{
 				Optional:    true,
-				Description: "IAM role ARN for IRSA: sets the " + IRSAAnnotation + " annotation. The role's trust policy must name this namespace and account.",
+				Description: "IAM role ARN for IRSA: sets the " + IRSAAnnotation + " annotation. The role's trust policy must name this namespace and account. Its partition (arn:aws:, arn:aws-cn:, arn:aws-us-gov:) must be that of the provider's region, when the region is known.",
 				Validators:  []validator.String{roleARNCheck},
 			},
 		},

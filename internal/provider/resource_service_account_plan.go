@@ -8,7 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
 
-// ModifyPlan records an IRSA ServiceAccount and refuses it when this run
+// ModifyPlan refuses a role ARN outside the partition of the provider's
+// region, records an IRSA ServiceAccount and refuses it when this run
 // already gives the same account Pod Identity.
 func (r *serviceAccountResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
@@ -16,6 +17,7 @@ func (r *serviceAccountResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	var plan serviceAccountModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	r.meta.checkARNPartitions(ctx, []arnAt{{path.Root("irsa_role_arn"), "irsa_role_arn", plan.IRSARoleARN}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !known(plan.Namespace, plan.Name) || plan.IRSARoleARN.IsNull() {
 		return
 	}

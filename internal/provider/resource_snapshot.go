@@ -106,8 +106,10 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Description: "Delete the savepoint's files when this resource (the FlinkStateSnapshot) is deleted. Default false " +
 					"(the operator's own default is true). Changing it updates the object in place, e.g. to dispose of it on the next destroy."},
 			"target_dir": schema.StringAttribute{Optional: true,
-				Description: "Directory to write the savepoint to (s3://...); defaults to the deployment's savepoint dir. Not with already_exists (an existing savepoint is at path).",
-				Validators:  []validator.String{s3DirCheck}, PlanModifiers: replaceS},
+				Description: "Directory to write the savepoint to (s3://...); defaults to the deployment's savepoint dir. Not with already_exists (an existing savepoint is at path). " +
+					"It must lie where the deployment's role may write: the state stores of a flinkstate_iam_role for its ServiceAccount, else its state.store_id, else the store its checkpoint and savepoint directories lay out. " +
+					"Compared at plan with a deployment of the same configuration (a create makes no API call); otherwise at apply with the live FlinkDeployment's directories, and at plan when a change of target_dir replaces the snapshot.",
+				Validators: []validator.String{s3DirCheck}, PlanModifiers: replaceS},
 			"already_exists": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description:   "Record an existing savepoint at `path` instead of taking one.",
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()}},
@@ -239,6 +241,15 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 					"or set target_dir for where a new snapshot goes.", state.Path.ValueString()))
 			return
 		}
+		if !plan.TargetDir.Equal(state.TargetDir) {
+			// A new target_dir: a replace, whose savepoint must be writable.
+			if !r.checkSnapshotPlan(plan, &resp.Diagnostics) {
+				r.checkTargetDirLive(ctx, plan, &resp.Diagnostics)
+			}
+			if resp.Diagnostics.HasError() {
+				return
+			}
+		}
 		if replaced := snapshotReplacedBy(plan, state, config); replaced != "" && state.DisposeOnDelete.ValueBool() &&
 			state.Path.ValueString() != "" && state.State.ValueString() == kube.SnapshotCompleted {
 			detail := fmt.Sprintf("The change to %s replaces FlinkStateSnapshot %s, and with dispose_on_delete = true deleting it has the "+
@@ -315,6 +326,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		return
 	}
 	if checkSavepointDirAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	if checkTargetDirAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)

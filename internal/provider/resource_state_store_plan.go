@@ -13,7 +13,9 @@ import (
 // planStore refuses a state store whose prefix is, or lies in or around,
 // another store planned in this run: one store's force_destroy and
 // ownership marker would reach the other's checkpoints (rule 4). Stores
-// made elsewhere are checked against S3 at apply.
+// made elsewhere are checked against S3 at apply. A new store in a bucket
+// whose name has dots is warned of: Flink reaches it only with path-style
+// access (dottedBucketDetail, store.WildcardCertMatches).
 //
 // replacing is a plan whose prior state has another bucket or prefix: a new
 // store on the new prefix (checked as a create). Terraform then plans the
@@ -24,6 +26,9 @@ import (
 func (r *stateStoreResource) planStore(bucket, prefix types.String, creating, replacing bool, diags *diag.Diagnostics) {
 	if !known(bucket, prefix) {
 		return
+	}
+	if b := bucket.ValueString(); (creating || replacing) && !store.WildcardCertMatches(b) {
+		diags.AddAttributeWarning(path.Root("bucket"), "Bucket name with dots", fmt.Sprintf(dottedBucketDetail, b, b))
 	}
 	d, err := store.ParseDir("s3://" + bucket.ValueString() + "/" + prefix.ValueString())
 	if err != nil {

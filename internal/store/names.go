@@ -103,3 +103,18 @@ func ValidateID(id string) string {
 	}
 	return ""
 }
+
+// WildcardCertMatches reports whether a bucket can be reached over TLS
+// with virtual-hosted-style addressing. Its name becomes the first labels
+// of the host name (BUCKET.s3.REGION.amazonaws.com), and S3's certificate
+// is issued for *.s3.REGION.amazonaws.com: a wildcard matches one label
+// only (RFC 6125, section 6.4.3), so a name with dots yields a host the
+// certificate does not cover (S3 User Guide, "Virtual hosting of general
+// purpose buckets": "When you use virtual hosted-style buckets with SSL,
+// the SSL wildcard certificate matches only buckets that do not contain
+// periods. To work around this, use HTTP or write your own certificate
+// verification logic"; and "General purpose bucket naming rules": "For
+// best compatibility, we recommend that you avoid using periods (.) in
+// bucket names, except for buckets that are used only for static website
+// hosting").
+func WildcardCertMatches(bucket string) bool { return !strings.Contains(bucket, ".") }

@@ -61,6 +61,32 @@ func FromCheckpointDir(uri string) (s Store, ok bool) {
 	return s, err == nil
 }
 
+// FromDirs recovers the store whose layout a deployment's checkpoint and
+// savepoint directories follow: PREFIX/checkpoints and PREFIX/savepoints
+// in one bucket (s3:// or s3a://), as state.store_id writes them (Dirs).
+// A store's role grants that prefix (iampolicy.Permissions), so this is
+// what the deployment's role may write when nothing else says; ok is false
+// for directories laid out otherwise.
+func FromDirs(checkpointDir, savepointDir string) (s Store, ok bool) {
+	cp, err1 := ParseDir(checkpointDir)
+	sp, err2 := ParseDir(savepointDir)
+	if err1 != nil || err2 != nil {
+		return Store{}, false
+	}
+	prefix, ok := strings.CutSuffix(cp.Key, "/"+CheckpointsDir)
+	if !ok || sp != (Dir{Bucket: cp.Bucket, Key: prefix + "/" + SavepointsDir}) {
+		return Store{}, false
+	}
+	s, err := Parse(cp.Bucket + "/" + prefix)
+	return s, err == nil
+}
+
+// Holds tells whether an s3:// or s3a:// directory lies in the store.
+func (s Store) Holds(dir string) bool {
+	d, err := ParseDir(dir)
+	return err == nil && d.Within(Dir{Bucket: s.Bucket, Key: s.Prefix})
+}
+
 // ValidatePrefix returns what is wrong with a store prefix, or "".
 // A prefix is one or more path segments: no leading or trailing slash, no
 // empty segment (//), no "." or ".." segment, nothing S3 or Flink paths

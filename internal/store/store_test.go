@@ -80,3 +80,50 @@ func TestMarkerAndAncestors(t *testing.T) {
 		t.Fatal("a state file taken for a marker")
 	}
 }
+
+// A bucket name with a dot is more than one host label, which S3's
+// wildcard certificate does not cover.
+func TestWildcardCertMatches(t *testing.T) {
+	for _, b := range []string{"a.b", "my.bucket.name", "acme.flink-state", "x.y.z"} {
+		if WildcardCertMatches(b) {
+			t.Errorf("WildcardCertMatches(%q) = true", b)
+		}
+	}
+	for _, b := range []string{"acme-flink-state", "abc", "my-bucket-name"} {
+		if !WildcardCertMatches(b) {
+			t.Errorf("WildcardCertMatches(%q) = false", b)
+		}
+	}
+}
+
+// The store a deployment's directories lay out, in either scheme.
+func TestFromDirs(t *testing.T) {
+	for _, tc := range []struct {
+		cp, sp, want string
+	}{
+		{"s3://acme/flink/orders/checkpoints", "s3://acme/flink/orders/savepoints", "acme/flink/orders"},
+		{"s3a://acme/flink/orders/checkpoints/", "s3://acme/flink/orders/savepoints", "acme/flink/orders"},
+		{"s3://acme/orders/checkpoints", "s3://acme/other/savepoints", ""},
+		{"s3://acme/orders/checkpoints", "s3://other/orders/savepoints", ""},
+		{"s3://acme/orders/chk", "s3://acme/orders/savepoints", ""},
+		{"s3://acme/checkpoints", "s3://acme/savepoints", ""}, // no prefix: not a store
+		{"", "s3://acme/orders/savepoints", ""},
+	} {
+		s, ok := FromDirs(tc.cp, tc.sp)
+		if got := map[bool]string{true: s.ID(), false: ""}[ok]; got != tc.want {
+			t.Errorf("FromDirs(%q, %q) = %q, want %q", tc.cp, tc.sp, got, tc.want)
+		}
+	}
+}
+
+func TestHolds(t *testing.T) {
+	s := Store{Bucket: "acme", Prefix: "flink/orders"}
+	for dir, want := range map[string]bool{
+		"s3://acme/flink/orders/savepoints": true, "s3a://acme/flink/orders/adhoc/x": true, "s3://acme/flink/orders": true,
+		"s3://acme/flink/orders2/savepoints": false, "s3://acme/flink/payments": false, "s3://other/flink/orders/savepoints": false, "/tmp/x": false,
+	} {
+		if got := s.Holds(dir); got != want {
+			t.Errorf("Holds(%q) = %v, want %v", dir, got, want)
+		}
+	}
+}

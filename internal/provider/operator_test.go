@@ -117,7 +117,7 @@ func runningJob(t *testing.T, ns, name string, conf map[string]any) *unstructure
 			"flinkConfiguration": conf,
 			"jobManager":         map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": 1}},
 			"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": 1}},
-			"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "savepoint"},
+			"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "savepoint", "parallelism": int64(1)},
 		},
 	}}
 	ctx := context.Background()

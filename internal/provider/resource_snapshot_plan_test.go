@@ -25,7 +25,7 @@ func TestAccSnapshot_savepointWithoutDirectory(t *testing.T) {
 			"flinkConfiguration": map[string]any{"execution.checkpointing.dir": "s3://acme-flink-state/flink/orders/checkpoints"},
 			"jobManager":         map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": 1.0}},
 			"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": 1.0}},
-			"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "stateless"},
+			"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "stateless", "parallelism": int64(1)},
 		},
 	}}
 	if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Create(context.Background(), fd, metav1.CreateOptions{}); err != nil {

@@ -28,7 +28,7 @@ func liveOrders(ns string, conf map[string]any) *unstructured.Unstructured {
 			"flinkConfiguration": conf,
 			"jobManager":         map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": 1.0}},
 			"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": 1.0}},
-			"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "stateless"},
+			"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "stateless", "parallelism": int64(1)},
 		},
 	}}
 }

@@ -304,6 +304,19 @@ func (o *Operator) validate(last, cur map[string]any) string {
 	if strings.EqualFold(conf["kubernetes.operator.deployment.rollback.enabled"], "true") && (ha == "" || strings.EqualFold(ha, "NONE")) {
 		return "HA must be enabled for rollback support."
 	}
+	// validateJobSpec: a job needs taskManager.replicas, or else a
+	// parallelism of at least 1 (JobSpec.parallelism is an int, 0 when
+	// unset). Found by the differential suite: the model had let such a
+	// spec deploy.
+	if job, ok := cur["job"].(map[string]any); ok {
+		if r, set, _ := unstructured.NestedInt64(cur, "taskManager", "replicas"); set {
+			if r < 1 {
+				return "TaskManager replicas must be larger than 0"
+			}
+		} else if p, _, _ := unstructured.NestedInt64(job, "parallelism"); p < 1 {
+			return "Job parallelism must be larger than 0"
+		}
+	}
 	if last == nil {
 		return ""
 	}

@@ -30,7 +30,7 @@ func TestDiffType(t *testing.T) {
 		return map[string]any{
 			"image":              "flink:2.2.1",
 			"flinkConfiguration": map[string]any{"execution.checkpointing.dir": "s3://b/cp"},
-			"job":                map[string]any{"jarURI": "local:///job.jar", "upgradeMode": "savepoint", "state": "running"},
+			"job":                map[string]any{"jarURI": "local:///job.jar", "upgradeMode": "savepoint", "state": "running", "parallelism": int64(1)},
 		}
 	}
 	set := func(f func(m map[string]any)) map[string]any { m := base(); f(m); return m }
@@ -97,6 +97,28 @@ func TestValidate_operatorDefaultConfiguration(t *testing.T) {
 	for _, tc := range cases {
 		if got := op.validate(nil, spec(tc.conf)); got != tc.want {
 			t.Errorf("validate(%v) = %q, want %q", tc.conf, got, tc.want)
+		}
+	}
+	// validateJobSpec: a job needs a parallelism of at least 1 unless
+	// taskManager.replicas is set (then that must be at least 1).
+	ha := map[string]any{"high-availability.type": "kubernetes"}
+	for _, tc := range []struct {
+		job, tm map[string]any
+		want    string
+	}{
+		{map[string]any{}, nil, "Job parallelism must be larger than 0"},
+		{map[string]any{"parallelism": int64(0)}, nil, "Job parallelism must be larger than 0"},
+		{map[string]any{"parallelism": int64(2)}, nil, ""},
+		{map[string]any{}, map[string]any{"replicas": int64(2)}, ""},
+		{map[string]any{"parallelism": int64(2)}, map[string]any{"replicas": int64(0)}, "TaskManager replicas must be larger than 0"},
+	} {
+		sp := spec(ha)
+		sp["job"] = tc.job
+		if tc.tm != nil {
+			sp["taskManager"] = tc.tm
+		}
+		if got := op.validate(nil, sp); got != tc.want {
+			t.Errorf("validate(job %v, taskManager %v) = %q, want %q", tc.job, tc.tm, got, tc.want)
 		}
 	}
 }
@@ -229,7 +251,7 @@ func (b *bed) dirs(name string) (cp, sp string) {
 func (b *bed) createDeployment(t *testing.T, name, upgradeMode string, job map[string]any) {
 	t.Helper()
 	cp, sp := b.dirs(name)
-	j := map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": upgradeMode}
+	j := map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": upgradeMode, "parallelism": int64(1)}
 	for k, v := range job {
 		j[k] = v
 	}

@@ -169,3 +169,39 @@ func TestDifferential_rejectedCreate(t *testing.T) {
 		})
 	}
 }
+
+// A FlinkDeployment the operator deployed, then updated with a spec its
+// validator refuses (a key the operator sets itself): the last reconciled
+// spec stays in force, observedGeneration stays at the deployed generation,
+// the ValidationException is in status.error and a ValidationError event
+// says it (ReconciliationUtils.applyValidationErrorAndResetSpec).
+func TestDifferential_rejectedUpdate(t *testing.T) {
+	for _, o := range operatorsUnderTest(t) {
+		t.Run(o.name, func(t *testing.T) {
+			b := newBed(t)
+			b.op.SetFaults(func(f *Faults) { f.Down = true })
+			b.ns = newNamespace(t, b)
+			o.start(t, b.ns, nil)
+			b.wait = 2 * time.Minute
+			b.createDeployment(t, "orders", modeSavepoint, nil)
+			b.until(t, true, "orders", "deployed", func(o *unstructured.Unstructured) bool {
+				return readDeploymentStatus(o).LastReconciledSpec != "" && readDeploymentStatus(o).ObservedGeneration == 1
+			})
+			b.patch(t, true, "orders", `{"spec":{"flinkConfiguration":{"kubernetes.cluster-id":"other"}}}`)
+			obj := b.until(t, true, "orders", "refused", func(o *unstructured.Unstructured) bool {
+				return strings.Contains(readDeploymentStatus(o).Error, "Forbidden Flink config key")
+			})
+			st := readDeploymentStatus(obj)
+			if obj.GetGeneration() != 2 || st.ObservedGeneration != 1 {
+				t.Errorf("generation %d observed %d, want 2 and 1", obj.GetGeneration(), st.ObservedGeneration)
+			}
+			if !strings.HasPrefix(kube.OperatorMessage(st.Error), "Forbidden Flink config key: kubernetes.cluster-id (") {
+				t.Errorf("status.error %q", st.Error)
+			}
+			ev := b.eventOn(t, true, "orders", "ValidationError", func(kube.OperatorEvent) bool { return true })
+			if ev.Message != "Forbidden Flink config key: kubernetes.cluster-id" {
+				t.Errorf("event %+v", ev)
+			}
+		})
+	}
+}

@@ -70,6 +70,8 @@ var CheckSources = []string{
 	"internal/flinkconf/checks.go",
 	"internal/flinkconf/operator.go",
 	"internal/flinkconf/podtemplate.go",
+	"internal/flinkconf/memory.go",
+	"internal/flinkconf/autoscaler.go",
 	"internal/provider/plan_registry.go",
 	"internal/provider/resource_deployment_plan.go",
 	"internal/provider/resource_service_account_plan.go",
@@ -164,6 +166,12 @@ func Checks(root string) ([]Check, error) {
 	for _, sc := range flinkconf.SettingChecks() {
 		out = append(out, Check{Error: true, Path: sc.Path, Summary: sc.Summary, Detail: sc.Detail,
 			Source: "internal/flinkconf/settings.go", Resource: "flinkstate_deployment"})
+	}
+	// The autoscaler's ranges are one table (flinkconf.AutoscalerRanges),
+	// checked by one loop whose message each range renders itself.
+	for _, sc := range flinkconf.AutoscalerChecks() {
+		out = append(out, Check{Error: true, Path: sc.Path, Summary: sc.Summary, Detail: sc.Detail,
+			Source: "internal/flinkconf/autoscaler.go", Resource: "flinkstate_deployment"})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil

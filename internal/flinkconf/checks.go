@@ -189,10 +189,11 @@ func ImageVersionMismatch(image, flinkVersion string) string {
 	return ""
 }
 
-// ValidateMemory returns what is wrong with a Flink memory size, or "".
+// ValidateMemory returns what is wrong with a memory size the operator
+// reads (ParseResourceMemory), or "".
 func ValidateMemory(s string) string {
-	if !ValidMemory(s) {
-		return "must be a Flink memory size such as 2048m or 2g"
+	if _, err := ParseResourceMemory(s); err != nil {
+		return "must be a memory size such as 2048m, 2g or 2Gi: it " + err.Error()
 	}
 	return ""
 }

@@ -120,6 +120,11 @@ type Input struct {
 	JarURI      string // job.jar_uri
 	RestorePath string // job.initial_savepoint_path ("" when unset or unknown)
 	State       State
+
+	// JobManagerMemory and TaskManagerMemory are job_manager.memory and
+	// task_manager.memory ("" when unset or unknown: not checked).
+	JobManagerMemory, TaskManagerMemory string
+
 	// Values are the table's settings (Settings) by attribute, in the form
 	// the provider writes; absent or "" is unset (Flink's default).
 	Values map[string]string
@@ -478,6 +483,8 @@ func Derive(in Input) (map[string]string, []Finding) {
 	}
 
 	operatorRules(in, add)
+	memoryRules(in, add)
+	autoscalerRules(in, add)
 	if in.HasJob && (in.Parallelism == nil || *in.Parallelism < 1) {
 		add(Error, "Job parallelism required",
 			"Set job.parallelism (at least 1): the operator's JobSpec.parallelism is an int that defaults to 0, and its "+
@@ -619,10 +626,9 @@ func parseISODuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-var memoryRE = regexp.MustCompile(`(?i)^\d+(\.\d+)?\s*(b|bytes|k|kb|kib|kibibytes|m|mb|mib|mebibytes|g|gb|gib|gibibytes|t|tb|tib|tebibytes)?$`)
-
-// ValidMemory tells whether s is a Flink memory size such as 2048m or 2g.
-func ValidMemory(s string) bool { return memoryRE.MatchString(strings.TrimSpace(s)) }
+// ValidMemory tells whether the operator can read s as a memory size
+// (ParseResourceMemory): 2048m, 2g, 1024 mb, 2Gi.
+func ValidMemory(s string) bool { _, err := ParseResourceMemory(s); return err == nil }
 
 // NewestPatch is the newest release of a minor version ("2.2") the provider
 // knows; false for a minor it does not know.

@@ -274,12 +274,13 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestValidMemory(t *testing.T) {
-	for _, ok := range []string{"2048m", "2g", "1024 mb", "1.5g", "4096"} {
+	for _, ok := range []string{"2048m", "2g", "1024 mb", "2Gi", "4096"} {
 		if !ValidMemory(ok) {
 			t.Errorf("%q rejected", ok)
 		}
 	}
-	for _, bad := range []string{"", "lots", "2 gigs", "-1g"} {
+	// The operator 1.15.0 refuses decimals (ParseResourceMemory).
+	for _, bad := range []string{"", "lots", "2 gigs", "-1g", "1.5g"} {
 		if ValidMemory(bad) {
 			t.Errorf("%q accepted", bad)
 		}

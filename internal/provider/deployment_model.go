@@ -146,6 +146,12 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 	}
 	if m.TaskManager != nil {
 		setValue(in.Values, flinkconf.AttrTaskSlots, m.TaskManager.TaskSlots)
+		if !m.TaskManager.Memory.IsUnknown() {
+			in.TaskManagerMemory = m.TaskManager.Memory.ValueString()
+		}
+	}
+	if m.JobManager != nil && !m.JobManager.Memory.IsUnknown() {
+		in.JobManagerMemory = m.JobManager.Memory.ValueString()
 	}
 	return in, true
 }

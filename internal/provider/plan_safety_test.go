@@ -286,6 +286,22 @@ func planSafetyCases() []planCase {
 	add(one(5, "interval not a duration", dep("state.checkpoint_interval", "every minute"), e("state.checkpoint_interval", "not a duration")))
 	add(one(5, "min pause not a duration", dep("state.min_pause", "soon"), e("state.min_pause", "not a duration")))
 	add(one(5, "memory not a size", dep("job_manager.memory", "two gigs"), e("job_manager.memory", "memory size")))
+	// Flink's memory model (ProcessMemoryUtils, run by the operator before it
+	// creates anything): the fixed parts must fit in the process size.
+	add(one(5, "memory with a decimal point", dep("task_manager.memory", "1.5g"), e("task_manager.memory", "decimal point")))
+	add(one(5, "JobManager memory 256m", dep("job_manager.memory", "256m"), e("job_manager.memory", "Use at least 577m")))
+	add(one(5, "TaskManager memory 512m", dep("task_manager.memory", "512m"), e("task_manager.memory", "Use at least 982m")))
+	add(one(5, "TaskManager memory 981m", dep("task_manager.memory", "981m"), e("task_manager.memory", "Use at least 982m")))
+	add(one(5, "raised metaspace", dep("job_manager.memory", "1024m", "flink_configuration", map[string]any{"jobmanager.memory.jvm-metaspace.size": "1g"}),
+		e("job_manager.memory", "Use at least 1345m")))
+	add(one(5, "raised managed fraction", dep("task_manager.memory", "1024m", "flink_configuration", map[string]any{"taskmanager.memory.managed.fraction": "0.7"}),
+		e("task_manager.memory", "Use at least 1728m")))
+	add(one(5, "fixed JobManager heap", dep("flink_configuration", map[string]any{"jobmanager.memory.heap.size": "512m"}),
+		e("job_manager.memory", "Use between 1088m and 1920m")))
+	add(one(5, "unreadable memory option", dep("flink_configuration", map[string]any{"taskmanager.memory.jvm-metaspace.size": "lots"}),
+		e(`flink_configuration["taskmanager.memory.jvm-metaspace.size"]`, "Cannot read memory size")))
+	add(one(9, "data source autoscaler range", conf("flink_configuration", map[string]any{"job.autoscaler.enabled": "true", "job.autoscaler.utilization.target": "2"}),
+		e(`flink_configuration["job.autoscaler.utilization.target"]`, "within the range [0.0, 1.0]")))
 	add(one(5, "incremental with hashmap", dep("state.backend", "hashmap"), w("state.incremental", "no effect with the hashmap backend")))
 	add(one(5, "data source incremental with hashmap", conf("state.backend", "hashmap", "state.incremental", true), w("state.incremental", "hashmap")))
 	add(one(5, "interval the job overrides", dep("state.checkpoint_interval", "60s"), w("state.checkpoint_interval", "StateMachineExample.jar sets a checkpoint interval")))
@@ -427,6 +443,24 @@ func planSafetyCases() []planCase {
 	add(one(10, "savepoint without HA", dep("job.upgrade_mode", "savepoint", "high_availability", false), w("high_availability", "last-state-fallback")))
 	add(one(10, "savepoint without HA directory", depD("state.ha_dir", nil, "job.upgrade_mode", "savepoint"), w("high_availability", "no HA directory")))
 	add(one(10, "name starting with a digit", dep("name", "1orders"), e("name", "start with a letter")))
+	// The autoscaler's ranges (AutoscalerValidator.validateAutoscalerOptions),
+	// checked when the autoscaler is enabled.
+	for k, v := range map[string]string{
+		"job.autoscaler.scale-down.max-factor":                     "-0.5",
+		"job.autoscaler.scale-up.max-factor":                       "-1",
+		"job.autoscaler.utilization.target":                        "1.5",
+		"job.autoscaler.target.utilization.boundary":               "-0.1",
+		"job.autoscaler.utilization.max":                           "1.2",
+		"job.autoscaler.utilization.min":                           "0.8",
+		"job.autoscaler.observed-scalability.coefficient-min":      "0.001",
+		"kubernetes.operator.job.autoscaler.utilization.target":    "-1",
+		"kubernetes.operator.job.autoscaler.scale-down.max-factor": "-1",
+	} {
+		add(one(10, "autoscaler "+k+" = "+v, dep("flink_configuration", map[string]any{"job.autoscaler.enabled": "true", k: v}),
+			e(fmt.Sprintf("flink_configuration[%q]", k), "is invalid, it should be a value within the range")))
+	}
+	add(one(10, "autoscaler option not a number", dep("flink_configuration", map[string]any{"kubernetes.operator.job.autoscaler.enabled": "true", "job.autoscaler.utilization.target": "high"}),
+		e(`flink_configuration["job.autoscaler.utilization.target"]`, "Invalid value in the autoscaler config")))
 
 	// Issue 37: inputs that used to pass plan silently.
 	//
@@ -549,6 +583,13 @@ func validPlanCases() []planCase {
 		// given (FlinkConfigBuilder.applyJobConfig): no warning.
 		ok("last-state without interval", dep("state.checkpoint_interval", nil)),
 		ok("data source last-state without interval", conf("state.checkpoint_interval", nil)),
+		ok("smallest memory for the defaults", dep("job_manager.memory", "577m", "task_manager.memory", "982m")),
+		ok("Kubernetes quantities", dep("job_manager.memory", "1Gi", "task_manager.memory", "2Gi")),
+		ok("lowered overhead", dep("job_manager.memory", "512m", "task_manager.memory", "900m", "flink_configuration", map[string]any{
+			"jobmanager.memory.jvm-overhead.min": "32m", "taskmanager.memory.jvm-overhead.min": "64m", "taskmanager.memory.jvm-overhead.fraction": "0.05"})),
+		ok("autoscaler in range", dep("flink_configuration", map[string]any{"job.autoscaler.enabled": "true", "job.autoscaler.utilization.target": "1.0",
+			"job.autoscaler.utilization.max": "1.0", "job.autoscaler.utilization.min": "0", "job.autoscaler.observed-scalability.coefficient-min": "0.01"})),
+		ok("autoscaler off", dep("flink_configuration", map[string]any{"job.autoscaler.utilization.target": "1.5"})),
 		ok("recorded savepoint", r("flinkstate_snapshot", with(snapBase, "already_exists", true, "path", tURI+"/savepoints/savepoint-1"))),
 		// Issue 37: the valid neighbours of the refused families.
 		ok("dotted bucket with path-style access", dep("state.store_id", "my.bucket.name/flink/orders", "flink_configuration", map[string]any{"fs.s3a.path.style.access": "true"})),

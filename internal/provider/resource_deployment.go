@@ -138,7 +138,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"job_manager": schema.SingleNestedBlock{
 				Description: "JobManager resources.",
 				Attributes: map[string]schema.Attribute{
-					"memory":   schema.StringAttribute{Optional: true, Description: jobManagerRequired.doc("Memory, e.g. 2048m."), Validators: []validator.String{memoryCheck}},
+					"memory":   schema.StringAttribute{Optional: true, Description: jobManagerRequired.doc("Memory (jobmanager.memory.process.size), e.g. 2048m, 2g or 2Gi. The plan checks it against Flink's memory model with flink_configuration: at least 577m with the default options."), Validators: []validator.String{memoryCheck}},
 					"cpu":      schema.Float64Attribute{Optional: true, Description: jobManagerRequired.doc("CPU cores."), Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 					"replicas": schema.Int64Attribute{Optional: true, Description: "JobManager replicas (more than 1 needs high_availability).", Validators: []validator.Int64{int64validator.AtLeast(1)}},
 				},
@@ -147,7 +147,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"task_manager": schema.SingleNestedBlock{
 				Description: "TaskManager resources.",
 				Attributes: map[string]schema.Attribute{
-					"memory":     schema.StringAttribute{Optional: true, Description: taskManagerRequired.doc("Memory, e.g. 2048m."), Validators: []validator.String{memoryCheck}},
+					"memory":     schema.StringAttribute{Optional: true, Description: taskManagerRequired.doc("Memory (taskmanager.memory.process.size), e.g. 2048m, 2g or 2Gi. The plan checks it against Flink's memory model with flink_configuration: at least 982m with the default options."), Validators: []validator.String{memoryCheck}},
 					"cpu":        schema.Float64Attribute{Optional: true, Description: taskManagerRequired.doc("CPU cores."), Validators: []validator.Float64{float64validator.AtLeast(0.01)}},
 					"task_slots": settingAttribute(setting(flinkconf.AttrTaskSlots)),
 				},

@@ -109,7 +109,7 @@ var (
 	kmsKeyARNCheck    = check("Invalid KMS key ARN", "a KMS key ARN", iampolicy.ValidateKMSKeyARN)
 	roleNameCheck     = check("Invalid IAM role name", "an IAM role name", iampolicy.ValidateRoleName)
 	clusterNameCheck  = check("Invalid EKS cluster name", "an EKS cluster name", iampolicy.ValidateEKSClusterName)
-	memoryCheck       = check("Invalid memory size", "a Flink memory size such as 2048m or 2g", flinkconf.ValidateMemory)
+	memoryCheck       = check("Invalid memory size", "a memory size the operator reads, such as 2048m, 2g or 2Gi (no decimals)", flinkconf.ValidateMemory)
 	durationCheck     = check("Invalid duration", "a Flink duration such as 60s or 10 min", flinkconf.ValidateDuration)
 	flinkVersionCheck = check("Unsupported Flink version", "a released Flink version the provider writes the keys of", flinkconf.ValidateVersion)
 	localDirCheck     = check("Invalid local directory", "an absolute path that is not a system directory", flinkconf.ValidateLocalDir)

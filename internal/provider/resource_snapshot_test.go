@@ -269,6 +269,8 @@ func TestAccSnapshot_operatorFailures(t *testing.T) {
 					"metadata": map[string]any{"name": "orders", "namespace": ns},
 					"spec": map[string]any{"image": "flink:2.2.1-java17", "flinkVersion": "v2_2", "serviceAccount": "flink",
 						"flinkConfiguration": map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"},
+						"jobManager":         map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": int64(1)}},
+						"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": int64(1)}},
 						"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": "stateless", "parallelism": int64(1)}},
 				}}
 				if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {

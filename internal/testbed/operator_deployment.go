@@ -317,6 +317,22 @@ func (o *Operator) validate(last, cur map[string]any) string {
 			return "Job parallelism must be larger than 0"
 		}
 	}
+	// validateJmSpec / validateTmSpec: without resource.memory the memory
+	// must come from the configuration (the validator asks Flink's
+	// JobManagerProcessUtils / TaskExecutorProcessUtils; the model only
+	// looks for a size key, which is all this project's tests need). Found
+	// by the differential suite, like the rule above.
+	for _, c := range []struct{ field, prefix, msg string }{
+		{"jobManager", "jobmanager.memory.", "JobManager resource memory must be defined using `spec.jobManager.resource.memory`"},
+		{"taskManager", "taskmanager.memory.", "TaskManager resource memory must be defined using `spec.taskManager.resource.memory`"},
+	} {
+		if m, _, _ := unstructured.NestedString(cur, c.field, "resource", "memory"); strings.TrimSpace(m) != "" {
+			continue
+		}
+		if conf[c.prefix+"process.size"] == "" && conf[c.prefix+"flink.size"] == "" {
+			return c.msg
+		}
+	}
 	if last == nil {
 		return ""
 	}

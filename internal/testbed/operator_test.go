@@ -31,6 +31,8 @@ func TestDiffType(t *testing.T) {
 			"image":              "flink:2.2.1",
 			"flinkConfiguration": map[string]any{"execution.checkpointing.dir": "s3://b/cp"},
 			"job":                map[string]any{"jarURI": "local:///job.jar", "upgradeMode": "savepoint", "state": "running", "parallelism": int64(1)},
+			"jobManager":         map[string]any{"resource": map[string]any{"memory": "2048m"}},
+			"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m"}},
 		}
 	}
 	set := func(f func(m map[string]any)) map[string]any { m := base(); f(m); return m }
@@ -80,7 +82,10 @@ func TestDiffType(t *testing.T) {
 // refuses a spec without HA, and HA in the spec satisfies it; a forbidden
 // key is refused wherever it is set.
 func TestValidate_operatorDefaultConfiguration(t *testing.T) {
-	spec := func(conf map[string]any) map[string]any { return map[string]any{"flinkConfiguration": conf} }
+	spec := func(conf map[string]any) map[string]any {
+		return map[string]any{"flinkConfiguration": conf,
+			"jobManager": map[string]any{"resource": map[string]any{"memory": "1g"}}, "taskManager": map[string]any{"resource": map[string]any{"memory": "1g"}}}
+	}
 	op := &Operator{DefaultConfig: map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"}}
 	cases := []struct {
 		conf map[string]any
@@ -99,6 +104,17 @@ func TestValidate_operatorDefaultConfiguration(t *testing.T) {
 			t.Errorf("validate(%v) = %q, want %q", tc.conf, got, tc.want)
 		}
 	}
+	// validateJmSpec: without resource.memory, the configuration must size
+	// the JobManager.
+	noJM := spec(map[string]any{"high-availability.type": "kubernetes"})
+	delete(noJM, "jobManager")
+	if got := op.validate(nil, noJM); got != "JobManager resource memory must be defined using `spec.jobManager.resource.memory`" {
+		t.Errorf("no JobManager memory: %q", got)
+	}
+	noJM["flinkConfiguration"].(map[string]any)["jobmanager.memory.process.size"] = "1g"
+	if got := op.validate(nil, noJM); got != "" {
+		t.Errorf("JobManager memory from the configuration: %q", got)
+	}
 	// validateJobSpec: a job needs a parallelism of at least 1 unless
 	// taskManager.replicas is set (then that must be at least 1).
 	ha := map[string]any{"high-availability.type": "kubernetes"}
@@ -114,8 +130,10 @@ func TestValidate_operatorDefaultConfiguration(t *testing.T) {
 	} {
 		sp := spec(ha)
 		sp["job"] = tc.job
+		sp["jobManager"] = map[string]any{"resource": map[string]any{"memory": "1g"}}
+		sp["taskManager"] = map[string]any{"resource": map[string]any{"memory": "1g"}}
 		if tc.tm != nil {
-			sp["taskManager"] = tc.tm
+			sp["taskManager"].(map[string]any)["replicas"] = tc.tm["replicas"]
 		}
 		if got := op.validate(nil, sp); got != tc.want {
 			t.Errorf("validate(job %v, taskManager %v) = %q, want %q", tc.job, tc.tm, got, tc.want)
@@ -260,6 +278,8 @@ func (b *bed) createDeployment(t *testing.T, name, upgradeMode string, job map[s
 		"image": "flink:2.2.1-java17", "flinkVersion": "v2_2", "serviceAccount": "flink",
 		"flinkConfiguration": conf,
 		"job":                j,
+		"jobManager":         map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": int64(1)}},
+		"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": int64(1)}},
 	}
 	if b.real {
 		// What flinkstate_deployment writes for this upgrade mode: the

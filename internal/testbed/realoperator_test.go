@@ -185,7 +185,11 @@ func TestDifferential_rejectedUpdate(t *testing.T) {
 			b.wait = 2 * time.Minute
 			b.createDeployment(t, "orders", modeSavepoint, nil)
 			b.until(t, true, "orders", "deployed", func(o *unstructured.Unstructured) bool {
-				return readDeploymentStatus(o).LastReconciledSpec != "" && readDeploymentStatus(o).ObservedGeneration == 1
+				// Deployed, not merely recorded (a spec change while the
+				// operator is still writing its first deployment's status
+				// races with it: StatusConflictException).
+				st := readDeploymentStatus(o)
+				return st.ReconState == reconDeployed && st.ObservedGeneration == 1
 			})
 			b.patch(t, true, "orders", `{"spec":{"flinkConfiguration":{"kubernetes.cluster-id":"other"}}}`)
 			obj := b.until(t, true, "orders", "refused", func(o *unstructured.Unstructured) bool {

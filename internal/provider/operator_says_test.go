@@ -134,15 +134,12 @@ func TestAccSnapshot_destroyWithoutStatus(t *testing.T) {
 	startOperator(t, ns)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(s *terraform.State) error {
-			return checkNoSnapshots(t, ns)(s)
-		},
+		CheckDestroy:             checkNoSnapshots(t, ns),
 		Steps: []resource.TestStep{{
 			Config: snapshotConfig(ns, "  wait = false"),
 			Check: func(*terraform.State) error {
-				list, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{})
-				if err != nil || len(list.Items) != 1 {
-					return fmt.Errorf("want one snapshot, got %v (%v)", list, err)
+				if n := countSnapshots(t, ns); n != 1 {
+					return fmt.Errorf("want one snapshot, got %d", n)
 				}
 				return nil
 			},

@@ -584,7 +584,7 @@ func parseISODuration(s string) (time.Duration, error) {
 	if m == nil || (m[2] == "" && m[3] == "") || strings.EqualFold(m[3], "T") {
 		return 0, fmt.Errorf("%q is not an ISO-8601 duration such as PT1M, PT30S or PT0.5S", s)
 	}
-	const maxSeconds = int64(math.MaxInt64 / int64(time.Second))
+	const maxSeconds = math.MaxInt64 / int64(time.Second)
 	var secs int64
 	var nanos int64
 	overflow := false

@@ -193,10 +193,9 @@ func refusedUpdate(ctx context.Context, dyn dynamic.Interface, obj *unstructured
 	if !strings.Contains(st.Error, validationException) {
 		return nil
 	}
-	events, err := ObjectEvents(ctx, dyn, obj)
-	if err != nil {
-		return nil // the status is read again at the next poll
-	}
+	// A failed read of the events is not the wait's end: the status and
+	// the events are read again at the next poll.
+	events, _ := ObjectEvents(ctx, dyn, obj)
 	if ev := latestEvent(events, ReasonValidationError, start); ev != nil {
 		return fmt.Errorf("%w: FlinkDeployment %s/%s: the operator's validator refused generation %d (the job keeps running with the spec it last reconciled): %s",
 			ErrSpecRejected, obj.GetNamespace(), obj.GetName(), obj.GetGeneration(), ev.Message)

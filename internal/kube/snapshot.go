@@ -195,10 +195,8 @@ var ErrSnapshotRefused = errors.New("the Flink operator refused the snapshot")
 // no status yet. Events are matched by the snapshot's UID, so they are this
 // object's own.
 func refusedSnapshot(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
-	events, err := ObjectEvents(ctx, dyn, obj)
-	if err != nil {
-		return nil // read again at the next poll
-	}
+	// A failed read of the events is read again at the next poll.
+	events, _ := ObjectEvents(ctx, dyn, obj)
 	if ev := latestEvent(events, ReasonValidationError, time.Time{}); ev != nil {
 		return fmt.Errorf("%w: FlinkStateSnapshot %s/%s: %s", ErrSnapshotRefused, obj.GetNamespace(), obj.GetName(), ev.Message)
 	}

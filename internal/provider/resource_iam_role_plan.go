@@ -17,7 +17,7 @@ import (
 // the account.
 func (r *iamRoleResource) rolePlanChecks(ctx context.Context, plan iamRoleModel, diags *diag.Diagnostics) {
 	r.meta.checkARNPartitions(ctx, plan.arns(), diags)
-	r.recordRole(ctx, plan, diags)
+	r.recordRole(ctx, plan)
 	if pi := plan.PodIdentity; pi != nil && pi.ClusterName.IsNull() {
 		diags.AddAttributeWarning(path.Root("pod_identity").AtName("cluster_name"), "Pod Identity trust for any cluster",
 			"Without cluster_name the trust policy admits this namespace and ServiceAccount in every EKS cluster of the account: "+
@@ -27,8 +27,9 @@ func (r *iamRoleResource) rolePlanChecks(ctx context.Context, plan iamRoleModel,
 
 // recordRole records which ServiceAccount the role trusts and the state
 // stores it grants, for the snapshots planned after it
-// (checkSnapshotPlan).
-func (r *iamRoleResource) recordRole(ctx context.Context, plan iamRoleModel, diags *diag.Diagnostics) {
+// (checkSnapshotPlan). It reports nothing: what it cannot read is left
+// unrecorded, and the role's own checks report it.
+func (r *iamRoleResource) recordRole(ctx context.Context, plan iamRoleModel) {
 	var ns, sa types.String
 	switch {
 	case plan.IRSA != nil:

@@ -43,7 +43,7 @@ func operatorsUnderTest(t *testing.T) []operatorUnderTest {
 		go func() { defer close(done); op.Run(ctx, kc.Dynamic, 50*time.Millisecond) }()
 		t.Cleanup(func() { cancel(); <-done })
 	}}
-	real := operatorUnderTest{name: "real", start: func(t *testing.T, ns string, conf map[string]string) {
+	realOp := operatorUnderTest{name: "real", start: func(t *testing.T, ns string, conf map[string]string) {
 		env, root := testbedEnv(t)
 		op, err := StartRealOperator(context.Background(), root, env, RealOperatorOptions{Namespaces: []string{ns}, Conf: conf, Logf: t.Logf})
 		if err != nil {
@@ -65,7 +65,7 @@ func operatorsUnderTest(t *testing.T) []operatorUnderTest {
 			t.Fatal(err)
 		}
 	} else {
-		out = append(out, real)
+		out = append(out, realOp)
 	}
 	return out
 }

@@ -225,3 +225,32 @@ func fakeSnapshotDynamic(t *testing.T) *dynfake.FakeDynamicClient {
 	return dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{FlinkStateSnapshotGVR: "FlinkStateSnapshotList"}, obj)
 }
+
+// An error the operator retries (a ReconciliationException while the
+// lifecycle is not FAILED: the Java Operator SDK reschedules the
+// reconciliation with backoff) is progress, not the wait's end; the same
+// error once the operator marks the deployment FAILED ends it, and so does
+// another kind of error (a DeploymentFailedException of the JobManager).
+func TestDeploymentReady_retriedErrorIsProgress(t *testing.T) {
+	retried := `{"type":"org.apache.flink.kubernetes.operator.exception.ReconciliationException","message":"java.net.SocketTimeoutException: timeout"}`
+	obj := deploymentWithStatus(2, 2, "DEPLOYED", "RECONCILING")
+	_ = unstructured.SetNestedField(obj.Object, retried, "status", "error")
+	if _, current, ready, err := DeploymentReady(obj, "deployed"); err != nil || ready || !current {
+		t.Fatalf("retried error: current=%v ready=%v err=%v, want a wait that goes on", current, ready, err)
+	}
+	failed := deploymentWithStatus(2, 2, "FAILED", "FAILED")
+	_ = unstructured.SetNestedField(failed.Object, retried, "status", "error")
+	if _, _, _, err := DeploymentReady(failed, "deployed"); err == nil || !strings.Contains(err.Error(), "SocketTimeoutException") {
+		t.Fatalf("FAILED: got %v, want the operator's message", err)
+	}
+	other := deploymentWithStatus(2, 2, "DEPLOYED", "RECONCILING")
+	_ = unstructured.SetNestedField(other.Object, `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"ImagePullBackOff"}`, "status", "error")
+	if _, _, _, err := DeploymentReady(other, "deployed"); err == nil {
+		t.Fatal("a DeploymentFailedException did not end the wait")
+	}
+	// The wait that ends on a retried error says what the operator reports.
+	_, err := WaitDeployment(context.Background(), fakeDynamic(obj, 0, nil), "ns", "orders", "deployed", 30*time.Millisecond, time.Millisecond)
+	if !errors.Is(err, ErrDeploymentTimeout) || !strings.Contains(err.Error(), "retries the reconciliation") || !strings.Contains(err.Error(), "SocketTimeoutException") {
+		t.Fatalf("got %v, want a timeout naming the retried error", err)
+	}
+}

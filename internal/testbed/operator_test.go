@@ -268,6 +268,13 @@ func (b *bed) dirs(name string) (cp, sp string) {
 
 func (b *bed) createDeployment(t *testing.T, name, upgradeMode string, job map[string]any) {
 	t.Helper()
+	b.createDeploymentEdited(t, name, upgradeMode, job, nil)
+}
+
+// createDeploymentEdited is createDeployment with edit applied to the spec
+// before the object is created.
+func (b *bed) createDeploymentEdited(t *testing.T, name, upgradeMode string, job map[string]any, edit func(spec map[string]any)) {
+	t.Helper()
 	cp, sp := b.dirs(name)
 	j := map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": upgradeMode, "parallelism": int64(1)}
 	for k, v := range job {
@@ -294,6 +301,9 @@ func (b *bed) createDeployment(t *testing.T, name, upgradeMode string, job map[s
 		j["parallelism"] = int64(1)
 		spec["podTemplate"] = map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
 			"name": flinkconf.MainContainer, "env": []any{map[string]any{"name": flinkconf.PluginsEnv, "value": "flink-s3-fs-hadoop-2.2.1.jar"}}}}}}
+	}
+	if edit != nil {
+		edit(spec)
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",

@@ -159,6 +159,10 @@ func TestDifferential_rejectedCreate(t *testing.T) {
 			if lc, _, _ := unstructured.NestedString(obj.Object, "status", "lifecycleState"); lc != "FAILED" {
 				t.Errorf("lifecycleState %q, want FAILED", lc)
 			}
+			// The status's defaults, as the operator serialises them.
+			if st.ReconState != reconUpgrading || st.JMStatus != jmMissing {
+				t.Errorf("reconciliationStatus.state %q, jobManagerDeploymentStatus %q: want UPGRADING and MISSING", st.ReconState, st.JMStatus)
+			}
 			if !kube.RejectedBeforeFirstDeployment(obj) || !strings.HasPrefix(kube.OperatorMessage(st.Error), "HA must be enabled for rollback support. (") {
 				t.Errorf("status.error %q", st.Error)
 			}
@@ -205,6 +209,45 @@ func TestDifferential_rejectedUpdate(t *testing.T) {
 			ev := b.eventOn(t, true, "orders", "ValidationError", func(kube.OperatorEvent) bool { return true })
 			if ev.Message != "Forbidden Flink config key: kubernetes.cluster-id" {
 				t.Errorf("event %+v", ev)
+			}
+		})
+	}
+}
+
+// Specs the validator refuses for what they leave out (DefaultValidator
+// .validateJobSpec, validateJmSpec): a job without parallelism, a
+// JobManager without memory. Both refuse before anything is deployed, with
+// the validator's message in status.error and a ValidationError event.
+func TestDifferential_rejectedIncompleteSpecs(t *testing.T) {
+	cases := []struct {
+		name, want string
+		edit       func(spec map[string]any)
+	}{
+		{"no-parallelism", "Job parallelism must be larger than 0", func(spec map[string]any) {
+			delete(spec["job"].(map[string]any), "parallelism")
+		}},
+		{"no-jm-memory", "JobManager resource memory must be defined using `spec.jobManager.resource.memory`", func(spec map[string]any) {
+			delete(spec, "jobManager")
+		}},
+	}
+	for _, o := range operatorsUnderTest(t) {
+		t.Run(o.name, func(t *testing.T) {
+			b := newBed(t)
+			b.op.SetFaults(func(f *Faults) { f.Down = true })
+			b.ns = newNamespace(t, b)
+			o.start(t, b.ns, nil)
+			b.wait = 2 * time.Minute
+			for _, c := range cases {
+				b.createDeploymentEdited(t, c.name, modeSavepoint, nil, c.edit)
+			}
+			for _, c := range cases {
+				obj := b.until(t, true, c.name, "refused", func(o *unstructured.Unstructured) bool { return readDeploymentStatus(o).Error != "" })
+				if !kube.RejectedBeforeFirstDeployment(obj) || !strings.HasPrefix(kube.OperatorMessage(readDeploymentStatus(obj).Error), c.want+" (") {
+					t.Errorf("%s: status %v", c.name, obj.Object["status"])
+				}
+				if ev := b.eventOn(t, true, c.name, "ValidationError", func(kube.OperatorEvent) bool { return true }); ev.Message != c.want {
+					t.Errorf("%s: event %+v", c.name, ev)
+				}
 			}
 		})
 	}

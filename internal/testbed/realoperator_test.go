@@ -70,6 +70,18 @@ func operatorsUnderTest(t *testing.T) []operatorUnderTest {
 	return out
 }
 
+// bed is a test bed of its own namespace watched by this operator, started
+// with conf (the bed's own model is stopped: it watches another namespace).
+func (o operatorUnderTest) bed(t *testing.T, conf map[string]string) *bed {
+	t.Helper()
+	b := newBed(t)
+	b.op.SetFaults(func(f *Faults) { f.Down = true })
+	b.ns = newNamespace(t, b)
+	o.start(t, b.ns, conf)
+	b.wait = 2 * time.Minute
+	return b
+}
+
 // newNamespace makes a namespace for one scenario.
 func newNamespace(t *testing.T, b *bed) string {
 	t.Helper()
@@ -91,12 +103,8 @@ func newNamespace(t *testing.T, b *bed) string {
 func TestDifferential_snapshotTargetMissing(t *testing.T) {
 	for _, o := range operatorsUnderTest(t) {
 		t.Run(o.name, func(t *testing.T) {
-			b := newBed(t) // the model of newBed watches its own namespace only
-			b.op.SetFaults(func(f *Faults) { f.Down = true })
-			b.ns = newNamespace(t, b)
-			o.start(t, b.ns, map[string]string{"kubernetes.operator.reconcile.interval": "5 s"})
+			b := o.bed(t, map[string]string{"kubernetes.operator.reconcile.interval": "5 s"})
 			settle := 12 * time.Second
-			b.wait = 2 * time.Minute
 			b.createSnapshot(t, "sp", "missing", 3, map[string]any{})
 			ev := b.eventUntil(t, "sp", "ValidationError", func(kube.OperatorEvent) bool { return true })
 			if want := "Target for snapshot " + b.ns + "/missing was not found"; ev.Message != want || ev.Type != "Warning" {
@@ -143,11 +151,7 @@ func TestDifferential_snapshotTargetMissing(t *testing.T) {
 func TestDifferential_rejectedCreate(t *testing.T) {
 	for _, o := range operatorsUnderTest(t) {
 		t.Run(o.name, func(t *testing.T) {
-			b := newBed(t)
-			b.op.SetFaults(func(f *Faults) { f.Down = true })
-			b.ns = newNamespace(t, b)
-			o.start(t, b.ns, map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"})
-			b.wait = 2 * time.Minute
+			b := o.bed(t, map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"})
 			b.createDeployment(t, "orders", modeSavepoint, nil)
 			obj := b.until(t, true, "orders", "refused", func(o *unstructured.Unstructured) bool {
 				return readDeploymentStatus(o).Error != ""
@@ -182,11 +186,7 @@ func TestDifferential_rejectedCreate(t *testing.T) {
 func TestDifferential_rejectedUpdate(t *testing.T) {
 	for _, o := range operatorsUnderTest(t) {
 		t.Run(o.name, func(t *testing.T) {
-			b := newBed(t)
-			b.op.SetFaults(func(f *Faults) { f.Down = true })
-			b.ns = newNamespace(t, b)
-			o.start(t, b.ns, nil)
-			b.wait = 2 * time.Minute
+			b := o.bed(t, nil)
 			b.createDeployment(t, "orders", modeSavepoint, nil)
 			b.until(t, true, "orders", "deployed", func(o *unstructured.Unstructured) bool {
 				// Deployed, not merely recorded (a spec change while the
@@ -214,9 +214,10 @@ func TestDifferential_rejectedUpdate(t *testing.T) {
 	}
 }
 
-// Specs the validator refuses for what they leave out (DefaultValidator
-// .validateJobSpec, validateJmSpec): a job without parallelism, a
-// JobManager without memory. Both refuse before anything is deployed, with
+// Specs the validator refuses for what they leave out or get wrong
+// (DefaultValidator.validateJobSpec, validateJmSpec, validateTmSpec): a job
+// without parallelism, a JobManager or TaskManager without memory,
+// TaskManager replicas of 0. Both refuse before anything is deployed, with
 // the validator's message in status.error and a ValidationError event.
 func TestDifferential_rejectedIncompleteSpecs(t *testing.T) {
 	cases := []struct {
@@ -229,14 +230,16 @@ func TestDifferential_rejectedIncompleteSpecs(t *testing.T) {
 		{"no-jm-memory", "JobManager resource memory must be defined using `spec.jobManager.resource.memory`", func(spec map[string]any) {
 			delete(spec, "jobManager")
 		}},
+		{"no-tm-memory", "TaskManager resource memory must be defined using `spec.taskManager.resource.memory`", func(spec map[string]any) {
+			delete(spec, "taskManager")
+		}},
+		{"tm-replicas-zero", "TaskManager replicas must be larger than 0", func(spec map[string]any) {
+			spec["taskManager"].(map[string]any)["replicas"] = int64(0)
+		}},
 	}
 	for _, o := range operatorsUnderTest(t) {
 		t.Run(o.name, func(t *testing.T) {
-			b := newBed(t)
-			b.op.SetFaults(func(f *Faults) { f.Down = true })
-			b.ns = newNamespace(t, b)
-			o.start(t, b.ns, nil)
-			b.wait = 2 * time.Minute
+			b := o.bed(t, nil)
 			for _, c := range cases {
 				b.createDeploymentEdited(t, c.name, modeSavepoint, nil, c.edit)
 			}

@@ -2,11 +2,13 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -104,4 +106,33 @@ func describeEvents(events []OperatorEvent) string {
 		return ""
 	}
 	return ". The operator's events: " + strings.Join(parts, "; ")
+}
+
+// RefusedAtAdmission tells whether the API server refused a write because
+// a validating admission webhook denied it (the operator's webhook runs
+// its validator there), and returns the webhook's name and its message.
+// The API server words such a refusal "admission webhook %q denied the
+// request: %s" (k8s.io/apiserver/pkg/admission/plugin/webhook/errors
+// .ToStatusErr), with status 400 unless the webhook gave another code.
+func RefusedAtAdmission(err error) (webhook, message string, ok bool) {
+	if err == nil {
+		return "", "", false
+	}
+	msg := err.Error()
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		msg = se.Status().Message
+	}
+	const prefix, sep = "admission webhook \"", "\" denied the request"
+	i := strings.Index(msg, prefix)
+	if i < 0 {
+		return "", "", false
+	}
+	rest := msg[i+len(prefix):]
+	j := strings.Index(rest, sep)
+	if j < 0 {
+		return "", "", false
+	}
+	webhook, message = rest[:j], strings.TrimPrefix(strings.TrimPrefix(rest[j+len(sep):], ":"), " ")
+	return webhook, message, true
 }

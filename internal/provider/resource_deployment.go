@@ -417,7 +417,12 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 	}
 	if err != nil {
-		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), "")
+		todo := ""
+		if hook, _, ok := kube.RefusedAtAdmission(err); ok {
+			todo = fmt.Sprintf("The admission webhook %s (the Flink operator's validator, when it is validationwebhook.flink.apache.org) refused this spec "+
+				"before the API server stored anything: nothing changed in the cluster. Fix what it names and apply again.", hook)
+		}
+		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), todo)
 		return
 	}
 	plan.ID = types.StringValue(ns + "/" + name)

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
@@ -254,4 +256,82 @@ func TestDifferential_rejectedIncompleteSpecs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The admission webhook the chart registers (StartRealWebhook): a spec the
+// operator's validator refuses is refused by the API server itself, before
+// anything is stored, with the validator's message; an update it refuses
+// leaves the stored object as it was. Without the webhook the same specs
+// are stored and refused in status.error (TestDifferential_rejectedCreate,
+// TestDifferential_rejectedUpdate). The model has no admission stage.
+func TestRealOperator_webhookRefusesAtAdmission(t *testing.T) {
+	if _, err := OperatorDir(); err != nil {
+		if errors.Is(err, ErrNoOperatorJars) {
+			t.Skipf("real operator skipped: %v", err)
+		}
+		t.Fatal(err)
+	}
+	b := newBed(t)
+	b.op.SetFaults(func(f *Faults) { f.Down = true })
+	b.ns = newNamespace(t, b)
+	env, root := testbedEnv(t)
+	wh, err := StartRealWebhook(context.Background(), root, env, RealOperatorOptions{Namespaces: []string{b.ns}, Logf: t.Logf})
+	if errors.Is(err, ErrNoNetns) {
+		t.Skipf("the webhook runs in a network namespace of its own: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(wh.Log)
+			t.Logf("webhook log (tail):\n%s", tail(string(b), 40))
+		}
+		wh.Stop()
+	})
+	forbidden := func(spec map[string]any) {
+		spec["flinkConfiguration"].(map[string]any)["kubernetes.cluster-id"] = "other"
+	}
+	// A create: refused, nothing stored.
+	err = createDeploymentErr(b, "refused", forbidden)
+	if err == nil || !strings.Contains(err.Error(), `admission webhook "`+ValidatingWebhookName+`" denied the request`) ||
+		!strings.Contains(err.Error(), "Forbidden Flink config key: kubernetes.cluster-id") {
+		t.Fatalf("create: %v, want the webhook's refusal naming the forbidden key", err)
+	}
+	if _, err := b.dyn.Resource(kube.FlinkDeploymentGVR).Namespace(b.ns).Get(context.Background(), "refused", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the refused FlinkDeployment was stored (get: %v)", err)
+	}
+	// An update: refused, the stored spec unchanged.
+	if err := createDeploymentErr(b, "orders", nil); err != nil {
+		t.Fatalf("a valid create: %v", err)
+	}
+	_, err = b.dyn.Resource(kube.FlinkDeploymentGVR).Namespace(b.ns).Patch(context.Background(), "orders", types.MergePatchType,
+		[]byte(`{"spec":{"flinkConfiguration":{"kubernetes.cluster-id":"other"}}}`), metav1.PatchOptions{})
+	if err == nil || !strings.Contains(err.Error(), "Forbidden Flink config key: kubernetes.cluster-id") {
+		t.Fatalf("update: %v, want the webhook's refusal", err)
+	}
+	if obj := b.get(t, true, "orders"); obj.GetGeneration() != 1 {
+		t.Errorf("generation %d after a refused update, want 1", obj.GetGeneration())
+	}
+}
+
+// createDeploymentErr creates the bed's FlinkDeployment name, edited, and
+// returns the API server's answer.
+func createDeploymentErr(b *bed, name string, edit func(spec map[string]any)) error {
+	cp, sp := b.dirs(name)
+	spec := map[string]any{
+		"image": "flink:2.2.1-java17", "flinkVersion": "v2_2", "serviceAccount": "flink",
+		"flinkConfiguration": map[string]any{checkpointDirKey: cp, savepointDirKey: sp},
+		"job":                map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": modeSavepoint, "parallelism": int64(1)},
+		"jobManager":         map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": int64(1)}},
+		"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": int64(1)}},
+	}
+	if edit != nil {
+		edit(spec)
+	}
+	_, err := b.dyn.Resource(kube.FlinkDeploymentGVR).Namespace(b.ns).Create(context.Background(), &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+		"metadata": map[string]any{"name": name, "namespace": b.ns}, "spec": spec,
+	}}, metav1.CreateOptions{})
+	return err
 }

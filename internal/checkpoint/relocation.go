@@ -134,10 +134,36 @@ func (r *Relocation) Err() error {
 type Restorability struct {
 	// Relocation is nil when the _metadata is missing.
 	Relocation *Relocation
-	// Completeness is the file check; for a snapshot that is not
-	// relocatable, only its _metadata was read (Missing is empty and
-	// Present 0: the files elsewhere were not looked for).
+	// Completeness is the file check; for a snapshot refused by the
+	// rule, only its _metadata was read (Missing is empty and Present 0:
+	// the files elsewhere were not looked for).
 	Completeness *Completeness
+	// Rule is the rule it was checked by.
+	Rule RelocationRule
+}
+
+// RelocationRule says which absolute paths a restore may follow.
+type RelocationRule int
+
+const (
+	// OwnDirectory: every file must lie under the snapshot's own
+	// directory, so that a copy of that directory (a replica in another
+	// region) restores on its own.
+	OwnDirectory RelocationRule = iota
+	// OwnBucket: files elsewhere in the snapshot's own bucket are
+	// followed (a retained incremental checkpoint restored where it was
+	// written names its job's shared/ files), files in another bucket are
+	// refused: the restore would depend on a bucket, perhaps in a region,
+	// the deployment does not restore from.
+	OwnBucket
+)
+
+// refused are the files rule refuses.
+func (r *Relocation) refused(rule RelocationRule) []string {
+	if rule == OwnBucket {
+		return r.OtherBucket
+	}
+	return r.Outside
 }
 
 // Err is nil for a snapshot that restores from where it is: its _metadata
@@ -147,20 +173,20 @@ func (r *Restorability) Err() error {
 	if r.Completeness.Metadata == nil {
 		return r.Completeness.Err()
 	}
-	if err := r.Relocation.Err(); err != nil {
-		return err
+	if len(r.Relocation.refused(r.Rule)) > 0 {
+		return &NotRelocatableError{Relocation: r.Relocation}
 	}
 	return r.Completeness.Err()
 }
 
 // CheckRestorable reads the _metadata of target (a savepoint or chk-N
 // directory, or its _metadata) and checks, in this order, that it is there,
-// that every file it names lies under target's own directory
-// (CheckRelocation), and that each of those files exists (as
-// CheckComplete, by the _metadata and not by listing alone). What a copy in
-// another region can restore from is what passes. Files named in another
-// bucket are not looked for: in a disaster that bucket's region is gone.
-func CheckRestorable(ctx context.Context, c S3Reader, target string) (*Restorability, error) {
+// that every file it names lies where rule allows (CheckRelocation), and
+// that each of those files exists (as CheckComplete, by the _metadata and
+// not by listing alone). With OwnDirectory, what passes is what a copy in
+// another region can restore from. Files the rule refuses are not looked
+// for: in a disaster their bucket's region is gone.
+func CheckRestorable(ctx context.Context, c S3Reader, target string, rule RelocationRule) (*Restorability, error) {
 	res := &Completeness{Target: target, MetadataURI: MetadataURI(target), Requests: 1}
 	m, modified, err := readMetadataObject(ctx, c, res.MetadataURI)
 	if notfound.Is(awsclient.NotFound(res.MetadataURI, err)) {
@@ -174,8 +200,8 @@ func CheckRestorable(ctx context.Context, c S3Reader, target string) (*Restorabi
 	uris := m.FileURIs()
 	res.Referenced = len(uris)
 	rel := CheckRelocation(m, target)
-	out := &Restorability{Relocation: rel, Completeness: res}
-	if !rel.Relocatable() {
+	out := &Restorability{Relocation: rel, Completeness: res, Rule: rule}
+	if len(rel.refused(rule)) > 0 {
 		return out, nil
 	}
 	missing, requests, err := missingObjects(ctx, c, uris)

@@ -119,7 +119,7 @@ func TestCheckRestorable(t *testing.T) {
 	chk := loadFixture(t, "incremental-rocksdb-checkpoint")
 
 	s := replicaOf(t, replica, "canonical-savepoint", "incremental-rocksdb-checkpoint")
-	r, err := CheckRestorable(ctx, s, copyURI(sp.snapshot, replica))
+	r, err := CheckRestorable(ctx, s, copyURI(sp.snapshot, replica), OwnDirectory)
 	if err != nil || r.Err() != nil {
 		t.Fatalf("arrived savepoint: %v / %v", err, r.Err())
 	}
@@ -133,14 +133,14 @@ func TestCheckRestorable(t *testing.T) {
 		gone = u
 	}
 	delete(s.objects, key(gone))
-	r, err = CheckRestorable(ctx, s, copyURI(sp.snapshot, replica))
+	r, err = CheckRestorable(ctx, s, copyURI(sp.snapshot, replica), OwnDirectory)
 	var inc *IncompleteError
 	if err != nil || !errors.As(r.Err(), &inc) || !slices.Equal(inc.Missing, []string{gone}) {
 		t.Fatalf("partly arrived savepoint: %v / %v", err, r.Err())
 	}
 
 	s.requests = nil
-	r, err = CheckRestorable(ctx, s, copyURI(chk.snapshot, replica))
+	r, err = CheckRestorable(ctx, s, copyURI(chk.snapshot, replica), OwnDirectory)
 	var nre *NotRelocatableError
 	if err != nil || !errors.As(r.Err(), &nre) {
 		t.Fatalf("copied checkpoint: %v / %v", err, r.Err())
@@ -149,8 +149,30 @@ func TestCheckRestorable(t *testing.T) {
 		t.Errorf("a checkpoint that is not relocatable had its files looked for: %v", s.requests)
 	}
 
-	r, err = CheckRestorable(ctx, s, "s3://"+replica+"/flink/counts/savepoints/savepoint-none")
+	r, err = CheckRestorable(ctx, s, "s3://"+replica+"/flink/counts/savepoints/savepoint-none", OwnDirectory)
 	if err != nil || r.Relocation != nil || !errors.As(r.Err(), &inc) || !inc.MetadataMissing {
 		t.Fatalf("no _metadata: %v / %+v", err, r)
+	}
+}
+
+// With OwnBucket, an incremental checkpoint restored where it was written
+// is checked file by file (its shared/ files are in its own bucket); the
+// same checkpoint copied to another bucket is refused alike.
+func TestCheckRestorable_ownBucket(t *testing.T) {
+	ctx := context.Background()
+	chk := loadFixture(t, "incremental-rocksdb-checkpoint")
+	s := fixtureS3(t, "incremental-rocksdb-checkpoint")
+	r, err := CheckRestorable(ctx, s, chk.snapshot, OwnBucket)
+	if err != nil || r.Err() != nil || r.Completeness.Present == 0 {
+		t.Fatalf("checkpoint in place: %v / %v (present %d)", err, r.Err(), r.Completeness.Present)
+	}
+	if r, _ := CheckRestorable(ctx, s, chk.snapshot, OwnDirectory); r == nil || r.Err() == nil {
+		t.Fatal("OwnDirectory accepts a checkpoint naming its shared/ files")
+	}
+	cp := replicaOf(t, "acme-flink-state-dr", "incremental-rocksdb-checkpoint")
+	r, err = CheckRestorable(ctx, cp, copyURI(chk.snapshot, "acme-flink-state-dr"), OwnBucket)
+	var nre *NotRelocatableError
+	if err != nil || !errors.As(r.Err(), &nre) {
+		t.Fatalf("copied checkpoint with OwnBucket: %v / %v", err, r.Err())
 	}
 }

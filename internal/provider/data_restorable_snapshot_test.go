@@ -137,3 +137,25 @@ func TestAccRestorableSnapshot_needsADirectory(t *testing.T) {
 		}},
 	})
 }
+
+// The data source's example, read against a bucket holding one whole
+// savepoint (the example's provider alias is the test's one provider).
+func TestAccExample_dataSourceRestorableSnapshot(t *testing.T) {
+	skipUnlessAcc(t)
+	meta, file, size := realSavepoint(t)
+	replica := testCheckpointBucket(t)
+	sp := "flink/orders/savepoints/savepoint-2d6fb8-00000000000a"
+	putBytes(t, replica, sp+"/"+file, make([]byte, size))
+	putBytes(t, replica, sp+"/_metadata", meta)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: example(t, "data-sources/flinkstate_restorable_snapshot/data-source.tf",
+				"  provider      = flinkstate.dr\n", "", `"s3://acme-flink-state-dr/`, `"s3://`+replica+"/"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.flinkstate_restorable_snapshot.orders", tfjsonPath("path"), knownvalue.StringExact("s3://"+replica+"/"+sp)),
+				statecheck.ExpectKnownValue("data.flinkstate_restorable_snapshot.orders", tfjsonPath("skipped"), knownvalue.ListSizeExact(0)),
+			},
+		}},
+	})
+}

@@ -15,20 +15,20 @@ import (
 // snapshot copied object by object to a second bucket under the same keys,
 // the originals deleted, then restored from the copy in a fresh cluster):
 //
-//	format                                  _metadata references                        from the copy
-//	canonical savepoint (RocksDB)           relative paths (RelativeFileStateHandle)    restores, counters continue
-//	native savepoint (RocksDB incremental)  relative paths (RelativeFileStateHandle)    restores, counters continue
-//	incremental RocksDB checkpoint          absolute s3://<source>/…/shared/… paths     fails: the files in the source bucket are gone
-//	full hashmap checkpoint                 absolute s3://<source>/…/chk-N/… paths      fails: the files in the source bucket are gone
+//	snapshot                        _metadata names its files                      from the copy
+//	canonical savepoint (RocksDB)   relative (RelativeFileStateHandle)             restores, counters continue
+//	native savepoint (RocksDB)      relative (RelativeFileStateHandle)             restores, counters continue
+//	incremental RocksDB checkpoint  absolute, s3://<source>/…/<job>/shared/…       fails: FileNotFoundException naming the source
+//	full checkpoint (hashmap)       relative (RelativeFileStateHandle)             restores, counters continue
 //
 // Savepoints are self-contained and relocatable since Flink 1.11
-// (FLINK-5763: a savepoint location writes RelativeFileStateHandles, which
-// MetadataV2V3SerializerBase resolves against the directory of the
-// _metadata being read); checkpoints keep naming their files by absolute
-// path (FileStateHandle), so a copied checkpoint still reads the source
-// bucket. So the rule is not by format but by what the _metadata says:
-// every file it names by absolute path must lie under the snapshot's own
-// directory, which is what Relocation checks.
+// (FLINK-5763). An incremental checkpoint's shared and private files
+// (IncrementalRemoteKeyedStateHandle) are named by absolute path under the
+// job's shared/ directory, so a copy still reads the source bucket; a full
+// checkpoint's files are in chk-N and, in Flink 2.2.1, named relative to it.
+// So the rule is not by kind but by what the _metadata says: every file it
+// names by absolute path must lie under the snapshot's own directory, which
+// is what CheckRelocation checks.
 
 // Relocation is what a snapshot's _metadata says about restoring it from
 // where it is read: which files it names relative to its own directory, and
@@ -116,8 +116,8 @@ func (e *NotRelocatableError) Error() string {
 		where = "in another bucket"
 	}
 	return fmt.Sprintf("%s cannot restore from where it is: its %s names %d of its %d files by absolute path %s (%s%s); "+
-		"a copy of a checkpoint keeps reading the bucket it was written to. Restore from a savepoint instead "+
-		"(canonical or native: Flink writes a savepoint's files relative to its directory, FLINK-5763), taken into this bucket or replicated to it",
+		"a copy keeps reading them there (an incremental checkpoint names its shared files so). Restore from a savepoint instead "+
+		"(canonical or native: Flink names a savepoint's files relative to its directory, FLINK-5763), taken into this bucket or replicated to it",
 		r.Dir, MetadataFile, len(r.Outside), r.Files, where, strings.Join(shown, ", "), more)
 }
 

@@ -53,8 +53,8 @@ func (d *restorableSnapshotDataSource) Schema(_ context.Context, _ datasource.Sc
 			"for a replica of the state bucket in another region (through a provider alias configured for that region), the " +
 			"snapshot to set as `job.initial_savepoint_path` of the standby deployment. A snapshot qualifies when its `_metadata` is " +
 			"there, every file it references lies in its own directory (it is *relocatable*: savepoints, canonical or native, name " +
-			"their files relative to their directory; checkpoints name them by absolute path in the bucket they were written to, so a " +
-			"copied checkpoint is not), and every one of those files exists (it has *fully arrived*: replication copies object by " +
+			"their files relative to their directory; an incremental checkpoint names its shared files by absolute path in the bucket " +
+			"it was written to, so a copy of it is not), and every one of those files exists (it has *fully arrived*: replication copies object by " +
 			"object, in no guaranteed order, so a `_metadata` can arrive before the files it references). The newer snapshots passed " +
 			"over are listed in `skipped` with the reason. Unlike `flinkstate_latest_savepoint`, it reads no Kubernetes object, which " +
 			"a disaster takes away with the region.",
@@ -64,8 +64,8 @@ func (d *restorableSnapshotDataSource) Schema(_ context.Context, _ datasource.Sc
 					"with the replica's bucket."),
 				Validators: []validator.String{s3DirCheck}},
 			"checkpoint_dir": schema.StringAttribute{Optional: true,
-				Description: snapshotDirs.doc("s3://bucket/dir holding <job-id>/chk-N directories (execution.checkpointing.dir). Checkpoints " +
-					"copied from another bucket are reported in `skipped` as not relocatable."),
+				Description: snapshotDirs.doc("s3://bucket/dir holding <job-id>/chk-N directories (execution.checkpointing.dir). Incremental " +
+					"checkpoints copied from another bucket are reported in `skipped` as not relocatable."),
 				Validators: []validator.String{s3DirCheck}},
 			"job_id": schema.StringAttribute{Optional: true,
 				Description: "Only this job's checkpoints (32 hex characters); savepoints are not filtered.",

@@ -255,10 +255,11 @@ const (
 //
 // A snapshot whose _metadata names files in another bucket is refused
 // before those files are looked for (checkpoint.CheckRestorable with
-// OwnBucket): a checkpoint names its files by absolute path, so a copy of
-// one in another bucket (a cross-region replica) still reads the bucket it
-// was written to, which a disaster has taken away; measured with real
-// Flink 2.2.1 by TestRealFlink_relocation (internal/testbed).
+// OwnBucket): an incremental checkpoint names its shared files by absolute
+// path, so a copy of one in another bucket (a cross-region replica) still
+// reads the bucket it was written to, which a disaster has taken away;
+// measured with real Flink 2.2.1 by TestRealFlink_relocation
+// (internal/testbed).
 func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target string) *restoreProblem {
 	rs, err := checkpoint.CheckRestorable(ctx, s3, target, checkpoint.OwnBucket)
 	var comp *checkpoint.Completeness
@@ -287,7 +288,8 @@ func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target stri
 		}
 		return &restoreProblem{restoreElsewhere, "Restore target cannot restore from where it is",
 			fmt.Sprintf("%s names %d of its %d files by absolute path in another bucket, so the restored job would read them there, "+
-				"not beside its %s (a copy of a checkpoint keeps the paths it was written with):\n  %s%s",
+				"not beside its %s (an incremental checkpoint names its shared files by absolute path, so a copy keeps reading the bucket it "+
+				"was copied from):\n  %s%s",
 				target, len(rel.OtherBucket), rel.Files, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more)}
 	case !comp.Complete():
 		shown, more := comp.Missing, ""

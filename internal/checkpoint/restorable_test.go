@@ -82,3 +82,23 @@ func TestLatestRestorable_replica(t *testing.T) {
 		t.Fatalf("other job: %v, %+v", err, res)
 	}
 }
+
+// A skipped snapshot's line names the first absolute path (or missing
+// file) and how many more there are.
+func TestSkippedSnapshotLine(t *testing.T) {
+	c := Candidate{Kind: KindCheckpoint, Path: "s3://dr/p/job/chk-7"}
+	for _, tc := range []struct {
+		s    SkippedSnapshot
+		want string
+	}{
+		{SkippedSnapshot{Candidate: c, Reason: "no _metadata"}, "s3://dr/p/job/chk-7: no _metadata"},
+		{SkippedSnapshot{Candidate: c, Reason: "not relocatable", Outside: []string{"s3://a/x", "s3://a/y", "s3://a/z"}},
+			"s3://dr/p/job/chk-7: not relocatable: s3://a/x (and 2 more)"},
+		{SkippedSnapshot{Candidate: c, Reason: "partly arrived", Missing: []string{"s3://dr/p/job/shared/1"}},
+			"s3://dr/p/job/chk-7: partly arrived: s3://dr/p/job/shared/1"},
+	} {
+		if got := tc.s.Line(); got != tc.want {
+			t.Errorf("Line() = %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -124,8 +124,11 @@ func TestAccRealFlink_restoreFromReplica(t *testing.T) {
 	}
 	// before/taken: the counts printed before the first savepoint was asked
 	// for and once it completed (it holds, per key, a count in between).
-	var before, taken map[int]int64
+	var before, taken, atFailover map[int]int64
 	var sp1, sp2, chkMeta, missing string
+	// The recovery point measured: when the restored savepoint completed,
+	// and when region A was lost (the replica's state then is what B has).
+	var sp1Done, lost time.Time
 
 	// replicate copies the objects under prefix (keys of bucket A) to the
 	// replica, except skip; S3 dates objects to the second, so each group
@@ -185,6 +188,7 @@ func TestAccRealFlink_restoreFromReplica(t *testing.T) {
 							return err
 						}
 						_, taken = c.Counts()
+						sp1Done = time.Now()
 						if sp2, err = c.TriggerSavepoint(ctx, jobID, "", "NATIVE", 2*time.Minute); err != nil {
 							return err
 						}
@@ -237,6 +241,10 @@ func TestAccRealFlink_restoreFromReplica(t *testing.T) {
 						}
 					}
 					// Region A is lost: its savepoints are gone.
+					lost = time.Now()
+					if c, err := clusterIn(opA, nsA); err == nil {
+						_, atFailover = c.Counts()
+					}
 					for _, sp := range []string{sp1, sp2} {
 						obj, err := s3c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(keyOf(sp) + "/")})
 						if err != nil {
@@ -291,6 +299,10 @@ func TestAccRealFlink_restoreFromReplica(t *testing.T) {
 							}
 						}
 						t.Logf("standby restored from the replica's %s: first counts %v (savepoint held [%v, %v])", keyOf(sp1), first, before, taken)
+						// Recovery point: the restored savepoint's age when A was
+						// lost, and the counts A had reached then, which B counts again.
+						t.Logf("recovery point: the savepoint restored had completed %s before region A was lost; A had counted to %v, "+
+							"the standby resumed at %v (no replication lag here: the replica was written at once)", lost.Sub(sp1Done).Round(time.Second), atFailover, first)
 						return nil
 					}),
 				},

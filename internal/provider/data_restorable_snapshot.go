@@ -78,7 +78,8 @@ func (d *restorableSnapshotDataSource) Schema(_ context.Context, _ datasource.Sc
 			"type":          schema.StringAttribute{Computed: true, Description: "`savepoint` or `checkpoint`."},
 			"metadata_path": schema.StringAttribute{Computed: true, Description: "Its _metadata."},
 			"last_modified": schema.StringAttribute{Computed: true,
-				Description: "When its _metadata was written in this bucket (RFC 3339): in a replica, when it arrived."},
+				Description: "Last-Modified of its _metadata in the bucket read (RFC 3339). Snapshots are ordered by it, newest first " +
+					"(those without _metadata by their newest object)."},
 			"files": schema.Int64Attribute{Computed: true, Description: "How many files its _metadata references, all present."},
 			"skipped": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				Description: "The newer snapshots passed over, newest first, each as `<path>: why`: `no _metadata (in progress, not yet " +

@@ -44,7 +44,9 @@ func (d *latestSavepointDataSource) Schema(_ context.Context, _ datasource.Schem
 			"at any time (the operator's snapshot documentation). A snapshot the operator took is dated by status.triggerTimestamp; " +
 			"one that records an existing savepoint (already_exists) by its _metadata's last modification in S3 (one request each), " +
 			"because the operator dates it when it was recorded, so recording an old savepoint never makes it the latest. " +
-			"`picked_by` says which rule dated the result.",
+			"`picked_by` says which rule dated the result. It reads the cluster the deployment runs in: after the loss of that " +
+			"cluster's region, there is nothing to read. To restore in another region from a replica of the state bucket, use " +
+			"`flinkstate_restorable_snapshot`, which reads S3 alone and returns only a snapshot that restores from the replica.",
 		Attributes: map[string]schema.Attribute{
 			"namespace":       schema.StringAttribute{Required: true, Description: "Namespace of the deployment.", Validators: namespaceValidators()},
 			"deployment_name": schema.StringAttribute{Required: true, Description: "Name of the FlinkDeployment.", Validators: objectNameValidators()},

@@ -391,6 +391,7 @@ func (p *flinkstateProvider) DataSources(_ context.Context) []func() datasource.
 		newPolicyDocumentDataSource,
 		newLatestCheckpointDataSource,
 		newLatestSavepointDataSource,
+		newRestorableSnapshotDataSource,
 		newOrphanedStateFilesDataSource,
 		newFlinkConfigurationDataSource,
 	}

@@ -239,6 +239,7 @@ const (
 	restoreUnchecked                            // S3 did not answer
 	restoreNoMetadata                           // not a completed snapshot
 	restoreIncomplete                           // referenced files missing
+	restoreElsewhere                            // files named in another bucket
 )
 
 // checkRestoreTarget is the one check of a path a deployment is about to
@@ -251,9 +252,22 @@ const (
 // AbstractFsCheckpointStorageAccess.resolveCheckpointPointer). It costs a
 // GET of the _metadata and a listing of each directory holding referenced
 // files. nil when the target is complete.
+//
+// A snapshot whose _metadata names files in another bucket is refused
+// before those files are looked for (checkpoint.CheckRestorable with
+// OwnBucket): an incremental checkpoint names its shared files by absolute
+// path, so a copy of one in another bucket (a cross-region replica) still
+// reads the bucket it was written to, which a disaster has taken away;
+// measured with real Flink 2.2.1 by TestRealFlink_relocation
+// (internal/testbed).
 func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target string) *restoreProblem {
-	comp, err := checkpoint.CheckComplete(ctx, s3, target)
+	rs, err := checkpoint.CheckRestorable(ctx, s3, target, checkpoint.OwnBucket)
+	var comp *checkpoint.Completeness
+	if rs != nil {
+		comp = rs.Completeness
+	}
 	var unreadable *checkpoint.MetadataError
+	var elsewhere *checkpoint.NotRelocatableError
 	switch {
 	case errors.As(err, &unreadable):
 		return &restoreProblem{restoreUnreadable, "Restore target cannot be read",
@@ -266,6 +280,17 @@ func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target stri
 		return &restoreProblem{restoreNoMetadata, "Restore target is not a completed snapshot",
 			fmt.Sprintf("%s has no %s: it is not a completed checkpoint (chk-N) or savepoint directory, so Flink could not restore from it",
 				target, comp.MetadataURI)}
+	case errors.As(rs.Err(), &elsewhere):
+		rel := elsewhere.Relocation
+		shown, more := rel.OtherBucket, ""
+		if len(shown) > maxMissingShown {
+			shown, more = shown[:maxMissingShown], fmt.Sprintf("\n  and %d more", len(rel.OtherBucket)-maxMissingShown)
+		}
+		return &restoreProblem{restoreElsewhere, "Restore target cannot restore from where it is",
+			fmt.Sprintf("%s names %d of its %d files by absolute path in another bucket, so the restored job would read them there, "+
+				"not beside its %s (an incremental checkpoint names its shared files by absolute path, so a copy keeps reading the bucket it "+
+				"was copied from):\n  %s%s",
+				target, len(rel.OtherBucket), rel.Files, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more)}
 	case !comp.Complete():
 		shown, more := comp.Missing, ""
 		if len(shown) > maxMissingShown {
@@ -314,13 +339,17 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 			"(with complete = true) or a flinkstate_snapshot's path."
 	case restoreNoMetadata:
 		advice = " Point at one that has it, e.g. data.flinkstate_latest_checkpoint's path or a flinkstate_snapshot's path."
+	case restoreElsewhere:
+		advice = "\n\nPoint job.initial_savepoint_path at a savepoint (canonical or native: Flink names a savepoint's files relative " +
+			"to its directory, so a copy restores on its own), e.g. data.flinkstate_restorable_snapshot's path read in this bucket, or " +
+			"at a checkpoint written to this bucket by the job itself."
 	case restoreIncomplete:
 		advice = "\n\nPoint job.initial_savepoint_path at a complete snapshot: data.flinkstate_latest_checkpoint with complete = true " +
 			"returns the newest checkpoint whose files all exist, or use a savepoint (a flinkstate_snapshot's path). Files under shared/ " +
 			"are referenced by later checkpoints too: do not expire or delete them on your own."
 	}
 	end := "."
-	if prob.kind == restoreUnchecked || prob.kind == restoreIncomplete {
+	if prob.kind == restoreUnchecked || prob.kind == restoreIncomplete || prob.kind == restoreElsewhere {
 		end = "" // ends with an error or a list of files
 	}
 	diags.AddAttributeError(at, prob.summary, fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s%s%s", ns, name, prob.detail, end, advice))

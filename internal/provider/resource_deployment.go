@@ -479,12 +479,38 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		diags.AddWarning("FlinkDeployment created but not ready yet",
 			fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
 				err, ns, name, plan.waitTarget()))
+	case errors.Is(err, kube.ErrUpgradeFailed):
+		// The operator gave up on this change and says so at every
+		// reconciliation (kube.ErrUpgradeFailed): waiting longer changes
+		// nothing. The ways out are the two changes it applies without an
+		// upgradeable state: a redeploy from a savepoint path
+		// (AbstractJobReconciler.reconcileSpecChange handles
+		// SAVEPOINT_REDEPLOY before getJobUpgrade) and a stateless upgrade
+		// (getJobUpgrade: "Stateless job, ready for upgrade").
+		setWaitPending(ctx, private, err.Error(), diags)
+		addProblem(diags, "Upgrading", "FlinkDeployment "+ns+"/"+name, err.Error(), manualRestoreAdvice)
+	case errors.Is(err, kube.ErrWaitingForUpgradeableState):
+		setWaitPending(ctx, private, err.Error(), diags)
+		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
+			"The operator applies the change by itself once the job runs, and the next plan shows this deployment as a pending "+
+				"update whose apply waits again. If the job cannot run with the spec it last reconciled (this change is what fixes it), "+
+				"it never will. "+manualRestoreAdvice)
 	default:
 		setWaitPending(ctx, private, err.Error(), diags)
 		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
 			"The next plan shows this deployment as a pending update, whose apply waits again.")
 	}
 }
+
+// manualRestoreAdvice is what gets a change applied that the operator
+// cannot apply as a stateful upgrade (kube.ErrUpgradeFailed,
+// kube.ErrWaitingForUpgradeableState): the two changes it makes without
+// an upgradeable state.
+const manualRestoreAdvice = "Set job.initial_savepoint_path to a complete savepoint or checkpoint of this job " +
+	"(data.flinkstate_latest_checkpoint with complete = true finds the newest retained checkpoint; a flinkstate_snapshot's path " +
+	"is a savepoint) and apply again: the operator redeploys from a new path without a running job. If the job holds no state " +
+	"worth keeping, set job.upgrade_mode = \"stateless\" instead: a stateless upgrade needs nothing from the old job and starts " +
+	"from empty state."
 
 // neverDeployed reads the FlinkDeployment again and tells whether the
 // operator never deployed anything of it (kube.DeployedOnce); a failed read

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -101,10 +102,11 @@ func TestAccDeployment_failedCreateKeptAndFixedInPlace(t *testing.T) {
 // The same failed create with upgrade_mode = "last-state": fixing the image
 // alone is refused by the operator (the JobManager never started, so there
 // is no HA metadata to restore from: UpgradeFailureException, "Manual restore
-// required." — ApplicationReconciler.getJobUpgrade). The apply fails at its
-// timeout naming the operator's message, the object is kept (same UID), and
-// the way out the message points to — a stateless upgrade of a job that never
-// held state — updates it in place until it runs.
+// required." — ApplicationReconciler.getJobUpgrade — and an UpgradeFailed
+// event, said again at every reconciliation). The apply fails at once (not
+// at its timeout) with the operator's message and the ways out, the object
+// is kept (same UID), and one of them — a stateless upgrade of a job that
+// never held state — updates it in place until it runs.
 func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 	skipUnlessAcc(t)
 	ns, op := imagePullFailing(t)
@@ -112,10 +114,11 @@ func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"
   timeouts {
     create = "2m"
-    update = "15s"
+    update = "3m"
   }`), `upgrade_mode = "last-state"`, `upgrade_mode = "`+mode+`"`, 1)
 	}
 	var uid ktypes.UID
+	var started time.Time
 	const addr = "flinkstate_deployment.orders"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -129,11 +132,21 @@ func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 				),
 			},
 			{
-				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil }) },
-				Config:      config("flink:2.2.1-java17", "last-state"),
-				ExpectError: errorRE("has not observed generation 2", "HA metadata is not available", "Manual restore required"),
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })
+					started = time.Now()
+				},
+				Config: config("flink:2.2.1-java17", "last-state"),
+				ExpectError: errorRE("Upgrading FlinkDeployment "+ns+"/orders failed", "refused to upgrade to generation 2",
+					"HA metadata is not available", "Manual restore required", "initial_savepoint_path", `upgrade_mode = "stateless"`),
 			},
 			{
+				// At once: well within the 3m update timeout.
+				PreConfig: func() {
+					if d := time.Since(started); d > time.Minute {
+						t.Fatalf("the refused upgrade failed after %s, not at once", d)
+					}
+				},
 				Config: config("flink:2.2.1-java17", "stateless"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),

@@ -138,6 +138,17 @@ type Faults struct {
 	ContainerWaiting *ContainerState
 	// JobNeverRuns: the JobManager comes up but the job stays RECONCILING.
 	JobNeverRuns bool
+	// JobManagerNeverReady: the JobManager Deployment is created but never
+	// becomes available (no kubelet runs it, or its pod never starts
+	// without a container error the operator recognises): the JobManager
+	// stays DEPLOYING and the job RECONCILING, as the real operator 1.15.0
+	// reports on a test bed without a node
+	// (AbstractFlinkDeploymentObserver.observeJmDeployment: "JobManager is
+	// being deployed").
+	JobManagerNeverReady bool
+	// JobManagerDeleted: the JobManager's Deployment object is gone (deleted
+	// by hand, or by something else), so the operator observes it MISSING.
+	JobManagerDeleted bool
 }
 
 // ContainerState is a container's waiting state as the kubelet reports it.

@@ -465,7 +465,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 	before := st
 	spec, _, _ := unstructured.NestedMap(obj.Object, "spec")
 	c := depCtx{obj: obj, spec: spec, st: &st}
-	o.observe(ctx, c)
+	o.observe(ctx, dyn, c)
 	var last map[string]any
 	if l := parseReconciled(st.LastReconciledSpec); l != nil {
 		last = l.Spec
@@ -497,7 +497,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 // step per pass: a JobManager being deployed becomes ready (or fails with
 // the container's error, DeploymentFailedException), then the job runs,
 // restoring from the path it was deployed with.
-func (o *Operator) observe(ctx context.Context, c depCtx) {
+func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx) {
 	st, f := c.st, o.currentFaults()
 	if o.Flink != nil && st.JMStatus == jmReady && st.JobState == flinkRunning && o.Flink.cluster(c.obj) == nil {
 		// Real Flink whose processes are gone (an earlier test bed run
@@ -511,8 +511,30 @@ func (o *Operator) observe(ctx context.Context, c depCtx) {
 		}
 		return
 	}
+	if f.JobManagerDeleted && st.JMStatus != jmMissing && parseReconciled(st.LastReconciledSpec) != nil &&
+		jobField(parseReconciled(st.LastReconciledSpec).Spec, "state", jobRunning) == jobRunning {
+		// AbstractFlinkDeploymentObserver.observeJmDeployment without its
+		// Deployment: MISSING, the job RECONCILING unless terminal, and
+		// onMissingDeployment: MissingJobManagerException "Missing
+		// JobManager deployment" in status.error and a Warning event
+		// "Missing" (seen on the real operator 1.15.0 after the
+		// Deployment was deleted: TestDifferential_upgradeNeverReady).
+		prev := st.JMStatus
+		st.JMStatus = jmMissing
+		if st.JobState != flinkFinished && st.JobState != flinkFailed {
+			st.JobState = flinkReconciling
+		}
+		if prev != jmError {
+			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.MissingJobManagerException", "Missing JobManager deployment")
+			o.recordEvent(ctx, dyn, c.obj, eventWarning, "Missing", "Missing JobManager deployment", componentJobManager)
+		}
+		return
+	}
 	switch st.JMStatus {
 	case jmDeploying:
+		if f.JobManagerNeverReady {
+			return
+		}
 		if cw := f.ContainerWaiting; cw != nil {
 			// FlinkDeploymentController on DeploymentFailedException
 			// (forContainerStatus: "[container] message").
@@ -621,6 +643,18 @@ func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCt
 		st.ObservedGeneration = c.obj.GetGeneration()
 		return nil
 	}
+	if diff != "IGNORE" {
+		// AbstractFlinkResourceReconciler.triggerSpecChangeEvent: a Normal
+		// SpecChanged event, once per generation (triggerEventOnce, key
+		// "SpecChange: <generation>"), before the change is acted on, also
+		// when the operator then waits (seen on the real operator 1.15.0
+		// for an upgrade of a job whose JobManager never became ready:
+		// TestDifferential_upgradeNeverReady). The model does not render
+		// the diff itself.
+		o.eventOnce(ctx, dyn, c.obj, eventNormal, "SpecChanged",
+			diff+" change(s) detected (Diff: FlinkDeploymentSpec[…]), starting reconciliation.", componentJobManager,
+			fmt.Sprintf("SpecChange: %d", c.obj.GetGeneration()))
+	}
 	return o.reconcileSpecChange(ctx, dyn, c, diff, last.Spec)
 }
 
@@ -706,7 +740,13 @@ func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restor
 // unknown" — the same exception, also ending in "Manual restore required.")
 // HA metadata exists in the model once the job completed a checkpoint, as in
 // deploy's requireHA.
-func (o *Operator) upgradeFailure(c depCtx) {
+//
+// FlinkDeploymentController.reconcile catches it: updateForReconciliationError
+// records it in status.error and triggerErrorEvent writes a Warning event
+// whose reason is the exception's ("UpgradeFailed") and whose message is
+// its message, said again at each reconciliation (the operator reschedules
+// the resource every reconcile interval).
+func (o *Operator) upgradeFailure(ctx context.Context, dyn dynamic.Interface, c depCtx) {
 	st := c.st
 	if st.JMStatus != jmMissing && st.JMStatus != jmError {
 		return // a running or deploying JobManager: the operator waits
@@ -714,9 +754,13 @@ func (o *Operator) upgradeFailure(c depCtx) {
 	if st.JobID != "" && o.hadCheckpoint(st.JobID) {
 		return
 	}
-	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.UpgradeFailureException",
-		"JobManager deployment is missing and HA metadata is not available to make stateful upgrades. "+
-			"It is possible that the job has finished or terminally failed, or the configmaps have been deleted. Manual restore required.")
+	// No space before "Manual": CommonStatus.MSG_JOB_FINISHED_OR_CONFIGMAPS_DELETED
+	// ends with "deleted." and MSG_MANUAL_RESTORE_REQUIRED is appended as is
+	// (the real operator 1.15.0 says "deleted.Manual restore required.").
+	const msg = "JobManager deployment is missing and HA metadata is not available to make stateful upgrades. " +
+		"It is possible that the job has finished or terminally failed, or the configmaps have been deleted.Manual restore required."
+	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.UpgradeFailureException", msg)
+	o.eventEvery(ctx, dyn, c.obj, eventWarning, "UpgradeFailed", msg, componentJobManager)
 }
 
 // reconcileSpecChange is AbstractJobReconciler.reconcileSpecChange.
@@ -746,7 +790,11 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 	if lastJobState == jobRunning {
 		suspend, restore, ok := jobUpgrade(st, last, c.spec)
 		if !ok {
-			o.upgradeFailure(c)
+			// "Job is not running and checkpoint information is not
+			// available for executing the upgrade, waiting for upgradeable
+			// state" (a log line only), unless the upgrade cannot happen
+			// at all.
+			o.upgradeFailure(ctx, dyn, c)
 			return nil
 		}
 		if err := o.cancelJob(ctx, dyn, c, suspend); err != nil {

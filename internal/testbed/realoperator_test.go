@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
@@ -23,12 +24,15 @@ import (
 
 // operatorUnderTest starts one kind of operator for a fresh namespace.
 type operatorUnderTest struct {
-	name  string
-	start func(t *testing.T, ns string, conf map[string]string)
+	name string
+	// start runs the operator for ns; it returns the model (nil for the
+	// real operator), whose faults stand in for what the real one meets on
+	// this test bed (e.g. no node: JobManagerNeverReady).
+	start func(t *testing.T, ns string, conf map[string]string) *Operator
 }
 
 func operatorsUnderTest(t *testing.T) []operatorUnderTest {
-	model := operatorUnderTest{name: "model", start: func(t *testing.T, ns string, conf map[string]string) {
+	model := operatorUnderTest{name: "model", start: func(t *testing.T, ns string, conf map[string]string) *Operator {
 		env, _ := testbedEnv(t)
 		kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
 		if err != nil {
@@ -42,8 +46,9 @@ func operatorsUnderTest(t *testing.T) []operatorUnderTest {
 		done := make(chan struct{})
 		go func() { defer close(done); op.Run(ctx, kc.Dynamic, 50*time.Millisecond) }()
 		t.Cleanup(func() { cancel(); <-done })
+		return op
 	}}
-	realOp := operatorUnderTest{name: "real", start: func(t *testing.T, ns string, conf map[string]string) {
+	realOp := operatorUnderTest{name: "real", start: func(t *testing.T, ns string, conf map[string]string) *Operator {
 		env, root := testbedEnv(t)
 		op, err := StartRealOperator(context.Background(), root, env, RealOperatorOptions{Namespaces: []string{ns}, Conf: conf, Logf: t.Logf})
 		if err != nil {
@@ -56,6 +61,7 @@ func operatorsUnderTest(t *testing.T) []operatorUnderTest {
 			}
 			op.Stop()
 		})
+		return nil
 	}}
 	out := []operatorUnderTest{model}
 	if _, err := OperatorDir(); err != nil {
@@ -77,7 +83,7 @@ func (o operatorUnderTest) bed(t *testing.T, conf map[string]string) *bed {
 	b := newBed(t)
 	b.op.SetFaults(func(f *Faults) { f.Down = true })
 	b.ns = newNamespace(t, b)
-	o.start(t, b.ns, conf)
+	b.model = o.start(t, b.ns, conf)
 	b.wait = 2 * time.Minute
 	return b
 }
@@ -251,6 +257,85 @@ func TestDifferential_rejectedIncompleteSpecs(t *testing.T) {
 				if ev := b.eventOn(t, true, c.name, "ValidationError", func(kube.OperatorEvent) bool { return true }); ev.Message != c.want {
 					t.Errorf("%s: event %+v", c.name, ev)
 				}
+			}
+		})
+	}
+}
+
+// An upgrade of a job whose JobManager never became ready (here: no node
+// runs it; the real operator's JobManager stays DEPLOYING on this test bed,
+// the model's by its JobManagerNeverReady fault). The operator says it saw
+// the change (a Normal SpecChanged event, once per generation) and then
+// waits: it records no error and does not observe the new generation
+// (AbstractJobReconciler.reconcileSpecChange: getJobUpgrade finds no
+// running job and no checkpoint information, "waiting for upgradeable
+// state", a log line only). Once the JobManager's Deployment is gone the
+// operator reports it MISSING ("Missing JobManager deployment", a Missing
+// event) and the pending upgrade fails for good: UpgradeFailureException
+// in status.error and a Warning UpgradeFailed event saying "Manual restore
+// required." (ApplicationReconciler.getJobUpgrade), still without
+// observing the new generation.
+func TestDifferential_upgradeNeverReady(t *testing.T) {
+	for _, o := range operatorsUnderTest(t) {
+		t.Run(o.name, func(t *testing.T) {
+			b := o.bed(t, map[string]string{"kubernetes.operator.reconcile.interval": "5 s"})
+			if b.model != nil {
+				b.model.SetFaults(func(f *Faults) { f.JobManagerNeverReady = true })
+			}
+			b.createDeployment(t, "orders", modeSavepoint, nil)
+			b.until(t, true, "orders", "deployed", func(o *unstructured.Unstructured) bool {
+				st := readDeploymentStatus(o)
+				return st.ReconState == reconDeployed && st.ObservedGeneration == 1
+			})
+			b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
+			ev := b.eventOn(t, true, "orders", "SpecChanged", func(kube.OperatorEvent) bool { return true })
+			if ev.Type != "Normal" || !strings.HasPrefix(ev.Message, "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[") {
+				t.Errorf("SpecChanged event %+v", ev)
+			}
+			// Two reconcile intervals later: still waiting, nothing said.
+			time.Sleep(12 * time.Second)
+			obj := b.get(t, true, "orders")
+			st := readDeploymentStatus(obj)
+			lc, _, _ := unstructured.NestedString(obj.Object, "status", "lifecycleState")
+			if obj.GetGeneration() != 2 || st.ObservedGeneration != 1 || st.Error != "" || st.JMStatus != jmDeploying ||
+				st.JobState != flinkReconciling || lc != "DEPLOYED" {
+				t.Fatalf("waiting for an upgradeable state: generation %d observed %d, error %q, JobManager %s, job %s, lifecycle %s",
+					obj.GetGeneration(), st.ObservedGeneration, st.Error, st.JMStatus, st.JobState, lc)
+			}
+			evs, err := kube.ObjectEvents(context.Background(), b.dyn, obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range evs {
+				if e.Type == "Warning" || (e.Reason == "SpecChanged" && e.Count != 1) {
+					t.Errorf("while waiting: event %+v", e)
+				}
+			}
+			// The JobManager's Deployment goes.
+			if b.model != nil {
+				b.model.SetFaults(func(f *Faults) { f.JobManagerDeleted = true })
+			} else if err := b.dyn.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}).Namespace(b.ns).
+				Delete(context.Background(), "orders", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if ev := b.eventOn(t, true, "orders", "Missing", func(kube.OperatorEvent) bool { return true }); ev.Type != "Warning" ||
+				ev.Message != "Missing JobManager deployment" {
+				t.Errorf("Missing event %+v", ev)
+			}
+			ev = b.eventOn(t, true, "orders", "UpgradeFailed", func(kube.OperatorEvent) bool { return true })
+			const upgradeFailureType = "org.apache.flink.kubernetes.operator.exception.UpgradeFailureException"
+			const manual = "JobManager deployment is missing and HA metadata is not available to make stateful upgrades. " +
+				"It is possible that the job has finished or terminally failed, or the configmaps have been deleted.Manual restore required."
+			if ev.Type != "Warning" || ev.Message != manual {
+				t.Errorf("UpgradeFailed event %+v", ev)
+			}
+			obj = b.until(t, true, "orders", "upgrade failed in status", func(o *unstructured.Unstructured) bool {
+				return strings.Contains(readDeploymentStatus(o).Error, "UpgradeFailureException")
+			})
+			st = readDeploymentStatus(obj)
+			lc, _, _ = unstructured.NestedString(obj.Object, "status", "lifecycleState")
+			if st.ObservedGeneration != 1 || st.JMStatus != jmMissing || kube.OperatorMessage(st.Error) != manual+" ("+upgradeFailureType+")" || lc != "FAILED" {
+				t.Errorf("after the upgrade failed: observed %d, JobManager %s, lifecycle %s, error %q", st.ObservedGeneration, st.JMStatus, lc, st.Error)
 			}
 		})
 	}

@@ -325,6 +325,9 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	} else {
 		planRestore(ctx, &plan, state, &resp.Diagnostics)
 	}
+	if state != nil && !replacing {
+		planNotRunningUpgrade(ctx, &plan, state, privateString(ctx, req.Private, privateRecordedSavepoint, &resp.Diagnostics), &resp.Diagnostics)
+	}
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
 	if state != nil && (!deploymentSpecEqual(ctx, plan, *state) || waitPending(ctx, req.Private, &resp.Diagnostics) != "") {
@@ -745,6 +748,9 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		state.UpgradeSavepoint = types.StringValue(p)
 	}
 	state.setStatus(kube.ReadDeploymentStatus(live))
+	// For the plan of a change savepoint_before_upgrade covers while the
+	// job is not running (planNotRunningUpgrade): planning makes no API call.
+	setPrivateString(ctx, resp.Private, privateRecordedSavepoint, kube.RecordedSavepoint(live), &resp.Diagnostics)
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

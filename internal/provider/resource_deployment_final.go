@@ -44,6 +44,9 @@ const (
 	// fields are not taken over yet (kube.TakeOwnership on the next update).
 	privateUnwritten = "unwritten"
 	privateAdopt     = "adopt"
+	// privateRecordedSavepoint: the savepoint the operator had on record
+	// when the deployment was last read (kube.RecordedSavepoint).
+	privateRecordedSavepoint = "recorded_savepoint"
 )
 
 // keepsState: a final savepoint applies (a stateful upgrade mode, and

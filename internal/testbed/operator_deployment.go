@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
@@ -447,6 +448,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 		if o.Flink != nil {
 			o.Flink.stop(obj, true)
 		}
+		o.deleteHAConfigMaps(ctx, dyn, obj)
 		if hasFinalizer(obj, DeploymentFinalizer) {
 			if err := removeFinalizer(ctx, r, obj, DeploymentFinalizer); err == nil {
 				o.logf("operator: FlinkDeployment %s cleaned up", obj.GetName())
@@ -580,8 +582,12 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		}
 		st.JobState, st.StartTime = flinkRunning, fmt.Sprint(time.Now().UnixMilli())
 		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" {
-			if _, err := o.writeCheckpoint(ctx, dir, st.JobID, o.nextCheckpoint(st.JobID)); err != nil {
+			n := o.nextCheckpoint(st.JobID)
+			if _, err := o.writeCheckpoint(ctx, dir, st.JobID, n); err != nil {
 				o.logf("operator: Flink writing a checkpoint of %s: %v", c.obj.GetName(), err)
+			}
+			if haEnabled(c.spec) {
+				o.writeHAConfigMap(ctx, dyn, c.obj, st.JobID, n)
 			}
 		}
 	}
@@ -789,6 +795,14 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 
 	if lastJobState == jobRunning {
 		suspend, restore, ok := jobUpgrade(st, last, c.spec)
+		if !ok && jobField(c.spec, "upgradeMode", modeStateless) != modeStateless && haEnabled(c.spec) && st.JobID != "" && o.hadCheckpoint(st.JobID) {
+			// ApplicationReconciler.getJobUpgrade: "Job is not running but
+			// HA metadata is available for last state restore, ready for
+			// upgrade" (JobUpgrade.lastStateUsingHaMeta; the model's HA
+			// metadata is the job's completed checkpoint, whose ConfigMap
+			// it writes: writeHAConfigMap).
+			suspend, restore, ok = modeLastState, modeLastState, true
+		}
 		if !ok {
 			// "Job is not running and checkpoint information is not
 			// available for executing the upgrade, waiting for upgradeable
@@ -857,6 +871,11 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 		}
 	}
 	st.JobState, st.JMStatus = flinkFinished, jmMissing
+	if suspend != modeLastState {
+		// A stateless or savepoint cancel deletes the cluster's HA data
+		// (AbstractFlinkService.deleteClusterDeployment with deleteHaData).
+		o.deleteHAConfigMaps(ctx, dyn, c.obj)
+	}
 	if o.Flink != nil {
 		// What the model counts itself, real Flink leaves in S3: whether
 		// the job completed a checkpoint (a chk-N with _metadata under its
@@ -892,4 +911,49 @@ func (o *Operator) createUpgradeSnapshot(ctx context.Context, dyn dynamic.Interf
 	}}
 	_, err := dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(dep.GetNamespace()).Create(ctx, snap, metav1.CreateOptions{FieldManager: operatorManager})
 	return err
+}
+
+// haEnabled: the spec's configuration activates HA (high-availability.type,
+// or its deprecated key high-availability, set and not NONE:
+// HighAvailabilityMode.isHighAvailabilityModeActivated).
+func haEnabled(spec map[string]any) bool {
+	conf := flatConf(spec["flinkConfiguration"])
+	ha := conf["high-availability.type"]
+	if ha == "" {
+		ha = conf["high-availability"]
+	}
+	return ha != "" && !strings.EqualFold(ha, "NONE")
+}
+
+// writeHAConfigMap stands in for Flink's Kubernetes HA services recording
+// a completed checkpoint: the job's ConfigMap "<cluster-id>-<job-id>-config-map"
+// labelled with the cluster's common labels (app=<cluster-id>,
+// type=flink-native-kubernetes) and configmap-type=high-availability, with a
+// "checkpointID-<n>" key (Flink's KubernetesUtils.getConfigMapLabels and
+// KubernetesCheckpointStoreUtil: CHECKPOINT_ID_KEY_PREFIX, the id written
+// as 19 digits). What the operator reads of it is that it exists
+// (FlinkUtils.isKubernetesHaMetadataAvailable).
+func (o *Operator) writeHAConfigMap(ctx context.Context, dyn dynamic.Interface, dep *unstructured.Unstructured, jobID string, n int) {
+	name := dep.GetName() + "-" + jobID + "-config-map"
+	r := dyn.Resource(kube.ConfigMapGVR).Namespace(dep.GetNamespace())
+	key := fmt.Sprintf("checkpointID-%019d", n)
+	cm := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": dep.GetNamespace(), "labels": map[string]any{
+			"app": dep.GetName(), "type": "flink-native-kubernetes", "configmap-type": "high-availability"}},
+		"data": map[string]any{key: "checkpoint pointer (test bed)"},
+	}}
+	if _, err := r.Create(ctx, cm, metav1.CreateOptions{FieldManager: operatorManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+		o.logf("operator: HA ConfigMap of %s: %v", dep.GetName(), err)
+	}
+}
+
+// deleteHAConfigMaps is FlinkUtils.deleteKubernetesHaMetadata: the
+// cluster's HA ConfigMaps go.
+func (o *Operator) deleteHAConfigMaps(ctx context.Context, dyn dynamic.Interface, dep *unstructured.Unstructured) {
+	err := dyn.Resource(kube.ConfigMapGVR).Namespace(dep.GetNamespace()).DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: "app=" + dep.GetName() + ",type=flink-native-kubernetes,configmap-type=high-availability"})
+	if err != nil {
+		o.logf("operator: deleting the HA ConfigMaps of %s: %v", dep.GetName(), err)
+	}
 }

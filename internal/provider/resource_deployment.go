@@ -110,7 +110,20 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"lifecycle_state": schema.StringAttribute{Computed: true, Description: "status.lifecycleState.", PlanModifiers: keep},
 			"job_state":       schema.StringAttribute{Computed: true, Description: "status.jobStatus.state.", PlanModifiers: keep},
 			"effective_flink_configuration": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-				Description: "The flinkConfiguration written: derived keys plus flink_configuration. Known at plan time."},
+				Description: "The configuration the job runs with, known at plan time: the flinkConfiguration the provider writes into the " +
+					"FlinkDeployment (the derived keys plus flink_configuration) and the keys the operator adds when it deploys " +
+					"(operator_added_flink_configuration lists those apart; every other key here is written). Sensitive values read \"(sensitive)\"."},
+			"operator_added_flink_configuration": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				Description: "The keys of effective_flink_configuration that the provider does not write and the operator adds to the " +
+					"configuration Flink runs with when it deploys (flink-kubernetes-operator 1.15.0, FlinkConfigBuilder): kubernetes.namespace, " +
+					"kubernetes.cluster-id and, with high availability, high-availability.cluster-id (from the deployment's namespace and " +
+					"name); for a job pipeline.name (its name), parallelism.default (job.parallelism), execution.shutdown-on-application-finish " +
+					"(false) and execution.submit-failed-job-on-application-error (true); and, when absent, kubernetes.rest-service.exposed.type " +
+					"(ClusterIP), web.cancel.enable (false), execution.checkpointing.interval (5 min for last-state) and " +
+					"execution.checkpointing.externalized-checkpoint-retention (RETAIN_ON_CANCELLATION). Not listed: what the operator " +
+					"derives from the spec's own fields (the image, service account, resources, replicas, jar, $internal.flink.version, " +
+					"execution.target) and what it sets anew at every deploy (job-result-store.storage-path, a new directory under the HA " +
+					"storage directory each time; $internal.pipeline.job-id; the JobManager's owner reference)."},
 			"savepoint_redeploy_nonce": schema.Int64Attribute{Computed: true,
 				Description: "spec.job.savepointRedeployNonce. The provider sets a new value when job.initial_savepoint_path is set or changed on an " +
 					"existing deployment, so the operator redeploys the job from that path (the operator reads initialSavepointPath only on first " +
@@ -225,7 +238,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		if !req.State.Raw.IsNull() {
 			var state deploymentModel
 			if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); !resp.Diagnostics.HasError() {
-				planDestroy(ctx, &state, &resp.Diagnostics)
+				planDestroy(ctx, &state, privateString(ctx, req.Private, privateFinalFailed, &resp.Diagnostics), &resp.Diagnostics)
 			}
 		}
 		return
@@ -282,6 +295,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	in, ok := plan.input(ctx, &resp.Diagnostics)
 	if !ok {
 		plan.EffectiveConfig = types.MapUnknown(types.StringType)
+		plan.OperatorAddedConfig = types.MapUnknown(types.StringType)
 		plan.EffectivePod = types.StringUnknown()
 		planRestore(ctx, &plan, state, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -751,6 +765,8 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	// For the plan of a change savepoint_before_upgrade covers while the
 	// job is not running (planNotRunningUpgrade): planning makes no API call.
 	setPrivateString(ctx, resp.Private, privateRecordedSavepoint, kube.RecordedSavepoint(live), &resp.Diagnostics)
+	// For the plan of the next destroy (planDestroy).
+	setPrivateString(ctx, resp.Private, privateFinalFailed, live.GetAnnotations()[kube.FinalSavepointFailedAnnotation], &resp.Diagnostics)
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -149,6 +149,17 @@ type Faults struct {
 	// JobManagerDeleted: the JobManager's Deployment object is gone (deleted
 	// by hand, or by something else), so the operator observes it MISSING.
 	JobManagerDeleted bool
+	// JobManagerUnreachable: the JobManager stops answering its REST API
+	// while the status still says RUNNING. A savepoint trigger times out
+	// (AbstractFlinkService.triggerSavepoint waits
+	// kubernetes.operator.flink.client.timeout for the REST call), and from
+	// then on the observer's job status request fails too, which moves a
+	// RUNNING job to RECONCILING (JobStatusObserver.observe:
+	// ifRunningMoveToReconciling), so the retried trigger finds a job that
+	// is not running and abandons the snapshot. The order (status RUNNING
+	// until a trigger timed out) is the one issue 36 reports from the real
+	// operator 1.15.0; the model cannot time it as the real one would.
+	JobManagerUnreachable bool
 }
 
 // ContainerState is a container's waiting state as the kubelet reports it.
@@ -178,12 +189,15 @@ type Operator struct {
 	// .validateDeployment: configManager.getDefaultConfig + the spec's).
 	DefaultConfig map[string]string
 
-	mu       sync.Mutex
-	said     map[string]time.Time // event key -> when the model last said it
-	faults   Faults
-	retryAt  map[string]time.Time // snapshot UID -> next retry
-	nextChk  map[string]int       // job id -> checkpoints completed
-	restores map[string]string    // deployment UID -> path its job restores from
+	mu      sync.Mutex
+	said    map[string]time.Time // event key -> when the model last said it
+	faults  Faults
+	retryAt map[string]time.Time // snapshot UID -> next retry
+	// unreachable: FlinkDeployment UIDs whose JobManager a savepoint
+	// trigger found unreachable (Faults.JobManagerUnreachable).
+	unreachable map[string]bool
+	nextChk     map[string]int    // job id -> checkpoints completed
+	restores    map[string]string // deployment UID -> path its job restores from
 }
 
 // SetDefaultConfig changes the operator's default configuration while it

@@ -532,6 +532,15 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		}
 		return
 	}
+	o.mu.Lock()
+	unreachable := f.JobManagerUnreachable && o.unreachable[string(c.obj.GetUID())]
+	o.mu.Unlock()
+	if unreachable {
+		if st.JobState == flinkRunning {
+			st.JobState = flinkReconciling // JobStatusObserver: ifRunningMoveToReconciling
+		}
+		return
+	}
 	switch st.JMStatus {
 	case jmDeploying:
 		if f.JobManagerNeverReady {

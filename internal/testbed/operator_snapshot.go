@@ -260,6 +260,16 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 	if abandonIfJobNotRunning(obj, spec, st, dep) {
 		return nil
 	}
+	if o.currentFaults().JobManagerUnreachable {
+		o.mu.Lock()
+		if o.unreachable == nil {
+			o.unreachable = map[string]bool{}
+		}
+		o.unreachable[string(dep.GetUID())] = true
+		o.mu.Unlock()
+		// The REST call's timeout, as the snapshot controller records it.
+		return fmt.Errorf("java.util.concurrent.TimeoutException")
+	}
 	if spec.savepoint && spec.path == "" {
 		depSpec, _, _ := unstructured.NestedMap(dep.Object, "spec")
 		if confValue(depSpec, savepointDirKey, savepointDirKeyOld) == "" {

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,6 +79,40 @@ func RejectedBeforeFirstDeployment(obj *unstructured.Unstructured) bool {
 func DeployedOnce(obj *unstructured.Unstructured) bool {
 	last, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
 	return last != ""
+}
+
+// FailedBeforeItRan tells whether the first deployment of a FlinkDeployment
+// failed before its JobManager ever started, so that no job ran and no
+// state of it exists: the operator reports the JobManager's container
+// error (DeploymentFailedException, e.g. "[flink-main-container] Back-off
+// pulling image …": AbstractFlinkDeploymentObserver.checkContainerErrors,
+// recorded by FlinkDeploymentController.reconcile with the JobManager
+// ERROR and the job RECONCILING), the spec it deployed is still the first
+// one (lastReconciledSpec's resource_metadata.firstDeployment:
+// ReconciliationMetadata.from), the job never started (no
+// jobStatus.startTime, which the observer takes from the running job's
+// details), and no HA metadata exists (HAMetadataAvailable). A failed read
+// counts as "it may have run".
+func FailedBeforeItRan(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) bool {
+	st := ReadDeploymentStatus(obj)
+	if !strings.Contains(st.Error, "org.apache.flink.kubernetes.operator.exception.DeploymentFailedException") ||
+		jobManagerStatus(obj) != "ERROR" || st.JobState == "RUNNING" {
+		return false
+	}
+	if start, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "startTime"); start != "" {
+		return false
+	}
+	last, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
+	var meta struct {
+		Meta *struct {
+			FirstDeployment bool `json:"firstDeployment"`
+		} `json:"resource_metadata"`
+	}
+	if last != "" && (json.Unmarshal([]byte(last), &meta) != nil || meta.Meta == nil || !meta.Meta.FirstDeployment) {
+		return false
+	}
+	ha, err := HAMetadataAvailable(ctx, dyn, obj.GetNamespace(), obj.GetName())
+	return err == nil && !ha
 }
 
 // retriedError tells whether status.error is an exception the operator

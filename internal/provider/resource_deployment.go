@@ -463,6 +463,24 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	case err == nil:
 		setWaitPending(ctx, private, "", diags)
 		setPrivateString(ctx, private, privateRestorePending, "", diags)
+	case create && st.Error != "" && failedBeforeItRan(ctx, c, ns, name):
+		// The first deployment failed before its JobManager started (e.g.
+		// an image that cannot be pulled): no job ran, so no checkpoint,
+		// savepoint or HA metadata of it exists. As for a refused spec, the
+		// FlinkDeployment is deleted again (by its UID) and the create
+		// fails without state: an error from Create with state would taint
+		// it, and the next apply would replace it. The next plan is a
+		// create of the fixed spec.
+		setWaitPending(ctx, private, "", diags)
+		gone := "it was deleted again"
+		if derr := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, live.GetUID(), time.Minute); derr != nil {
+			gone = "deleting it again failed (" + derr.Error() + "); delete it before applying again"
+		} else if rs, ok := state.(interface{ RemoveResource(context.Context) }); ok {
+			rs.RemoveResource(ctx)
+		}
+		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Its JobManager never started, so no job ran and no "+
+			"state of it exists, and "+gone+".", "Fix what the operator names (the image, the pull secret, the pod template) and apply again: "+
+			"the next plan creates it.")
 	case create && (errors.Is(err, kube.ErrSpecRejected) || st.Error != "") && neverDeployed(ctx, c, ns, name):
 		// Nothing ran, and nothing will: the operator records nothing but
 		// its refusal (kube.RejectedBeforeFirstDeployment), so no job, no
@@ -528,6 +546,14 @@ const manualRestoreAdvice = "Set job.initial_savepoint_path to a complete savepo
 	"is a savepoint) and apply again: the operator redeploys from a new path without a running job. If the job holds no state " +
 	"worth keeping, set job.upgrade_mode = \"stateless\" instead: a stateless upgrade needs nothing from the old job and starts " +
 	"from empty state."
+
+// failedBeforeItRan reads the FlinkDeployment again and tells whether its
+// first deployment failed before the JobManager started
+// (kube.FailedBeforeItRan); a failed read counts as "it may have run".
+func failedBeforeItRan(ctx context.Context, c *kube.Client, ns, name string) bool {
+	obj, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
+	return err == nil && kube.FailedBeforeItRan(ctx, c.Dynamic, obj)
+}
 
 // neverDeployed reads the FlinkDeployment again and tells whether the
 // operator never deployed anything of it (kube.DeployedOnce); a failed read

@@ -20,7 +20,11 @@ import (
 // it by itself and is refused, with the way out, where it cannot.
 
 func notRunningConfig(ns, image, mode string) string {
-	return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"
+	return notRunningConfigWait(ns, image, mode, "running")
+}
+
+func notRunningConfigWait(ns, image, mode, wait string) string {
+	return strings.Replace(deploymentConfig(ns, image, `  wait_for = "`+wait+`"
   savepoint_before_upgrade {}
   timeouts {
     create = "2m"
@@ -29,7 +33,7 @@ func notRunningConfig(ns, image, mode string) string {
 }
 
 // A last-state job whose JobManager never started (its image cannot be
-// pulled): there is no HA metadata and no savepoint, so the operator
+// pulled; created with wait_for = "none"): there is no HA metadata and no savepoint, so the operator
 // would refuse the fix ("Manual restore required."). The fix is refused
 // before anything changes, saying why and the ways out, without a
 // FlinkStateSnapshot; a stateless upgrade, one way out, goes ahead.
@@ -43,9 +47,10 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
 			{
-				Config:             notRunningConfig(ns, "flink:no-such-tag", "last-state"),
-				ExpectNonEmptyPlan: true, // the wait is pending
-				Check:              resource.ComposeAggregateTestCheckFunc(notTainted(addr), uidOf(t, liveDeployment(t, ns), &uid)),
+				// Created without waiting: a create that waits and finds its
+				// JobManager never started fails and deletes it again.
+				Config: notRunningConfigWait(ns, "flink:no-such-tag", "last-state", "none"),
+				Check:  resource.ComposeAggregateTestCheckFunc(notTainted(addr), uidOf(t, liveDeployment(t, ns), &uid)),
 			},
 			{
 				PreConfig: func() {

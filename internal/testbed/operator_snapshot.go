@@ -130,6 +130,13 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 	if err != nil {
 		o.snapshotError(uid, spec, &st, err)
 	}
+	if st.State == kube.SnapshotAbandoned && before.State != kube.SnapshotAbandoned {
+		// FlinkStateSnapshotUtils.snapshotAbandoned: a Warning
+		// SnapshotAbandoned event (triggerSnapshotEvent, component
+		// Snapshot) with the same message as status.error (seen on the
+		// real operator 1.15.0: TestDifferential_upgradeNeverReady).
+		o.recordEvent(ctx, dyn, obj, eventWarning, "SnapshotAbandoned", st.Error, componentSnapshot)
+	}
 	o.updateSnapshotLabels(ctx, r, obj, spec, st, dep)
 	if hadStatus && st == before {
 		return

@@ -264,7 +264,8 @@ func TestDifferential_rejectedIncompleteSpecs(t *testing.T) {
 
 // An upgrade of a job whose JobManager never became ready (here: no node
 // runs it; the real operator's JobManager stays DEPLOYING on this test bed,
-// the model's by its JobManagerNeverReady fault). The operator says it saw
+// the model's by its JobManagerNeverReady fault). A savepoint of that job
+// is abandoned at once ("… is not running", a SnapshotAbandoned event). The operator says it saw
 // the change (a Normal SpecChanged event, once per generation) and then
 // waits: it records no error and does not observe the new generation
 // (AbstractJobReconciler.reconcileSpecChange: getJobUpgrade finds no
@@ -287,6 +288,18 @@ func TestDifferential_upgradeNeverReady(t *testing.T) {
 				st := readDeploymentStatus(o)
 				return st.ReconState == reconDeployed && st.ObservedGeneration == 1
 			})
+			// A savepoint of the job that is not running is abandoned at
+			// once (FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning):
+			// what savepoint_before_upgrade would get.
+			b.createSnapshot(t, "sp", "orders", 0, map[string]any{})
+			if st := b.snapshotEnds(t, "sp"); st.State != kube.SnapshotAbandoned ||
+				st.Error != "Secondary resource orders (FlinkDeployment) for savepoint sp is not running" {
+				t.Errorf("snapshot of a job that is not running: %+v", st)
+			}
+			if ev := b.eventUntil(t, "sp", "SnapshotAbandoned", func(kube.OperatorEvent) bool { return true }); ev.Type != "Warning" ||
+				ev.Message != "Secondary resource orders (FlinkDeployment) for savepoint sp is not running" {
+				t.Errorf("SnapshotAbandoned event %+v", ev)
+			}
 			b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
 			ev := b.eventOn(t, true, "orders", "SpecChanged", func(kube.OperatorEvent) bool { return true })
 			if ev.Type != "Normal" || !strings.HasPrefix(ev.Message, "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[") {

@@ -548,10 +548,14 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		}
 		if cw := f.ContainerWaiting; cw != nil {
 			// FlinkDeploymentController on DeploymentFailedException
-			// (forContainerStatus: "[container] message").
+			// (forContainerStatus: "[container] message"), with a Warning
+			// event whose reason is the container's waiting reason
+			// (triggerErrorEvent with dfe.getReason(); seen on the real
+			// operator 1.15.0: TestDifferential_createImagePullBackOff).
 			st.JMStatus, st.JobState = jmError, flinkReconciling
-			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException",
-				fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message))
+			msg := fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message)
+			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException", msg)
+			o.recordEvent(ctx, dyn, c.obj, eventWarning, cw.Reason, msg, componentJobManager)
 			return
 		}
 		st.JMStatus = jmDeployedNotReady

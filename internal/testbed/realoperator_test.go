@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -351,5 +352,86 @@ func TestDifferential_upgradeNeverReady(t *testing.T) {
 				t.Errorf("after the upgrade failed: observed %d, JobManager %s, lifecycle %s, error %q", st.ObservedGeneration, st.JMStatus, lc, st.Error)
 			}
 		})
+	}
+}
+
+// A first deployment whose JobManager container cannot pull its image
+// (the kubelet's ImagePullBackOff; on this test bed a JobManager pod with
+// that container status is written by hand for the real operator, the
+// model has its ContainerWaiting fault): the operator reports a
+// DeploymentFailedException "[flink-main-container] <message>" in
+// status.error with the JobManager ERROR and the job RECONCILING, writes a
+// Warning event whose reason is the container's, and keeps the first spec
+// recorded (firstDeployment). That is what kube.FailedBeforeItRan reads to
+// fail such a create and delete the deployment again.
+func TestDifferential_createImagePullBackOff(t *testing.T) {
+	const pullMsg = `Back-off pulling image "flink:no-such-tag"`
+	for _, o := range operatorsUnderTest(t) {
+		t.Run(o.name, func(t *testing.T) {
+			b := o.bed(t, map[string]string{"kubernetes.operator.reconcile.interval": "5 s"})
+			if b.model != nil {
+				b.model.SetFaults(func(f *Faults) {
+					f.ContainerWaiting = &ContainerState{Reason: "ImagePullBackOff", Message: pullMsg}
+				})
+			}
+			b.createDeployment(t, "orders", modeSavepoint, nil)
+			b.until(t, true, "orders", "deployed", func(o *unstructured.Unstructured) bool {
+				return readDeploymentStatus(o).ObservedGeneration == 1
+			})
+			if b.model == nil {
+				b.imagePullBackOffPod(t, "orders", pullMsg)
+			}
+			obj := b.until(t, true, "orders", "failed", func(o *unstructured.Unstructured) bool {
+				return strings.Contains(readDeploymentStatus(o).Error, "DeploymentFailedException")
+			})
+			st := readDeploymentStatus(obj)
+			want := "[flink-main-container] " + pullMsg
+			if st.JMStatus != jmError || st.JobState != flinkReconciling || !strings.HasPrefix(kube.OperatorMessage(st.Error), want+" (") ||
+				st.StartTime != "" || !parseReconciled(st.LastReconciledSpec).Meta.FirstDeployment {
+				t.Errorf("status %v", obj.Object["status"])
+			}
+			if ev := b.eventOn(t, true, "orders", "ImagePullBackOff", func(kube.OperatorEvent) bool { return true }); ev.Type != "Warning" || ev.Message != want {
+				t.Errorf("event %+v", ev)
+			}
+			if !kube.FailedBeforeItRan(context.Background(), b.dyn, obj) {
+				t.Errorf("kube.FailedBeforeItRan is false for %v", obj.Object["status"])
+			}
+		})
+	}
+}
+
+// imagePullBackOffPod writes the JobManager pod of a FlinkDeployment as a
+// kubelet would report it when the image cannot be pulled: the labels the
+// operator selects JobManager pods by (Flink's KubernetesUtils
+// .getJobManagerSelectors: app, type=flink-native-kubernetes,
+// component=jobmanager) and flink-main-container waiting with reason
+// ImagePullBackOff.
+func (b *bed) imagePullBackOffPod(t *testing.T, name, message string) {
+	t.Helper()
+	// The API server's ServiceAccount admission needs the pod's account,
+	// which no controller-manager made here.
+	sa := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
+		"metadata": map[string]any{"name": "default", "namespace": b.ns}}}
+	if _, err := b.dyn.Resource(corev1.SchemeGroupVersion.WithResource("serviceaccounts")).Namespace(b.ns).
+		Create(context.Background(), sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	pods := b.dyn.Resource(corev1.SchemeGroupVersion.WithResource("pods")).Namespace(b.ns)
+	pod := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": name + "-jm", "namespace": b.ns,
+			"labels": map[string]any{"app": name, "type": "flink-native-kubernetes", "component": "jobmanager"}},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "flink-main-container", "image": "flink:no-such-tag"}}},
+	}}
+	created, err := pods.Create(context.Background(), pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Object["status"] = map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{
+		"name": "flink-main-container", "image": "flink:no-such-tag", "imageID": "", "ready": false, "restartCount": int64(0),
+		"state": map[string]any{"waiting": map[string]any{"reason": "ImagePullBackOff", "message": message}},
+	}}}
+	if _, err := pods.UpdateStatus(context.Background(), created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,6 +79,40 @@ func RejectedBeforeFirstDeployment(obj *unstructured.Unstructured) bool {
 func DeployedOnce(obj *unstructured.Unstructured) bool {
 	last, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
 	return last != ""
+}
+
+// FailedBeforeItRan tells whether the first deployment of a FlinkDeployment
+// failed before its JobManager ever started, so that no job ran and no
+// state of it exists: the operator reports the JobManager's container
+// error (DeploymentFailedException, e.g. "[flink-main-container] Back-off
+// pulling image …": AbstractFlinkDeploymentObserver.checkContainerErrors,
+// recorded by FlinkDeploymentController.reconcile with the JobManager
+// ERROR and the job RECONCILING), the spec it deployed is still the first
+// one (lastReconciledSpec's resource_metadata.firstDeployment:
+// ReconciliationMetadata.from), the job never started (no
+// jobStatus.startTime, which the observer takes from the running job's
+// details), and no HA metadata exists (HAMetadataAvailable). A failed read
+// counts as "it may have run".
+func FailedBeforeItRan(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) bool {
+	st := ReadDeploymentStatus(obj)
+	if !strings.Contains(st.Error, "org.apache.flink.kubernetes.operator.exception.DeploymentFailedException") ||
+		jobManagerStatus(obj) != "ERROR" || st.JobState == "RUNNING" {
+		return false
+	}
+	if start, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "startTime"); start != "" {
+		return false
+	}
+	last, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
+	var meta struct {
+		Meta *struct {
+			FirstDeployment bool `json:"firstDeployment"`
+		} `json:"resource_metadata"`
+	}
+	if last != "" && (json.Unmarshal([]byte(last), &meta) != nil || meta.Meta == nil || !meta.Meta.FirstDeployment) {
+		return false
+	}
+	ha, err := HAMetadataAvailable(ctx, dyn, obj.GetNamespace(), obj.GetName())
+	return err == nil && !ha
 }
 
 // retriedError tells whether status.error is an exception the operator
@@ -160,6 +195,9 @@ func WaitDeploymentSince(ctx context.Context, dyn dynamic.Interface, namespace, 
 		if err == nil && !current {
 			err = refusedUpdate(ctx, dyn, obj, last, start)
 		}
+		if err == nil && !current {
+			err = upgradeRefused(ctx, dyn, obj, last, start)
+		}
 		return ready, err
 	}, func(readErr error, end waitEnd) error {
 		switch {
@@ -167,9 +205,10 @@ func WaitDeploymentSince(ctx context.Context, dyn dynamic.Interface, namespace, 
 			return fmt.Errorf("%w: %s/%s %s waiting for %s: could not read it%s", end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, readFailure(readErr))
 		case !current:
 			observed, _, _ := unstructured.NestedInt64(lastObj.Object, "status", "observedGeneration")
+			says, waiting := unobservedSince(ctx, dyn, lastObj, last, start, end)
 			return fmt.Errorf("%w: %s/%s %s waiting for %s: the operator has not observed generation %d yet (observed %d)%s%s%s",
-				end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, lastObj.GetGeneration(), observed,
-				unobserved(last, end), eventsSay(ctx, dyn, lastObj), readFailure(readErr))
+				waitingErr(end.err(ErrDeploymentTimeout), waiting), namespace, name, end.when(), waitFor, lastObj.GetGeneration(), observed,
+				says, eventsSay(ctx, dyn, lastObj), readFailure(readErr))
 		}
 		return fmt.Errorf("%w: %s/%s %s waiting for %s: lifecycle state %s, job state %s%s%s%s",
 			end.err(ErrDeploymentTimeout), namespace, name, end.when(), waitFor, orNone(last.LifecycleState), orNone(last.JobState),
@@ -203,14 +242,115 @@ func refusedUpdate(ctx context.Context, dyn dynamic.Interface, obj *unstructured
 	return nil
 }
 
-// unobserved words the status of a wait that ended before the operator
-// observed the generation: its error (which may be this spec's or the
-// previous one's), or the question whether it runs at all.
-func unobserved(st DeploymentStatus, end waitEnd) string {
-	if msg := operatorSays(st); msg != "" {
-		return msg
+// ErrUpgradeFailed: the operator will not apply a spec change by itself.
+// ApplicationReconciler.getJobUpgrade (flink-kubernetes-operator
+// release-1.15.0) throws UpgradeFailureException when no stateful upgrade
+// can be made — a JobManager that is MISSING or in ERROR with no HA
+// metadata ("JobManager deployment is missing and HA metadata is not
+// available to make stateful upgrades. … Manual restore required."), or a
+// job in a terminal state whose last checkpoint is unknown
+// (AbstractJobReconciler.getJobUpgrade, "… Manual restore required.");
+// FlinkDeploymentController.reconcile records it in status.error
+// (updateForReconciliationError) and writes a Warning event of reason
+// "UpgradeFailed" (triggerErrorEvent), without observing the new
+// generation, and says it again at every reconciliation, for ever.
+var ErrUpgradeFailed = errors.New("the Flink operator will not apply the change by itself")
+
+const upgradeFailureException = "org.apache.flink.kubernetes.operator.exception.UpgradeFailureException"
+
+// ReasonUpgradeFailed is the reason of the event the operator writes for an
+// UpgradeFailureException (its getReason(), "UpgradeFailed" wherever
+// getJobUpgrade throws it).
+const ReasonUpgradeFailed = "UpgradeFailed"
+
+// ReasonSpecChanged: the operator saw a spec change and starts reconciling
+// it (AbstractFlinkResourceReconciler.triggerSpecChangeEvent, a Normal
+// event written once per generation: triggerEventOnce with the key
+// "SpecChange: <generation>"), whether or not it can then apply it.
+const ReasonSpecChanged = "SpecChanged"
+
+// upgradeRefused tells whether the operator gave up on the spec change
+// written at start (ErrUpgradeFailed): an UpgradeFailureException in
+// status.error and its UpgradeFailed event said at or after start (the
+// event, said again at each reconciliation, is this spec's once said after
+// it was written; status.error alone may be an older one's).
+func upgradeRefused(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, st DeploymentStatus, start time.Time) error {
+	if !strings.Contains(st.Error, upgradeFailureException) {
+		return nil
 	}
-	return end.hint(operatorActivity(st))
+	// A failed read of the events is read again at the next poll.
+	events, _ := ObjectEvents(ctx, dyn, obj)
+	ev := latestEvent(events, ReasonUpgradeFailed, start)
+	if ev == nil {
+		return nil
+	}
+	observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+	return fmt.Errorf("%w: FlinkDeployment %s/%s: the operator refused to upgrade to generation %d and will not retry it by itself "+
+		"(UpgradeFailed: %s). Its job is %s and its JobManager %s; the spec it last reconciled (generation %d) stays in force",
+		ErrUpgradeFailed, obj.GetNamespace(), obj.GetName(), obj.GetGeneration(), ev.Message, orNone(st.JobState),
+		orNone(jobManagerStatus(obj)), observed)
+}
+
+func jobManagerStatus(obj *unstructured.Unstructured) string {
+	s, _, _ := unstructured.NestedString(obj.Object, "status", "jobManagerDeploymentStatus")
+	return s
+}
+
+// WaitingForUpgradeableState tells whether the operator saw the spec
+// change written at start and waits before applying it: its SpecChanged
+// event at or after start, no error, the new generation not observed.
+// AbstractJobReconciler.reconcileSpecChange then found no stateful upgrade
+// available (getJobUpgrade: the job is not running, its state is not
+// terminal, and it cannot be cancelled — e.g. a JobManager that never
+// became ready, job RECONCILING) and only logs "Job is not running and
+// checkpoint information is not available for executing the upgrade,
+// waiting for upgradeable state", every reconcile interval, until the job
+// runs (seen on the real operator 1.15.0: TestDifferential_upgradeNeverReady).
+func WaitingForUpgradeableState(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, st DeploymentStatus, start time.Time) (*OperatorEvent, bool) {
+	if st.Error != "" {
+		return nil, false
+	}
+	observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+	if observed >= obj.GetGeneration() {
+		return nil, false
+	}
+	events, err := ObjectEvents(ctx, dyn, obj)
+	if err != nil {
+		return nil, false
+	}
+	ev := latestEvent(events, ReasonSpecChanged, start)
+	return ev, ev != nil
+}
+
+// unobservedSince words the status of a wait that ended before the
+// operator observed the generation written at start: that it saw the
+// change and waits for an upgradeable state (WaitingForUpgradeableState),
+// else its error (which may be this spec's or the previous one's), else
+// the question whether it runs at all.
+func unobservedSince(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, st DeploymentStatus, start time.Time, end waitEnd) (string, bool) {
+	if ev, ok := WaitingForUpgradeableState(ctx, dyn, obj, st, start); ok {
+		return fmt.Sprintf("; the operator saw the change at %s (%s: %s) and waits for an upgradeable state: its job is %s and its "+
+			"JobManager %s, so it can neither take the job's state with it nor cancel it, and it applies the change only once the job "+
+			"runs (AbstractJobReconciler.reconcileSpecChange, \"waiting for upgradeable state\"). A job that cannot run with the "+
+			"spec it last reconciled never gets there",
+			ev.Last.UTC().Format(time.RFC3339), ev.Reason, ev.Message, orNone(st.JobState), orNone(jobManagerStatus(obj))), true
+	}
+	if msg := operatorSays(st); msg != "" {
+		return msg, false
+	}
+	return end.hint(operatorActivity(st)), false
+}
+
+// ErrWaitingForUpgradeableState: a wait ended while the operator waited
+// for an upgradeable state (WaitingForUpgradeableState); it wraps the
+// wait's own end (ErrDeploymentTimeout or ErrInterrupted).
+var ErrWaitingForUpgradeableState = errors.New("the Flink operator waits for an upgradeable state")
+
+func waitingErr(end error, waiting bool) error {
+	if !waiting {
+		return end
+	}
+	return fmt.Errorf("%w (%w)", end, ErrWaitingForUpgradeableState)
 }
 
 // operatorActivity words what the operator is doing when a wait ends: an
@@ -270,6 +410,9 @@ func WaitRestoredSince(ctx context.Context, dyn dynamic.Interface, namespace, na
 		if err == nil && !current {
 			err = refusedUpdate(ctx, dyn, obj, last, written)
 		}
+		if err == nil && !current {
+			err = upgradeRefused(ctx, dyn, obj, last, written)
+		}
 		recorded, _, _ = unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath")
 		return running && (path == "" || strings.TrimSuffix(recorded, "/") == strings.TrimSuffix(path, "/")), err
 	}, func(readErr error, end waitEnd) error {
@@ -281,12 +424,18 @@ func WaitRestoredSince(ctx context.Context, dyn dynamic.Interface, namespace, na
 		if path != "" && last.JobState == "RUNNING" {
 			detail += fmt.Sprintf(", restored from %s", orNone(recorded))
 		}
+		hint := end.hint(" (is the Flink operator running?)")
+		waiting := false
 		if !current && lastObj != nil {
 			observed, _, _ := unstructured.NestedInt64(lastObj.Object, "status", "observedGeneration")
-			detail = fmt.Sprintf("the operator has not observed generation %d yet (observed %d)%s", lastObj.GetGeneration(), observed, operatorSays(last))
+			var says string
+			says, waiting = unobservedSince(ctx, dyn, lastObj, last, written, end)
+			detail = fmt.Sprintf("the operator has not observed generation %d yet (observed %d)%s%s", lastObj.GetGeneration(), observed,
+				says, eventsSay(ctx, dyn, lastObj))
+			hint = ""
 		}
 		return fmt.Errorf("%w: %s/%s %s waiting for %s: %s%s%s",
-			end.err(ErrDeploymentTimeout), namespace, name, end.when(), what, detail, end.hint(" (is the Flink operator running?)"), readFailure(readErr))
+			waitingErr(end.err(ErrDeploymentTimeout), waiting), namespace, name, end.when(), what, detail, hint, readFailure(readErr))
 	})
 	return last, err
 }

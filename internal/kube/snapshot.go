@@ -536,8 +536,14 @@ const (
 	// from), written in the same server-side apply as the new spec, so a
 	// Read recovers it when terraform died before saving its state.
 	UpgradeSavepointAnnotation = "terraform-provider-flinkstate/upgrade-savepoint"
-	FinalSavepointLabel        = "terraform-provider-flinkstate/final-savepoint-of"
-	CarryToAnnotation          = "terraform-provider-flinkstate/carry-to"
+	// FinalSavepointFailedAnnotation on a FlinkDeployment records the last
+	// final savepoint a destroy asked for and did not get ("<RFC 3339
+	// time> <snapshot name>: <what the operator reported>"): the next plan
+	// of a destroy reads it (refreshed into private state) and says that no
+	// final savepoint is possible now.
+	FinalSavepointFailedAnnotation = "terraform-provider-flinkstate/final-savepoint-failed"
+	FinalSavepointLabel            = "terraform-provider-flinkstate/final-savepoint-of"
+	CarryToAnnotation              = "terraform-provider-flinkstate/carry-to"
 )
 
 // FinalSavepointObject is the FlinkStateSnapshot of a deployment's final
@@ -715,5 +721,16 @@ func CreateSnapshot(ctx context.Context, dyn dynamic.Interface, namespace string
 func PatchSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, name string, patch []byte) error {
 	_, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).Patch(ctx, name, ktypes.MergePatchType, patch,
 		metav1.PatchOptions{FieldManager: FieldManager})
+	return err
+}
+
+// AnnotateDeployment sets one annotation of a FlinkDeployment with a merge
+// patch (metadata only; the spec and the field ownership stay).
+func AnnotateDeployment(ctx context.Context, dyn dynamic.Interface, namespace, name, key, value string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: value}}})
+	if err != nil {
+		return err
+	}
+	_, err = dyn.Resource(FlinkDeploymentGVR).Namespace(namespace).Patch(ctx, name, ktypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
 	return err
 }

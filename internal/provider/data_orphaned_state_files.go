@@ -55,7 +55,10 @@ func (d *orphanedStateFilesDataSource) Schema(_ context.Context, _ datasource.Sc
 			"in progress, which writes its files before its `_metadata`: files newer than the newest `_metadata` are reported apart, " +
 			"in `unsettled`, but with concurrent checkpoints even older ones may belong to one. Stop the job, or check both before " +
 			"deleting anything on this report's word. Cost: a GET of each retained `_metadata` and a listing of `shared/` and " +
-			"`taskowned/` (1000 keys a request, at most 1000 requests each; see `truncated`), within 5 minutes.",
+			"`taskowned/` (1000 keys a request, at most 1000 requests each; see `truncated`), within 5 minutes. Not on this report, " +
+			"because it is not under the checkpoint directory: Flink's job result store, `<ha dir>/job-result-store/<deployment " +
+			"name>/<uuid>/<job id>.json`, a new directory at every deploy that neither Flink nor the operator deletes and no restore " +
+			"reads (flinkstate_state_store's destroy deletes it with the store).",
 		Attributes: map[string]schema.Attribute{
 			"checkpoint_dir": schema.StringAttribute{Optional: true,
 				Description: checkpointDirOrStore.doc("s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir)."),

@@ -17,31 +17,32 @@ import (
 // deploymentModel is the data of flinkstate_deployment (its attributes, and
 // what a create or an update carries that is not one).
 type deploymentModel struct {
-	ID                 types.String     `tfsdk:"id"`
-	Namespace          types.String     `tfsdk:"namespace"`
-	Name               types.String     `tfsdk:"name"`
-	Image              types.String     `tfsdk:"image"`
-	FlinkVersion       types.String     `tfsdk:"flink_version"`
-	Mode               types.String     `tfsdk:"mode"`
-	ServiceAccount     types.String     `tfsdk:"service_account"`
-	Identity           types.String     `tfsdk:"identity"`
-	HighAvailability   types.Bool       `tfsdk:"high_availability"`
-	FlinkConfiguration types.Map        `tfsdk:"flink_configuration"`
-	SensitiveConfig    types.Map        `tfsdk:"sensitive_flink_configuration"`
-	PodTemplate        types.String     `tfsdk:"pod_template"`
-	WaitFor            types.String     `tfsdk:"wait_for"`
-	JobManager         *jobManagerModel `tfsdk:"job_manager"`
-	TaskManager        *taskMgrModel    `tfsdk:"task_manager"`
-	Job                *jobModel        `tfsdk:"job"`
-	State              types.Object     `tfsdk:"state"` // stateBlockAttributes
-	JobID              types.String     `tfsdk:"job_id"`
-	LifecycleState     types.String     `tfsdk:"lifecycle_state"`
-	JobState           types.String     `tfsdk:"job_state"`
-	EffectiveConfig    types.Map        `tfsdk:"effective_flink_configuration"`
-	EffectivePod       types.String     `tfsdk:"effective_pod_template"`
-	RedeployNonce      types.Int64      `tfsdk:"savepoint_redeploy_nonce"`
-	SavepointFirst     *upgradeSPModel  `tfsdk:"savepoint_before_upgrade"`
-	FinalSavepoint     types.Bool       `tfsdk:"final_savepoint"`
+	ID                  types.String     `tfsdk:"id"`
+	Namespace           types.String     `tfsdk:"namespace"`
+	Name                types.String     `tfsdk:"name"`
+	Image               types.String     `tfsdk:"image"`
+	FlinkVersion        types.String     `tfsdk:"flink_version"`
+	Mode                types.String     `tfsdk:"mode"`
+	ServiceAccount      types.String     `tfsdk:"service_account"`
+	Identity            types.String     `tfsdk:"identity"`
+	HighAvailability    types.Bool       `tfsdk:"high_availability"`
+	FlinkConfiguration  types.Map        `tfsdk:"flink_configuration"`
+	SensitiveConfig     types.Map        `tfsdk:"sensitive_flink_configuration"`
+	PodTemplate         types.String     `tfsdk:"pod_template"`
+	WaitFor             types.String     `tfsdk:"wait_for"`
+	JobManager          *jobManagerModel `tfsdk:"job_manager"`
+	TaskManager         *taskMgrModel    `tfsdk:"task_manager"`
+	Job                 *jobModel        `tfsdk:"job"`
+	State               types.Object     `tfsdk:"state"` // stateBlockAttributes
+	JobID               types.String     `tfsdk:"job_id"`
+	LifecycleState      types.String     `tfsdk:"lifecycle_state"`
+	JobState            types.String     `tfsdk:"job_state"`
+	EffectiveConfig     types.Map        `tfsdk:"effective_flink_configuration"`
+	OperatorAddedConfig types.Map        `tfsdk:"operator_added_flink_configuration"`
+	EffectivePod        types.String     `tfsdk:"effective_pod_template"`
+	RedeployNonce       types.Int64      `tfsdk:"savepoint_redeploy_nonce"`
+	SavepointFirst      *upgradeSPModel  `tfsdk:"savepoint_before_upgrade"`
+	FinalSavepoint      types.Bool       `tfsdk:"final_savepoint"`
 	// CarriedPath is the final savepoint of the deployment this create
 	// replaces, found at apply (not an attribute).
 	CarriedPath string `tfsdk:"-"`
@@ -197,14 +198,20 @@ func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) b
 // effectiveConfig is what the job runs with: the configuration the provider
 // writes plus what the operator adds (flinkconf.OperatorAdded), which is
 // shown but never written. Unknown while the namespace or name is.
+//
+// It also sets operator_added_flink_configuration to what the operator adds,
+// so the two are always computed together.
 func (m *deploymentModel) effectiveConfig(ctx context.Context, written map[string]string, in flinkconf.Input, diags *diag.Diagnostics) types.Map {
 	if m.Namespace.IsUnknown() || m.Name.IsUnknown() {
+		m.OperatorAddedConfig = types.MapUnknown(types.StringType)
 		return types.MapUnknown(types.StringType)
 	}
 	out := make(map[string]string, len(written)+12)
-	for k, v := range flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString()) {
+	added := flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString())
+	for k, v := range added {
 		out[k] = v
 	}
+	m.OperatorAddedConfig = mapFrom(ctx, added, diags)
 	for k, v := range written {
 		out[k] = v
 	}

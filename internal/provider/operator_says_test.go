@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -154,4 +155,50 @@ func countSnapshots(t *testing.T, ns string) int {
 		t.Fatal(err)
 	}
 	return len(list.Items)
+}
+
+// jobManagerNeverReady is a namespace whose operator stand-in deploys
+// JobManagers that never become ready (job RECONCILING, JobManager
+// DEPLOYING), as the real operator 1.15.0 reports them on a cluster where
+// no node runs them (TestDifferential_upgradeNeverReady).
+func jobManagerNeverReady(t *testing.T) string {
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	op.SetFaults(func(f *testbed.Faults) { f.JobManagerNeverReady = true })
+	return ns
+}
+
+// An upgrade, and then a suspend, of a job whose JobManager never became
+// ready: the operator sees each change (SpecChanged) and waits for an
+// upgradeable state, recording nothing. The wait keeps going to its end and
+// then says what the operator is doing and the ways out, instead of asking
+// whether the operator runs.
+func TestAccDeployment_upgradeNeverReadySaysOperatorWaits(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	ns := jobManagerNeverReady(t)
+	config := func(image, state string) string {
+		c := deploymentConfig(ns, image, `  wait_for = "deployed"
+  timeouts {
+    update = "20s"
+  }`)
+		if state != "" {
+			c = strings.Replace(c, `upgrade_mode = "last-state"`, `upgrade_mode = "last-state"
+    state        = "`+state+`"`, 1)
+		}
+		return c
+	}
+	waits := func(gen int) *regexp.Regexp {
+		return errorRE("has not observed generation "+fmt.Sprint(gen), "the operator saw the change", "SpecChanged",
+			"waits for an upgradeable state", "its job is RECONCILING and its JobManager DEPLOYING", "initial_savepoint_path",
+			`upgrade_mode = "stateless"`)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("flink:2.2.1-java17", "")},
+			{Config: config("flink:2.2.1-java21", ""), ExpectError: waits(2)},
+			{Config: config("flink:2.2.1-java21", "suspended"), ExpectError: waits(3)},
+		},
+	})
 }

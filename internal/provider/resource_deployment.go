@@ -110,7 +110,20 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"lifecycle_state": schema.StringAttribute{Computed: true, Description: "status.lifecycleState.", PlanModifiers: keep},
 			"job_state":       schema.StringAttribute{Computed: true, Description: "status.jobStatus.state.", PlanModifiers: keep},
 			"effective_flink_configuration": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-				Description: "The flinkConfiguration written: derived keys plus flink_configuration. Known at plan time."},
+				Description: "The configuration the job runs with, known at plan time: the flinkConfiguration the provider writes into the " +
+					"FlinkDeployment (the derived keys plus flink_configuration) and the keys the operator adds when it deploys " +
+					"(operator_added_flink_configuration lists those apart; every other key here is written). Sensitive values read \"(sensitive)\"."},
+			"operator_added_flink_configuration": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				Description: "The keys of effective_flink_configuration that the provider does not write and the operator adds to the " +
+					"configuration Flink runs with when it deploys (flink-kubernetes-operator 1.15.0, FlinkConfigBuilder): kubernetes.namespace, " +
+					"kubernetes.cluster-id and, with high availability, high-availability.cluster-id (from the deployment's namespace and " +
+					"name); for a job pipeline.name (its name), parallelism.default (job.parallelism), execution.shutdown-on-application-finish " +
+					"(false) and execution.submit-failed-job-on-application-error (true); and, when absent, kubernetes.rest-service.exposed.type " +
+					"(ClusterIP), web.cancel.enable (false), execution.checkpointing.interval (5 min for last-state) and " +
+					"execution.checkpointing.externalized-checkpoint-retention (RETAIN_ON_CANCELLATION). Not listed: what the operator " +
+					"derives from the spec's own fields (the image, service account, resources, replicas, jar, $internal.flink.version, " +
+					"execution.target) and what it sets anew at every deploy (job-result-store.storage-path, a new directory under the HA " +
+					"storage directory each time; $internal.pipeline.job-id; the JobManager's owner reference)."},
 			"savepoint_redeploy_nonce": schema.Int64Attribute{Computed: true,
 				Description: "spec.job.savepointRedeployNonce. The provider sets a new value when job.initial_savepoint_path is set or changed on an " +
 					"existing deployment, so the operator redeploys the job from that path (the operator reads initialSavepointPath only on first " +
@@ -225,7 +238,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		if !req.State.Raw.IsNull() {
 			var state deploymentModel
 			if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); !resp.Diagnostics.HasError() {
-				planDestroy(ctx, &state, &resp.Diagnostics)
+				planDestroy(ctx, &state, privateString(ctx, req.Private, privateFinalFailed, &resp.Diagnostics), &resp.Diagnostics)
 			}
 		}
 		return
@@ -282,6 +295,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	in, ok := plan.input(ctx, &resp.Diagnostics)
 	if !ok {
 		plan.EffectiveConfig = types.MapUnknown(types.StringType)
+		plan.OperatorAddedConfig = types.MapUnknown(types.StringType)
 		plan.EffectivePod = types.StringUnknown()
 		planRestore(ctx, &plan, state, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -324,6 +338,9 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		planRestore(ctx, &plan, nil, &resp.Diagnostics)
 	} else {
 		planRestore(ctx, &plan, state, &resp.Diagnostics)
+	}
+	if state != nil && !replacing {
+		planNotRunningUpgrade(ctx, &plan, state, privateString(ctx, req.Private, privateRecordedSavepoint, &resp.Diagnostics), &resp.Diagnostics)
 	}
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
@@ -451,6 +468,24 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	case err == nil:
 		setWaitPending(ctx, private, "", diags)
 		setPrivateString(ctx, private, privateRestorePending, "", diags)
+	case create && st.Error != "" && failedBeforeItRan(ctx, c, ns, name):
+		// The first deployment failed before its JobManager started (e.g.
+		// an image that cannot be pulled): no job ran, so no checkpoint,
+		// savepoint or HA metadata of it exists. As for a refused spec, the
+		// FlinkDeployment is deleted again (by its UID) and the create
+		// fails without state: an error from Create with state would taint
+		// it, and the next apply would replace it. The next plan is a
+		// create of the fixed spec.
+		setWaitPending(ctx, private, "", diags)
+		gone := "it was deleted again"
+		if derr := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, live.GetUID(), time.Minute); derr != nil {
+			gone = "deleting it again failed (" + derr.Error() + "); delete it before applying again"
+		} else if rs, ok := state.(interface{ RemoveResource(context.Context) }); ok {
+			rs.RemoveResource(ctx)
+		}
+		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Its JobManager never started, so no job ran and no "+
+			"state of it exists, and "+gone+".", "Fix what the operator names (the image, the pull secret, the pod template) and apply again: "+
+			"the next plan creates it.")
 	case create && (errors.Is(err, kube.ErrSpecRejected) || st.Error != "") && neverDeployed(ctx, c, ns, name):
 		// Nothing ran, and nothing will: the operator records nothing but
 		// its refusal (kube.RejectedBeforeFirstDeployment), so no job, no
@@ -484,11 +519,45 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		diags.AddWarning("FlinkDeployment created but not ready yet",
 			fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
 				err, ns, name, plan.waitTarget()))
+	case errors.Is(err, kube.ErrUpgradeFailed):
+		// The operator gave up on this change and says so at every
+		// reconciliation (kube.ErrUpgradeFailed): waiting longer changes
+		// nothing. The ways out are the two changes it applies without an
+		// upgradeable state: a redeploy from a savepoint path
+		// (AbstractJobReconciler.reconcileSpecChange handles
+		// SAVEPOINT_REDEPLOY before getJobUpgrade) and a stateless upgrade
+		// (getJobUpgrade: "Stateless job, ready for upgrade").
+		setWaitPending(ctx, private, err.Error(), diags)
+		addProblem(diags, "Upgrading", "FlinkDeployment "+ns+"/"+name, err.Error(), manualRestoreAdvice)
+	case errors.Is(err, kube.ErrWaitingForUpgradeableState):
+		setWaitPending(ctx, private, err.Error(), diags)
+		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
+			"The operator applies the change by itself once the job runs, and the next plan shows this deployment as a pending "+
+				"update whose apply waits again. If the job cannot run with the spec it last reconciled (this change is what fixes it), "+
+				"it never will. "+manualRestoreAdvice)
 	default:
 		setWaitPending(ctx, private, err.Error(), diags)
 		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
 			"The next plan shows this deployment as a pending update, whose apply waits again.")
 	}
+}
+
+// manualRestoreAdvice is what gets a change applied that the operator
+// cannot apply as a stateful upgrade (kube.ErrUpgradeFailed,
+// kube.ErrWaitingForUpgradeableState): the two changes it makes without
+// an upgradeable state.
+const manualRestoreAdvice = "Set job.initial_savepoint_path to a complete savepoint or checkpoint of this job " +
+	"(data.flinkstate_latest_checkpoint with complete = true finds the newest retained checkpoint; a flinkstate_snapshot's path " +
+	"is a savepoint) and apply again: the operator redeploys from a new path without a running job. If the job holds no state " +
+	"worth keeping, set job.upgrade_mode = \"stateless\" instead: a stateless upgrade needs nothing from the old job and starts " +
+	"from empty state."
+
+// failedBeforeItRan reads the FlinkDeployment again and tells whether its
+// first deployment failed before the JobManager started
+// (kube.FailedBeforeItRan); a failed read counts as "it may have run".
+func failedBeforeItRan(ctx context.Context, c *kube.Client, ns, name string) bool {
+	obj, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
+	return err == nil && kube.FailedBeforeItRan(ctx, c.Dynamic, obj)
 }
 
 // neverDeployed reads the FlinkDeployment again and tells whether the
@@ -724,6 +793,11 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		state.UpgradeSavepoint = types.StringValue(p)
 	}
 	state.setStatus(kube.ReadDeploymentStatus(live))
+	// For the plan of a change savepoint_before_upgrade covers while the
+	// job is not running (planNotRunningUpgrade): planning makes no API call.
+	setPrivateString(ctx, resp.Private, privateRecordedSavepoint, kube.RecordedSavepoint(live), &resp.Diagnostics)
+	// For the plan of the next destroy (planDestroy).
+	setPrivateString(ctx, resp.Private, privateFinalFailed, live.GetAnnotations()[kube.FinalSavepointFailedAnnotation], &resp.Diagnostics)
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -41,100 +42,100 @@ func imagePullFailing(t *testing.T) (string, *testbed.Operator) {
 	return ns, op
 }
 
-// A create whose job fails (the kubelet cannot pull the image, so the
-// operator reports the JobManager deployment failed): the apply completes
-// with a warning, the FlinkDeployment stays in state untainted, the next
-// plan is an update (the wait is pending), and fixing the image updates the
-// same object in place until the job runs.
-func TestAccDeployment_failedCreateKeptAndFixedInPlace(t *testing.T) {
+// A create whose job cannot start (the kubelet cannot pull the image, so
+// the operator reports the JobManager deployment failed before it ever
+// started): the apply fails with the operator's words (no exit 0 on a job
+// that cannot run), and the FlinkDeployment, whose job never ran and holds
+// no state, is deleted again, so nothing is tainted and the next plan is a
+// create of the fixed spec, which runs.
+func TestAccDeployment_failedCreateFailsAndLeavesNothing(t *testing.T) {
 	skipUnlessAcc(t)
 	ns, op := imagePullFailing(t)
-	// A stateless job: the first deployment never ran, so there is no state
-	// to carry over, and the operator upgrades a stateless job whatever its
-	// JobManager's state (AbstractJobReconciler.getJobUpgrade: "Stateless
-	// job, ready for upgrade"); a last-state job whose JobManager never
-	// started needs HA metadata it does not have (ApplicationReconciler
-	// .getJobUpgrade).
 	config := func(image string) string {
-		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"
+		return deploymentConfig(ns, image, `  wait_for = "running"
   timeouts {
     create = "2m"
-    update = "2m"
-  }`), `upgrade_mode = "last-state"`, `upgrade_mode = "stateless"`, 1)
+  }`)
 	}
-	rec := &diagRecorder{}
-	var uid ktypes.UID
 	const addr = "flinkstate_deployment.orders"
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: rec.factories(),
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
 		Steps: []resource.TestStep{
 			{
-				Config:             config("flink:no-such-tag"),
-				ExpectNonEmptyPlan: true, // the wait is pending
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					rec.expectWarning("ApplyResourceChange", "FlinkDeployment created but not ready yet",
-						"failed (lifecycle", `Back-off pulling image "flink:no-such-tag"`, "kept (not replaced)", "next plan shows it as an update"),
-					notTainted(addr),
-					resource.TestCheckResourceAttr(addr, "id", ns+"/orders"),
-					uidOf(t, liveDeployment(t, ns), &uid),
-				),
+				Config: config("flink:no-such-tag"),
+				ExpectError: errorRE("Creating FlinkDeployment "+ns+"/orders failed", `Back-off pulling image "flink:no-such-tag"`,
+					"Its JobManager never started, so no job ran", "it was deleted again", "the next plan creates it"),
 			},
 			{
-				// The image is fixed: an update of the same object, not a replacement.
-				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil }) },
-				Config:    config("flink:2.2.1-java17"),
+				PreConfig: func() {
+					if _, err := getDeployment(t, ns, "orders"); err == nil {
+						t.Fatalf("the FlinkDeployment whose JobManager never started was left in %s", ns)
+					}
+					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })
+				},
+				Config: config("flink:2.2.1-java17"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
-					uidOf(t, liveDeployment(t, ns), &uid),
+					notTainted(addr),
 				),
 			},
 		},
 	})
 }
 
-// The same failed create with upgrade_mode = "last-state": fixing the image
-// alone is refused by the operator (the JobManager never started, so there
+// A create with upgrade_mode = "last-state" that did not wait (wait_for
+// none), whose JobManager then never started: fixing the image alone is
+// refused by the operator (the JobManager never started, so there
 // is no HA metadata to restore from: UpgradeFailureException, "Manual restore
-// required." — ApplicationReconciler.getJobUpgrade). The apply fails at its
-// timeout naming the operator's message, the object is kept (same UID), and
-// the way out the message points to — a stateless upgrade of a job that never
-// held state — updates it in place until it runs.
+// required." — ApplicationReconciler.getJobUpgrade — and an UpgradeFailed
+// event, said again at every reconciliation). The apply fails at once (not
+// at its timeout) with the operator's message and the ways out, the object
+// is kept (same UID), and one of them — a stateless upgrade of a job that
+// never held state — updates it in place until it runs.
 func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 	skipUnlessAcc(t)
 	ns, op := imagePullFailing(t)
-	config := func(image, mode string) string {
-		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "running"
+	config := func(image, mode, wait string) string {
+		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "`+wait+`"
   timeouts {
     create = "2m"
-    update = "15s"
+    update = "3m"
   }`), `upgrade_mode = "last-state"`, `upgrade_mode = "`+mode+`"`, 1)
 	}
 	var uid ktypes.UID
+	var started time.Time
 	const addr = "flinkstate_deployment.orders"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:             config("flink:no-such-tag", "last-state"),
-				ExpectNonEmptyPlan: true, // the wait is pending
+				Config: config("flink:no-such-tag", "last-state", "none"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					notTainted(addr),
 					uidOf(t, liveDeployment(t, ns), &uid),
 				),
 			},
 			{
-				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil }) },
-				Config:      config("flink:2.2.1-java17", "last-state"),
-				ExpectError: errorRE("has not observed generation 2", "HA metadata is not available", "Manual restore required"),
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })
+					started = time.Now()
+				},
+				Config: config("flink:2.2.1-java17", "last-state", "running"),
+				ExpectError: errorRE("Upgrading FlinkDeployment "+ns+"/orders failed", "refused to upgrade to generation 2",
+					"HA metadata is not available", "Manual restore required", "initial_savepoint_path", `upgrade_mode = "stateless"`),
 			},
 			{
-				Config: config("flink:2.2.1-java17", "stateless"),
+				// At once: well within the 3m update timeout.
+				PreConfig: func() {
+					if d := time.Since(started); d > time.Minute {
+						t.Fatalf("the refused upgrade failed after %s, not at once", d)
+					}
+				},
+				Config: config("flink:2.2.1-java17", "stateless", "running"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -44,6 +45,11 @@ const (
 	// fields are not taken over yet (kube.TakeOwnership on the next update).
 	privateUnwritten = "unwritten"
 	privateAdopt     = "adopt"
+	// privateRecordedSavepoint: the savepoint the operator had on record
+	// when the deployment was last read (kube.RecordedSavepoint).
+	privateRecordedSavepoint = "recorded_savepoint"
+	// privateFinalFailed: kube.FinalSavepointFailedAnnotation as last read.
+	privateFinalFailed = "final_savepoint_failed"
 )
 
 // keepsState: a final savepoint applies (a stateful upgrade mode, and
@@ -73,10 +79,32 @@ func (m *deploymentModel) checkpointDir(ctx context.Context) string {
 	return "the checkpoint directory"
 }
 
-// planDestroy says what state survives a destroy.
-func planDestroy(ctx context.Context, state *deploymentModel, diags *diag.Diagnostics) {
+// planDestroy says what state survives a destroy. failed is what the last
+// destroy's final savepoint ended with, when it did not complete
+// (kube.FinalSavepointFailedAnnotation, read into private state by Read).
+func planDestroy(ctx context.Context, state *deploymentModel, failed string, diags *diag.Diagnostics) {
 	id := state.Namespace.ValueString() + "/" + state.Name.ValueString()
+	js := state.JobState.ValueString()
+	notRunning := !state.JobState.IsUnknown() && js != "" && js != "RUNNING" && state.LifecycleState.ValueString() != "SUSPENDED"
 	switch {
+	case state.keepsState() && notRunning:
+		// takeFinalSavepoint: no savepoint of a job that is not running
+		// (the operator would abandon it).
+		last := ""
+		if failed != "" {
+			last = " The last destroy's final savepoint did not complete (" + failed + ")."
+		}
+		diags.AddWarning("No final savepoint is possible now",
+			fmt.Sprintf("The job of FlinkDeployment %s is %s (lifecycle %s), not running, so no final savepoint can be taken before "+
+				"it is deleted.%s This destroy deletes it without a savepoint: the checkpoints it retained stay under %s "+
+				"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one), and the operator deletes its "+
+				"HA metadata with it. To keep a savepoint instead, do not apply this destroy: bring the job back to running and plan "+
+				"again.", id, js, orNoneState(state.LifecycleState.ValueString()), last, state.checkpointDir(ctx)))
+	case state.keepsState() && failed != "":
+		diags.AddWarning("Destroy takes a final savepoint, which failed last time",
+			fmt.Sprintf("Before FlinkDeployment %s is deleted, a final savepoint of its job is taken into %s. The last destroy's did not "+
+				"complete (%s); if this one fails too, the destroy is refused again and nothing is deleted. Set final_savepoint = false "+
+				"(and apply) to destroy without one.", id, state.savepointDir(ctx), failed))
 	case state.keepsState():
 		diags.AddWarning("Destroy takes a final savepoint",
 			fmt.Sprintf("Before FlinkDeployment %s is deleted, a final savepoint of its running job is taken into %s and waited for "+
@@ -177,9 +205,7 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 		if err == nil {
 			err = fmt.Errorf("the operator reported no path")
 		}
-		addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name, "its final savepoint did not complete: "+err.Error(),
-			"Nothing was deleted and the job keeps running. Fix the cause and apply again, or set final_savepoint = false (and apply) "+
-				"to delete it without one.")
+		r.finalSavepointFailed(ctx, c, state, created.GetName(), err, diags)
 		return
 	}
 	next := "It is kept after the destroy; start a deployment from it with job.initial_savepoint_path."
@@ -188,6 +214,54 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 	}
 	diags.AddWarning("Final savepoint taken",
 		fmt.Sprintf("FlinkDeployment %s/%s: final savepoint %s (FlinkStateSnapshot %s/%s). %s", ns, name, sp.Path, ns, created.GetName(), next))
+}
+
+// finalSavepointFailed refuses a destroy whose final savepoint did not
+// complete, saying what the operator reported (the snapshot's end and the
+// deployment's status as it is now: a JobManager that stopped answering
+// makes the operator abandon the savepoint after its trigger timed out,
+// and move the job from RUNNING to RECONCILING — JobStatusObserver
+// .ifRunningMoveToReconciling, FlinkStateSnapshotUtils
+// .abandonSnapshotIfJobNotRunning), what survives and the choices. It
+// records the failure on the FlinkDeployment
+// (kube.FinalSavepointFailedAnnotation), so the next destroy's plan says
+// that no final savepoint is possible now (planDestroy).
+func (r *deploymentResource) finalSavepointFailed(ctx context.Context, c *kube.Client, state *deploymentModel, snapshot string, cause error, diags *diag.Diagnostics) {
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	now := "its status could not be read again"
+	jobRunning := true
+	if live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name); err == nil {
+		st := kube.ReadDeploymentStatus(live)
+		jm, _, _ := unstructured.NestedString(live.Object, "status", "jobManagerDeploymentStatus")
+		now = fmt.Sprintf("the operator now reports its job %s (lifecycle %s, JobManager %s)", orNoneState(st.JobState), orNoneState(st.LifecycleState), orNoneState(jm))
+		jobRunning = st.JobState == "RUNNING"
+	}
+	note := fmt.Sprintf("%s %s: %s", time.Now().UTC().Format(time.RFC3339), snapshot, cause)
+	if err := kube.AnnotateDeployment(ctx, c.Dynamic, ns, name, kube.FinalSavepointFailedAnnotation, note); err != nil {
+		tflog.Warn(ctx, "recording the failed final savepoint on the FlinkDeployment", map[string]any{"error": err.Error()})
+	}
+	next := "destroy again once it is fixed: a savepoint is taken then"
+	if !jobRunning {
+		next = "bring the JobManager back until the job runs again, then destroy again: a savepoint is taken then. A destroy " +
+			"while the job is not running cannot take one: its plan says so, and it deletes the FlinkDeployment without a savepoint"
+	}
+	addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name,
+		fmt.Sprintf("its final savepoint did not complete (FlinkStateSnapshot %s/%s): %s; %s", ns, snapshot, cause, now),
+		fmt.Sprintf("Nothing was deleted. What survives today: the checkpoints the job retained under %s "+
+			"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one), and its HA metadata (under %s and "+
+			"in its ConfigMaps), which the operator deletes with the FlinkDeployment (ApplicationReconciler.cleanupInternal). Choices: "+
+			"%s; or set final_savepoint = false (and apply), then destroy: the FlinkDeployment is deleted without a savepoint, and "+
+			"a new deployment starts from the newest retained checkpoint through job.initial_savepoint_path.",
+			state.checkpointDir(ctx), state.haDir(ctx), next))
+}
+
+// haDir is where the HA metadata goes (for the plan's words).
+func (m *deploymentModel) haDir(ctx context.Context) string {
+	var d diag.Diagnostics
+	if in, ok := m.input(ctx, &d); ok && in.State.HADir != "" {
+		return in.State.HADir
+	}
+	return "the HA directory"
 }
 
 func orNoneState(s string) string {

@@ -442,6 +442,10 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 	// Only this object's, of its running job (kube.UpgradeTarget): a kept
 	// savepoint of an earlier FlinkDeployment of the same name is another
 	// job's state.
+	if st := kube.ReadDeploymentStatus(live); st.JobState != "RUNNING" {
+		notRunningUpgrade(ctx, c, plan, state, live, diags)
+		return
+	}
 	target := kube.UpgradeTargetOf(live, hash)
 	snapshot, err := kube.PendingUpgradeSavepoint(ctx, c.Dynamic, ns, target)
 	if err == nil && snapshot == "" {
@@ -465,4 +469,102 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 		return
 	}
 	plan.UpgradeSavepoint = types.StringValue(st.Path)
+}
+
+// notRunningUpgrade is savepoint_before_upgrade for a job that is not
+// running: no savepoint can be taken (the operator abandons a savepoint of
+// a job that is not running: SnapshotObserver, "… is not running"), so
+// none is asked for; the change goes ahead where the operator restores the
+// new spec by itself (kube.NotRunningRestore) and is refused, with the way
+// out, where it would wait for ever or refuse it. A redeploy from a new
+// job.initial_savepoint_path needs no upgradeable state (the operator
+// handles SAVEPOINT_REDEPLOY before getJobUpgrade:
+// AbstractJobReconciler.reconcileSpecChange).
+func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, live *unstructured.Unstructured, diags *diag.Diagnostics) {
+	at := path.Root("savepoint_before_upgrade")
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	st := kube.ReadDeploymentStatus(live)
+	jm, _, _ := unstructured.NestedString(live.Object, "status", "jobManagerDeploymentStatus")
+	job := fmt.Sprintf("its job is %s (lifecycle %s, JobManager %s)", orNoneState(st.JobState), orNoneState(st.LifecycleState), orNoneState(jm))
+	if redeploys(plan, state) {
+		diags.AddAttributeWarning(at, "No savepoint before this redeploy",
+			fmt.Sprintf("FlinkDeployment %s/%s: %s, so no savepoint can be taken first; the job is redeployed from job.initial_savepoint_path %s.",
+				ns, name, job, plan.restorePath().ValueString()))
+		return
+	}
+	mode := ""
+	if plan.Job != nil {
+		mode = plan.Job.UpgradeMode.ValueString()
+	}
+	ha := false
+	if in, ok := plan.input(ctx, diags); ok {
+		ha = in.HAEnabled()
+	}
+	src, err := kube.NotRunningRestore(ctx, c.Dynamic, live, mode, ha)
+	if err != nil {
+		diags.AddAttributeError(at, "Savepoint before upgrade failed",
+			fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s, so no savepoint can be taken, and what the operator would restore "+
+				"from could not be read: %s. Apply again.", ns, name, job, readableAPIError(err)))
+		return
+	}
+	if src.Proceeds {
+		diags.AddAttributeWarning(at, "No savepoint before this upgrade",
+			fmt.Sprintf("FlinkDeployment %s/%s: %s, so no savepoint can be taken (the operator abandons a savepoint of a job that is "+
+				"not running). The change goes ahead: the new spec starts from %s (%s).", ns, name, job, src.From, src.Why))
+		return
+	}
+	from := "a complete savepoint or checkpoint of this job (data.flinkstate_latest_checkpoint with complete = true finds the newest " +
+		"retained checkpoint)"
+	if p := kube.RecordedSavepoint(live); p != "" && p != kube.LastStateDummyPath {
+		from = "the savepoint the operator recorded, " + p + ", or another complete savepoint or checkpoint (data.flinkstate_latest_checkpoint " +
+			"with complete = true finds the newest retained checkpoint)"
+	}
+	diags.AddAttributeError(at, "No savepoint can be taken before this upgrade",
+		fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s, so no savepoint can be taken (the operator abandons a savepoint of a job "+
+			"that is not running), and the operator would not restore the new spec by itself: it has %s (%s).\n\nWays out: set "+
+			"job.initial_savepoint_path to %s: the operator redeploys from it without a running job. Or, if the job holds no state worth "+
+			"keeping, set job.upgrade_mode = \"stateless\": the job starts from empty state.", ns, name, job, src.From, src.Why, from))
+}
+
+// planNotRunningUpgrade says at plan, for an update savepoint_before_upgrade
+// covers while the job is not running (job_state as last read), that no
+// savepoint can be taken and what the new spec starts from; the apply
+// reads the operator's status again and decides (notRunningUpgrade).
+// recorded is the savepoint the operator had on record when the
+// deployment was last read (kube.RecordedSavepoint).
+func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, recorded string, diags *diag.Diagnostics) {
+	if plan.SavepointFirst == nil || state == nil || state.jobState() == "suspended" || state.JobState.IsUnknown() ||
+		state.JobState.ValueString() == "RUNNING" || state.JobState.ValueString() == "" {
+		return
+	}
+	var d diag.Diagnostics
+	ps, okP := plan.spec(ctx, &d)
+	ss, okS := state.spec(ctx, &d)
+	if !okP || !okS || !ss.JobChanged(ps) {
+		return
+	}
+	mode := "stateless"
+	if plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "" {
+		mode = plan.Job.UpgradeMode.ValueString()
+	}
+	var from string
+	switch {
+	case redeploys(plan, state):
+		from = "job.initial_savepoint_path " + plan.restorePath().ValueString()
+	case mode == "stateless":
+		from = "empty state (a stateless upgrade restores nothing)"
+	default:
+		// AbstractJobReconciler.getJobUpgrade / ApplicationReconciler.getJobUpgrade
+		// (kube.NotRunningRestore).
+		from = "what the operator can restore by itself: the latest checkpoint in the job's HA metadata if it exists (last-state, " +
+			"and savepoint mode falls back to it), or the job's latest checkpoint if the operator can still cancel it"
+		if recorded != "" && recorded != kube.LastStateDummyPath {
+			from += ", or, for a job that ended (FAILED, FINISHED, CANCELED), the savepoint the operator recorded, " + recorded
+		}
+		from += ". If it has none of these, the apply is refused and says how to go on (job.initial_savepoint_path, or a stateless upgrade)"
+	}
+	diags.AddAttributeWarning(path.Root("savepoint_before_upgrade"), "No savepoint can be taken before this change",
+		fmt.Sprintf("The job of FlinkDeployment %s/%s is %s, not running, so no savepoint can be taken first (the operator abandons a "+
+			"savepoint of a job that is not running). The new spec starts from %s.", plan.Namespace.ValueString(), plan.Name.ValueString(),
+			state.JobState.ValueString(), from))
 }

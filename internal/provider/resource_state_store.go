@@ -62,7 +62,10 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"directories. Creating it writes one small ownership marker, `<prefix>/" + store.MarkerName + "`, and refuses a prefix that " +
 			"holds objects, belongs to another store or lies inside another store's prefix. Destroying it refuses while checkpoints, " +
 			"savepoints or HA metadata are stored there, unless force_destroy is set, and then deletes everything under the prefix " +
-			"(except stores nested below it) and nothing outside it, and only when the marker names this store's owner_token.",
+			"(except stores nested below it) and nothing outside it, and only when the marker names this store's owner_token. " +
+			"Flink's job result store, `ha/job-result-store/<deployment name>/<uuid>/<job id>.json` (the operator points it at a new " +
+			"directory at every deploy, and neither Flink nor the operator ever deletes one), is not counted as stored state: no restore " +
+			"reads it, and a destroy of a store this configuration owns deletes it with the marker, saying how many objects it deleted.",
 		Attributes: map[string]schema.Attribute{
 			"id": computed("`bucket/prefix`: what flinkstate_iam_role's state_store_ids and flinkstate_deployment's state.store_id take."),
 			"bucket": schema.StringAttribute{
@@ -82,7 +85,7 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
-				Description: "On destroy, delete every object under the prefix (checkpoints, savepoints, HA metadata). " +
+				Description: "On destroy, delete every object under the prefix (checkpoints, savepoints, HA metadata, the job result store). " +
 					"Default false: destroy refuses while state is stored there.",
 			},
 			"uri":            computed("`s3://bucket/prefix`."),
@@ -174,12 +177,24 @@ func (r *stateStoreResource) warnStateDeleted(ctx context.Context, state stateSt
 
 // describeState says what Flink state a store holds ("" when none): counts
 // per directory and the newest completed checkpoint.
+//
+// The job result store's entries under ha/job-result-store/ (see
+// store.JobResultStoreDir) are not counted: no restore reads them, and every
+// deploy leaves a directory of them that nothing deletes, so they would keep
+// every store that ever ran a job from being destroyed.
 func describeState(ctx context.Context, cl *s3.Client, st store.Store) (string, error) {
 	var found []string
 	for _, dir := range store.StateDirs {
 		n, more, err := s3state.Contents(ctx, cl, st.Bucket, st.DirKey(dir)+"/", 10000)
 		if err != nil {
 			return "", err
+		}
+		if dir == store.HADir && n > 0 && !more {
+			jrs, err := jobResultEntries(ctx, cl, st)
+			if err != nil {
+				return "", err
+			}
+			n -= jrs
 		}
 		if n > 0 {
 			found = append(found, fmt.Sprintf("%s under %s/", countObjects(n, more), dir))
@@ -193,6 +208,13 @@ func describeState(ctx context.Context, cl *s3.Client, st store.Store) (string, 
 		msg += newestCheckpointNote(cp)
 	}
 	return msg, nil
+}
+
+// jobResultEntries counts the objects of Flink's job result store under the
+// store (store.JobResultStoreDir).
+func jobResultEntries(ctx context.Context, cl *s3.Client, st store.Store) (int, error) {
+	n, _, err := s3state.Contents(ctx, cl, st.Bucket, st.DirKey(store.JobResultStoreDir)+"/", 10000)
+	return n, err
 }
 
 // newestCheckpointNote is the sentence a force_destroy warning adds about
@@ -457,7 +479,7 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 			return
 		}
 		if n > 0 {
-			msg := fmt.Sprintf("force_destroy deleted %d object versions under s3://%s/%s/ (checkpoints, savepoints, HA metadata and the ownership marker); nothing outside that prefix was touched.", n, st.Bucket, st.Prefix)
+			msg := fmt.Sprintf("force_destroy deleted %d object versions under s3://%s/%s/ (checkpoints, savepoints, HA metadata, Flink's job result store and the ownership marker); nothing outside that prefix was touched.", n, st.Bucket, st.Prefix)
 			if len(nested) > 0 {
 				msg += fmt.Sprintf(" %d state stores nested below it were left alone.", len(nested))
 			}
@@ -477,6 +499,20 @@ func (r *stateStoreResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	if owned {
+		// What is left is the job result store's bookkeeping, if anything
+		// (describeState does not count it): it goes with the store, so
+		// the prefix is free again; a store this configuration does not
+		// own keeps it.
+		if n, err := s3state.DeleteAll(ctx, cl, st.Bucket, st.DirKey(store.JobResultStoreDir)+"/", nil); err != nil {
+			addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), fmt.Sprintf("deleting its job result store entries: %s", awsErr(ctx, err)),
+				"The store stays in state: destroy again.")
+			return
+		} else if n > 0 {
+			resp.Diagnostics.AddWarning("Job result store entries deleted",
+				fmt.Sprintf("The state store %s held no checkpoints, savepoints or HA metadata, only %d object versions of Flink's job result "+
+					"store under s3://%s/%s/ (a directory per deploy, which neither Flink nor the operator deletes; no restore reads them): "+
+					"they were deleted with the store.", st.ID(), n, st.Bucket, st.DirKey(store.JobResultStoreDir)))
+		}
 		// The store goes: its prefix is free again.
 		if err := s3state.DeleteMarker(ctx, cl, st); err != nil {
 			addProblem(&resp.Diagnostics, "Deleting", "state store "+st.ID(), awsErr(ctx, err), "")

@@ -18,6 +18,19 @@ const (
 	HADir          = "ha"          // high-availability.storageDir
 )
 
+// JobResultStoreDir is Flink's job result store under the HA directory:
+// the operator sets job-result-store.storage-path to
+// <high-availability.storageDir>/job-result-store/<cluster-id>/<random UUID>
+// at every deploy, with job-result-store.delete-on-commit false
+// (ApplicationReconciler.setRandomJobResultStorePath,
+// flink-kubernetes-operator release-1.15.0), and Flink's
+// FileSystemJobResultStore writes <job-id>_DIRTY.json there when a job
+// reaches a globally terminal state and renames it to <job-id>.json once
+// the job's resources are cleaned up (never deleted, with delete-on-commit
+// false). So each deploy leaves a directory that nothing deletes. No
+// restore reads it: a new deploy gets a new directory.
+const JobResultStoreDir = HADir + "/job-result-store"
+
 // StateDirs are the directories that hold Flink state, in display order.
 var StateDirs = []string{CheckpointsDir, SavepointsDir, HADir}
 

@@ -138,6 +138,28 @@ type Faults struct {
 	ContainerWaiting *ContainerState
 	// JobNeverRuns: the JobManager comes up but the job stays RECONCILING.
 	JobNeverRuns bool
+	// JobManagerNeverReady: the JobManager Deployment is created but never
+	// becomes available (no kubelet runs it, or its pod never starts
+	// without a container error the operator recognises): the JobManager
+	// stays DEPLOYING and the job RECONCILING, as the real operator 1.15.0
+	// reports on a test bed without a node
+	// (AbstractFlinkDeploymentObserver.observeJmDeployment: "JobManager is
+	// being deployed").
+	JobManagerNeverReady bool
+	// JobManagerDeleted: the JobManager's Deployment object is gone (deleted
+	// by hand, or by something else), so the operator observes it MISSING.
+	JobManagerDeleted bool
+	// JobManagerUnreachable: the JobManager stops answering its REST API
+	// while the status still says RUNNING. A savepoint trigger times out
+	// (AbstractFlinkService.triggerSavepoint waits
+	// kubernetes.operator.flink.client.timeout for the REST call), and from
+	// then on the observer's job status request fails too, which moves a
+	// RUNNING job to RECONCILING (JobStatusObserver.observe:
+	// ifRunningMoveToReconciling), so the retried trigger finds a job that
+	// is not running and abandons the snapshot. The order (status RUNNING
+	// until a trigger timed out) is the one issue 36 reports from the real
+	// operator 1.15.0; the model cannot time it as the real one would.
+	JobManagerUnreachable bool
 }
 
 // ContainerState is a container's waiting state as the kubelet reports it.
@@ -167,12 +189,15 @@ type Operator struct {
 	// .validateDeployment: configManager.getDefaultConfig + the spec's).
 	DefaultConfig map[string]string
 
-	mu       sync.Mutex
-	said     map[string]time.Time // event key -> when the model last said it
-	faults   Faults
-	retryAt  map[string]time.Time // snapshot UID -> next retry
-	nextChk  map[string]int       // job id -> checkpoints completed
-	restores map[string]string    // deployment UID -> path its job restores from
+	mu      sync.Mutex
+	said    map[string]time.Time // event key -> when the model last said it
+	faults  Faults
+	retryAt map[string]time.Time // snapshot UID -> next retry
+	// unreachable: FlinkDeployment UIDs whose JobManager a savepoint
+	// trigger found unreachable (Faults.JobManagerUnreachable).
+	unreachable map[string]bool
+	nextChk     map[string]int    // job id -> checkpoints completed
+	restores    map[string]string // deployment UID -> path its job restores from
 }
 
 // SetDefaultConfig changes the operator's default configuration while it

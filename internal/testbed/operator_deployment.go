@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
@@ -447,6 +448,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 		if o.Flink != nil {
 			o.Flink.stop(obj, true)
 		}
+		o.deleteHAConfigMaps(ctx, dyn, obj)
 		if hasFinalizer(obj, DeploymentFinalizer) {
 			if err := removeFinalizer(ctx, r, obj, DeploymentFinalizer); err == nil {
 				o.logf("operator: FlinkDeployment %s cleaned up", obj.GetName())
@@ -465,7 +467,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 	before := st
 	spec, _, _ := unstructured.NestedMap(obj.Object, "spec")
 	c := depCtx{obj: obj, spec: spec, st: &st}
-	o.observe(ctx, c)
+	o.observe(ctx, dyn, c)
 	var last map[string]any
 	if l := parseReconciled(st.LastReconciledSpec); l != nil {
 		last = l.Spec
@@ -497,7 +499,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 // step per pass: a JobManager being deployed becomes ready (or fails with
 // the container's error, DeploymentFailedException), then the job runs,
 // restoring from the path it was deployed with.
-func (o *Operator) observe(ctx context.Context, c depCtx) {
+func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx) {
 	st, f := c.st, o.currentFaults()
 	if o.Flink != nil && st.JMStatus == jmReady && st.JobState == flinkRunning && o.Flink.cluster(c.obj) == nil {
 		// Real Flink whose processes are gone (an earlier test bed run
@@ -511,14 +513,49 @@ func (o *Operator) observe(ctx context.Context, c depCtx) {
 		}
 		return
 	}
+	if f.JobManagerDeleted && st.JMStatus != jmMissing && parseReconciled(st.LastReconciledSpec) != nil &&
+		jobField(parseReconciled(st.LastReconciledSpec).Spec, "state", jobRunning) == jobRunning {
+		// AbstractFlinkDeploymentObserver.observeJmDeployment without its
+		// Deployment: MISSING, the job RECONCILING unless terminal, and
+		// onMissingDeployment: MissingJobManagerException "Missing
+		// JobManager deployment" in status.error and a Warning event
+		// "Missing" (seen on the real operator 1.15.0 after the
+		// Deployment was deleted: TestDifferential_upgradeNeverReady).
+		prev := st.JMStatus
+		st.JMStatus = jmMissing
+		if st.JobState != flinkFinished && st.JobState != flinkFailed {
+			st.JobState = flinkReconciling
+		}
+		if prev != jmError {
+			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.MissingJobManagerException", "Missing JobManager deployment")
+			o.recordEvent(ctx, dyn, c.obj, eventWarning, "Missing", "Missing JobManager deployment", componentJobManager)
+		}
+		return
+	}
+	o.mu.Lock()
+	unreachable := f.JobManagerUnreachable && o.unreachable[string(c.obj.GetUID())]
+	o.mu.Unlock()
+	if unreachable {
+		if st.JobState == flinkRunning {
+			st.JobState = flinkReconciling // JobStatusObserver: ifRunningMoveToReconciling
+		}
+		return
+	}
 	switch st.JMStatus {
 	case jmDeploying:
+		if f.JobManagerNeverReady {
+			return
+		}
 		if cw := f.ContainerWaiting; cw != nil {
 			// FlinkDeploymentController on DeploymentFailedException
-			// (forContainerStatus: "[container] message").
+			// (forContainerStatus: "[container] message"), with a Warning
+			// event whose reason is the container's waiting reason
+			// (triggerErrorEvent with dfe.getReason(); seen on the real
+			// operator 1.15.0: TestDifferential_createImagePullBackOff).
 			st.JMStatus, st.JobState = jmError, flinkReconciling
-			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException",
-				fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message))
+			msg := fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message)
+			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException", msg)
+			o.recordEvent(ctx, dyn, c.obj, eventWarning, cw.Reason, msg, componentJobManager)
 			return
 		}
 		st.JMStatus = jmDeployedNotReady
@@ -558,8 +595,12 @@ func (o *Operator) observe(ctx context.Context, c depCtx) {
 		}
 		st.JobState, st.StartTime = flinkRunning, fmt.Sprint(time.Now().UnixMilli())
 		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" {
-			if _, err := o.writeCheckpoint(ctx, dir, st.JobID, o.nextCheckpoint(st.JobID)); err != nil {
+			n := o.nextCheckpoint(st.JobID)
+			if _, err := o.writeCheckpoint(ctx, dir, st.JobID, n); err != nil {
 				o.logf("operator: Flink writing a checkpoint of %s: %v", c.obj.GetName(), err)
+			}
+			if haEnabled(c.spec) {
+				o.writeHAConfigMap(ctx, dyn, c.obj, st.JobID, n)
 			}
 		}
 	}
@@ -620,6 +661,18 @@ func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCt
 		// recorded, only the generation observed.
 		st.ObservedGeneration = c.obj.GetGeneration()
 		return nil
+	}
+	if diff != "IGNORE" {
+		// AbstractFlinkResourceReconciler.triggerSpecChangeEvent: a Normal
+		// SpecChanged event, once per generation (triggerEventOnce, key
+		// "SpecChange: <generation>"), before the change is acted on, also
+		// when the operator then waits (seen on the real operator 1.15.0
+		// for an upgrade of a job whose JobManager never became ready:
+		// TestDifferential_upgradeNeverReady). The model does not render
+		// the diff itself.
+		o.eventOnce(ctx, dyn, c.obj, eventNormal, "SpecChanged",
+			diff+" change(s) detected (Diff: FlinkDeploymentSpec[…]), starting reconciliation.", componentJobManager,
+			fmt.Sprintf("SpecChange: %d", c.obj.GetGeneration()))
 	}
 	return o.reconcileSpecChange(ctx, dyn, c, diff, last.Spec)
 }
@@ -706,7 +759,13 @@ func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restor
 // unknown" — the same exception, also ending in "Manual restore required.")
 // HA metadata exists in the model once the job completed a checkpoint, as in
 // deploy's requireHA.
-func (o *Operator) upgradeFailure(c depCtx) {
+//
+// FlinkDeploymentController.reconcile catches it: updateForReconciliationError
+// records it in status.error and triggerErrorEvent writes a Warning event
+// whose reason is the exception's ("UpgradeFailed") and whose message is
+// its message, said again at each reconciliation (the operator reschedules
+// the resource every reconcile interval).
+func (o *Operator) upgradeFailure(ctx context.Context, dyn dynamic.Interface, c depCtx) {
 	st := c.st
 	if st.JMStatus != jmMissing && st.JMStatus != jmError {
 		return // a running or deploying JobManager: the operator waits
@@ -714,9 +773,13 @@ func (o *Operator) upgradeFailure(c depCtx) {
 	if st.JobID != "" && o.hadCheckpoint(st.JobID) {
 		return
 	}
-	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.UpgradeFailureException",
-		"JobManager deployment is missing and HA metadata is not available to make stateful upgrades. "+
-			"It is possible that the job has finished or terminally failed, or the configmaps have been deleted. Manual restore required.")
+	// No space before "Manual": CommonStatus.MSG_JOB_FINISHED_OR_CONFIGMAPS_DELETED
+	// ends with "deleted." and MSG_MANUAL_RESTORE_REQUIRED is appended as is
+	// (the real operator 1.15.0 says "deleted.Manual restore required.").
+	const msg = "JobManager deployment is missing and HA metadata is not available to make stateful upgrades. " +
+		"It is possible that the job has finished or terminally failed, or the configmaps have been deleted.Manual restore required."
+	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.UpgradeFailureException", msg)
+	o.eventEvery(ctx, dyn, c.obj, eventWarning, "UpgradeFailed", msg, componentJobManager)
 }
 
 // reconcileSpecChange is AbstractJobReconciler.reconcileSpecChange.
@@ -745,8 +808,20 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 
 	if lastJobState == jobRunning {
 		suspend, restore, ok := jobUpgrade(st, last, c.spec)
+		if !ok && jobField(c.spec, "upgradeMode", modeStateless) != modeStateless && haEnabled(c.spec) && st.JobID != "" && o.hadCheckpoint(st.JobID) {
+			// ApplicationReconciler.getJobUpgrade: "Job is not running but
+			// HA metadata is available for last state restore, ready for
+			// upgrade" (JobUpgrade.lastStateUsingHaMeta; the model's HA
+			// metadata is the job's completed checkpoint, whose ConfigMap
+			// it writes: writeHAConfigMap).
+			suspend, restore, ok = modeLastState, modeLastState, true
+		}
 		if !ok {
-			o.upgradeFailure(c)
+			// "Job is not running and checkpoint information is not
+			// available for executing the upgrade, waiting for upgradeable
+			// state" (a log line only), unless the upgrade cannot happen
+			// at all.
+			o.upgradeFailure(ctx, dyn, c)
 			return nil
 		}
 		if err := o.cancelJob(ctx, dyn, c, suspend); err != nil {
@@ -809,6 +884,11 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 		}
 	}
 	st.JobState, st.JMStatus = flinkFinished, jmMissing
+	if suspend != modeLastState {
+		// A stateless or savepoint cancel deletes the cluster's HA data
+		// (AbstractFlinkService.deleteClusterDeployment with deleteHaData).
+		o.deleteHAConfigMaps(ctx, dyn, c.obj)
+	}
 	if o.Flink != nil {
 		// What the model counts itself, real Flink leaves in S3: whether
 		// the job completed a checkpoint (a chk-N with _metadata under its
@@ -844,4 +924,49 @@ func (o *Operator) createUpgradeSnapshot(ctx context.Context, dyn dynamic.Interf
 	}}
 	_, err := dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(dep.GetNamespace()).Create(ctx, snap, metav1.CreateOptions{FieldManager: operatorManager})
 	return err
+}
+
+// haEnabled: the spec's configuration activates HA (high-availability.type,
+// or its deprecated key high-availability, set and not NONE:
+// HighAvailabilityMode.isHighAvailabilityModeActivated).
+func haEnabled(spec map[string]any) bool {
+	conf := flatConf(spec["flinkConfiguration"])
+	ha := conf["high-availability.type"]
+	if ha == "" {
+		ha = conf["high-availability"]
+	}
+	return ha != "" && !strings.EqualFold(ha, "NONE")
+}
+
+// writeHAConfigMap stands in for Flink's Kubernetes HA services recording
+// a completed checkpoint: the job's ConfigMap "<cluster-id>-<job-id>-config-map"
+// labelled with the cluster's common labels (app=<cluster-id>,
+// type=flink-native-kubernetes) and configmap-type=high-availability, with a
+// "checkpointID-<n>" key (Flink's KubernetesUtils.getConfigMapLabels and
+// KubernetesCheckpointStoreUtil: CHECKPOINT_ID_KEY_PREFIX, the id written
+// as 19 digits). What the operator reads of it is that it exists
+// (FlinkUtils.isKubernetesHaMetadataAvailable).
+func (o *Operator) writeHAConfigMap(ctx context.Context, dyn dynamic.Interface, dep *unstructured.Unstructured, jobID string, n int) {
+	name := dep.GetName() + "-" + jobID + "-config-map"
+	r := dyn.Resource(kube.ConfigMapGVR).Namespace(dep.GetNamespace())
+	key := fmt.Sprintf("checkpointID-%019d", n)
+	cm := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": dep.GetNamespace(), "labels": map[string]any{
+			"app": dep.GetName(), "type": "flink-native-kubernetes", "configmap-type": "high-availability"}},
+		"data": map[string]any{key: "checkpoint pointer (test bed)"},
+	}}
+	if _, err := r.Create(ctx, cm, metav1.CreateOptions{FieldManager: operatorManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+		o.logf("operator: HA ConfigMap of %s: %v", dep.GetName(), err)
+	}
+}
+
+// deleteHAConfigMaps is FlinkUtils.deleteKubernetesHaMetadata: the
+// cluster's HA ConfigMaps go.
+func (o *Operator) deleteHAConfigMaps(ctx context.Context, dyn dynamic.Interface, dep *unstructured.Unstructured) {
+	err := dyn.Resource(kube.ConfigMapGVR).Namespace(dep.GetNamespace()).DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: "app=" + dep.GetName() + ",type=flink-native-kubernetes,configmap-type=high-availability"})
+	if err != nil {
+		o.logf("operator: deleting the HA ConfigMaps of %s: %v", dep.GetName(), err)
+	}
 }

@@ -24,6 +24,11 @@ const (
 	eventWarning      = "Warning"
 	componentOperator = "Operator" // EventRecorder.Component
 	componentSnapshot = "Snapshot"
+	// componentJobManager is EventRecorder.Component.JobManagerDeployment,
+	// the component of the deployment controller's spec-change and error
+	// events.
+	componentJobManager = "JobManagerDeployment"
+	eventNormal         = "Normal"
 )
 
 var eventGVR = schema.GroupVersionResource{Version: "v1", Resource: "events"}
@@ -93,6 +98,22 @@ func (o *Operator) eventEvery(ctx context.Context, dyn dynamic.Interface, obj *u
 	}
 	o.mu.Unlock()
 	if due {
+		o.recordEvent(ctx, dyn, obj, typ, reason, message, component)
+	}
+}
+
+// eventOnce records an event once per key, as EventRecorder.triggerEventOnce
+// does with its messageKey (e.g. "SpecChange: <generation>").
+func (o *Operator) eventOnce(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, typ, reason, message, component, key string) {
+	k := string(obj.GetUID()) + "/once/" + key
+	o.mu.Lock()
+	if o.said == nil {
+		o.said = map[string]time.Time{}
+	}
+	_, done := o.said[k]
+	o.said[k] = time.Now()
+	o.mu.Unlock()
+	if !done {
 		o.recordEvent(ctx, dyn, obj, typ, reason, message, component)
 	}
 }

@@ -130,6 +130,13 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 	if err != nil {
 		o.snapshotError(uid, spec, &st, err)
 	}
+	if st.State == kube.SnapshotAbandoned && before.State != kube.SnapshotAbandoned {
+		// FlinkStateSnapshotUtils.snapshotAbandoned: a Warning
+		// SnapshotAbandoned event (triggerSnapshotEvent, component
+		// Snapshot) with the same message as status.error (seen on the
+		// real operator 1.15.0: TestDifferential_upgradeNeverReady).
+		o.recordEvent(ctx, dyn, obj, eventWarning, "SnapshotAbandoned", st.Error, componentSnapshot)
+	}
 	o.updateSnapshotLabels(ctx, r, obj, spec, st, dep)
 	if hadStatus && st == before {
 		return
@@ -259,6 +266,16 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 	}
 	if abandonIfJobNotRunning(obj, spec, st, dep) {
 		return nil
+	}
+	if o.currentFaults().JobManagerUnreachable {
+		o.mu.Lock()
+		if o.unreachable == nil {
+			o.unreachable = map[string]bool{}
+		}
+		o.unreachable[string(dep.GetUID())] = true
+		o.mu.Unlock()
+		// The REST call's timeout, as the snapshot controller records it.
+		return fmt.Errorf("java.util.concurrent.TimeoutException")
 	}
 	if spec.savepoint && spec.path == "" {
 		depSpec, _, _ := unstructured.NestedMap(dep.Object, "spec")

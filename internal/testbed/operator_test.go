@@ -202,6 +202,9 @@ type bed struct {
 	// deployments carry the configuration the provider derives.
 	real bool
 	wait time.Duration // how long until waits for a state
+	// model: the differential suite's model operator for this bed (nil on
+	// the real operator and in the model's own tests, which use op).
+	model *Operator
 }
 
 const testBucket = "operator-model-test"

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
@@ -25,12 +26,15 @@ import (
 
 // operatorUnderTest starts one kind of operator for a fresh namespace.
 type operatorUnderTest struct {
-	name  string
-	start func(t *testing.T, ns string, conf map[string]string)
+	name string
+	// start runs the operator for ns; it returns the model (nil for the
+	// real operator), whose faults stand in for what the real one meets on
+	// this test bed (e.g. no node: JobManagerNeverReady).
+	start func(t *testing.T, ns string, conf map[string]string) *Operator
 }
 
 func operatorsUnderTest(t *testing.T) []operatorUnderTest {
-	model := operatorUnderTest{name: "model", start: func(t *testing.T, ns string, conf map[string]string) {
+	model := operatorUnderTest{name: "model", start: func(t *testing.T, ns string, conf map[string]string) *Operator {
 		env, _ := testbedEnv(t)
 		kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
 		if err != nil {
@@ -44,8 +48,9 @@ func operatorsUnderTest(t *testing.T) []operatorUnderTest {
 		done := make(chan struct{})
 		go func() { defer close(done); op.Run(ctx, kc.Dynamic, 50*time.Millisecond) }()
 		t.Cleanup(func() { cancel(); <-done })
+		return op
 	}}
-	realOp := operatorUnderTest{name: "real", start: func(t *testing.T, ns string, conf map[string]string) {
+	realOp := operatorUnderTest{name: "real", start: func(t *testing.T, ns string, conf map[string]string) *Operator {
 		env, root := testbedEnv(t)
 		op, err := StartRealOperator(context.Background(), root, env, RealOperatorOptions{Namespaces: []string{ns}, Conf: conf, Logf: t.Logf})
 		if err != nil {
@@ -58,6 +63,7 @@ func operatorsUnderTest(t *testing.T) []operatorUnderTest {
 			}
 			op.Stop()
 		})
+		return nil
 	}}
 	out := []operatorUnderTest{model}
 	if _, err := OperatorDir(); err != nil {
@@ -79,7 +85,7 @@ func (o operatorUnderTest) bed(t *testing.T, conf map[string]string) *bed {
 	b := newBed(t)
 	b.op.SetFaults(func(f *Faults) { f.Down = true })
 	b.ns = newNamespace(t, b)
-	o.start(t, b.ns, conf)
+	b.model = o.start(t, b.ns, conf)
 	b.wait = 2 * time.Minute
 	return b
 }
@@ -334,4 +340,176 @@ func createDeploymentErr(b *bed, name string, edit func(spec map[string]any)) er
 		"metadata": map[string]any{"name": name, "namespace": b.ns}, "spec": spec,
 	}}, metav1.CreateOptions{})
 	return err
+}
+// An upgrade of a job whose JobManager never became ready (here: no node
+// runs it; the real operator's JobManager stays DEPLOYING on this test bed,
+// the model's by its JobManagerNeverReady fault). A savepoint of that job
+// is abandoned at once ("… is not running", a SnapshotAbandoned event). The operator says it saw
+// the change (a Normal SpecChanged event, once per generation) and then
+// waits: it records no error and does not observe the new generation
+// (AbstractJobReconciler.reconcileSpecChange: getJobUpgrade finds no
+// running job and no checkpoint information, "waiting for upgradeable
+// state", a log line only). Once the JobManager's Deployment is gone the
+// operator reports it MISSING ("Missing JobManager deployment", a Missing
+// event) and the pending upgrade fails for good: UpgradeFailureException
+// in status.error and a Warning UpgradeFailed event saying "Manual restore
+// required." (ApplicationReconciler.getJobUpgrade), still without
+// observing the new generation.
+func TestDifferential_upgradeNeverReady(t *testing.T) {
+	for _, o := range operatorsUnderTest(t) {
+		t.Run(o.name, func(t *testing.T) {
+			b := o.bed(t, map[string]string{"kubernetes.operator.reconcile.interval": "5 s"})
+			if b.model != nil {
+				b.model.SetFaults(func(f *Faults) { f.JobManagerNeverReady = true })
+			}
+			b.createDeployment(t, "orders", modeSavepoint, nil)
+			b.until(t, true, "orders", "deployed", func(o *unstructured.Unstructured) bool {
+				st := readDeploymentStatus(o)
+				return st.ReconState == reconDeployed && st.ObservedGeneration == 1
+			})
+			// A savepoint of the job that is not running is abandoned at
+			// once (FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning):
+			// what savepoint_before_upgrade would get.
+			b.createSnapshot(t, "sp", "orders", 0, map[string]any{})
+			if st := b.snapshotEnds(t, "sp"); st.State != kube.SnapshotAbandoned ||
+				st.Error != "Secondary resource orders (FlinkDeployment) for savepoint sp is not running" {
+				t.Errorf("snapshot of a job that is not running: %+v", st)
+			}
+			if ev := b.eventUntil(t, "sp", "SnapshotAbandoned", func(kube.OperatorEvent) bool { return true }); ev.Type != "Warning" ||
+				ev.Message != "Secondary resource orders (FlinkDeployment) for savepoint sp is not running" {
+				t.Errorf("SnapshotAbandoned event %+v", ev)
+			}
+			b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
+			ev := b.eventOn(t, true, "orders", "SpecChanged", func(kube.OperatorEvent) bool { return true })
+			if ev.Type != "Normal" || !strings.HasPrefix(ev.Message, "UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[") {
+				t.Errorf("SpecChanged event %+v", ev)
+			}
+			// Two reconcile intervals later: still waiting, nothing said.
+			time.Sleep(12 * time.Second)
+			obj := b.get(t, true, "orders")
+			st := readDeploymentStatus(obj)
+			lc, _, _ := unstructured.NestedString(obj.Object, "status", "lifecycleState")
+			if obj.GetGeneration() != 2 || st.ObservedGeneration != 1 || st.Error != "" || st.JMStatus != jmDeploying ||
+				st.JobState != flinkReconciling || lc != "DEPLOYED" {
+				t.Fatalf("waiting for an upgradeable state: generation %d observed %d, error %q, JobManager %s, job %s, lifecycle %s",
+					obj.GetGeneration(), st.ObservedGeneration, st.Error, st.JMStatus, st.JobState, lc)
+			}
+			evs, err := kube.ObjectEvents(context.Background(), b.dyn, obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range evs {
+				if e.Type == "Warning" || (e.Reason == "SpecChanged" && e.Count != 1) {
+					t.Errorf("while waiting: event %+v", e)
+				}
+			}
+			// The JobManager's Deployment goes.
+			if b.model != nil {
+				b.model.SetFaults(func(f *Faults) { f.JobManagerDeleted = true })
+			} else if err := b.dyn.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}).Namespace(b.ns).
+				Delete(context.Background(), "orders", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if ev := b.eventOn(t, true, "orders", "Missing", func(kube.OperatorEvent) bool { return true }); ev.Type != "Warning" ||
+				ev.Message != "Missing JobManager deployment" {
+				t.Errorf("Missing event %+v", ev)
+			}
+			ev = b.eventOn(t, true, "orders", "UpgradeFailed", func(kube.OperatorEvent) bool { return true })
+			const upgradeFailureType = "org.apache.flink.kubernetes.operator.exception.UpgradeFailureException"
+			const manual = "JobManager deployment is missing and HA metadata is not available to make stateful upgrades. " +
+				"It is possible that the job has finished or terminally failed, or the configmaps have been deleted.Manual restore required."
+			if ev.Type != "Warning" || ev.Message != manual {
+				t.Errorf("UpgradeFailed event %+v", ev)
+			}
+			obj = b.until(t, true, "orders", "upgrade failed in status", func(o *unstructured.Unstructured) bool {
+				return strings.Contains(readDeploymentStatus(o).Error, "UpgradeFailureException")
+			})
+			st = readDeploymentStatus(obj)
+			lc, _, _ = unstructured.NestedString(obj.Object, "status", "lifecycleState")
+			if st.ObservedGeneration != 1 || st.JMStatus != jmMissing || kube.OperatorMessage(st.Error) != manual+" ("+upgradeFailureType+")" || lc != "FAILED" {
+				t.Errorf("after the upgrade failed: observed %d, JobManager %s, lifecycle %s, error %q", st.ObservedGeneration, st.JMStatus, lc, st.Error)
+			}
+		})
+	}
+}
+
+// A first deployment whose JobManager container cannot pull its image
+// (the kubelet's ImagePullBackOff; on this test bed a JobManager pod with
+// that container status is written by hand for the real operator, the
+// model has its ContainerWaiting fault): the operator reports a
+// DeploymentFailedException "[flink-main-container] <message>" in
+// status.error with the JobManager ERROR and the job RECONCILING, writes a
+// Warning event whose reason is the container's, and keeps the first spec
+// recorded (firstDeployment). That is what kube.FailedBeforeItRan reads to
+// fail such a create and delete the deployment again.
+func TestDifferential_createImagePullBackOff(t *testing.T) {
+	const pullMsg = `Back-off pulling image "flink:no-such-tag"`
+	for _, o := range operatorsUnderTest(t) {
+		t.Run(o.name, func(t *testing.T) {
+			b := o.bed(t, map[string]string{"kubernetes.operator.reconcile.interval": "5 s"})
+			if b.model != nil {
+				b.model.SetFaults(func(f *Faults) {
+					f.ContainerWaiting = &ContainerState{Reason: "ImagePullBackOff", Message: pullMsg}
+				})
+			}
+			b.createDeployment(t, "orders", modeSavepoint, nil)
+			b.until(t, true, "orders", "deployed", func(o *unstructured.Unstructured) bool {
+				return readDeploymentStatus(o).ObservedGeneration == 1
+			})
+			if b.model == nil {
+				b.imagePullBackOffPod(t, "orders", pullMsg)
+			}
+			obj := b.until(t, true, "orders", "failed", func(o *unstructured.Unstructured) bool {
+				return strings.Contains(readDeploymentStatus(o).Error, "DeploymentFailedException")
+			})
+			st := readDeploymentStatus(obj)
+			want := "[flink-main-container] " + pullMsg
+			if st.JMStatus != jmError || st.JobState != flinkReconciling || !strings.HasPrefix(kube.OperatorMessage(st.Error), want+" (") ||
+				st.StartTime != "" || !parseReconciled(st.LastReconciledSpec).Meta.FirstDeployment {
+				t.Errorf("status %v", obj.Object["status"])
+			}
+			if ev := b.eventOn(t, true, "orders", "ImagePullBackOff", func(kube.OperatorEvent) bool { return true }); ev.Type != "Warning" || ev.Message != want {
+				t.Errorf("event %+v", ev)
+			}
+			if !kube.FailedBeforeItRan(context.Background(), b.dyn, obj) {
+				t.Errorf("kube.FailedBeforeItRan is false for %v", obj.Object["status"])
+			}
+		})
+	}
+}
+
+// imagePullBackOffPod writes the JobManager pod of a FlinkDeployment as a
+// kubelet would report it when the image cannot be pulled: the labels the
+// operator selects JobManager pods by (Flink's KubernetesUtils
+// .getJobManagerSelectors: app, type=flink-native-kubernetes,
+// component=jobmanager) and flink-main-container waiting with reason
+// ImagePullBackOff.
+func (b *bed) imagePullBackOffPod(t *testing.T, name, message string) {
+	t.Helper()
+	// The API server's ServiceAccount admission needs the pod's account,
+	// which no controller-manager made here.
+	sa := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount",
+		"metadata": map[string]any{"name": "default", "namespace": b.ns}}}
+	if _, err := b.dyn.Resource(corev1.SchemeGroupVersion.WithResource("serviceaccounts")).Namespace(b.ns).
+		Create(context.Background(), sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	pods := b.dyn.Resource(corev1.SchemeGroupVersion.WithResource("pods")).Namespace(b.ns)
+	pod := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": name + "-jm", "namespace": b.ns,
+			"labels": map[string]any{"app": name, "type": "flink-native-kubernetes", "component": "jobmanager"}},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "flink-main-container", "image": "flink:no-such-tag"}}},
+	}}
+	created, err := pods.Create(context.Background(), pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Object["status"] = map[string]any{"phase": "Pending", "containerStatuses": []any{map[string]any{
+		"name": "flink-main-container", "image": "flink:no-such-tag", "imageID": "", "ready": false, "restartCount": int64(0),
+		"state": map[string]any{"waiting": map[string]any{"reason": "ImagePullBackOff", "message": message}},
+	}}}
+	if _, err := pods.UpdateStatus(context.Background(), created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }

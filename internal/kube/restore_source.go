@@ -1,0 +1,148 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// What the operator restores a job from when it upgrades (or suspends) a
+// job that is not running, so that no savepoint can be taken first: the
+// operator abandons a savepoint of such a job (SnapshotObserver, "Secondary
+// resource … for savepoint … is not running"; seen on the real operator
+// 1.15.0), and AbstractJobReconciler.getJobUpgrade with
+// ApplicationReconciler.getJobUpgrade decides (flink-kubernetes-operator
+// release-1.15.0).
+
+// ConfigMapGVR: core/v1 ConfigMaps, where Flink's Kubernetes HA services
+// keep the job's HA metadata.
+var ConfigMapGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// LastStateDummyPath is what the operator records as the restore path of a
+// last-state restore (AbstractJobReconciler.LAST_STATE_DUMMY_SP_PATH): no
+// savepoint.
+const LastStateDummyPath = "KUBERNETES_OPERATOR_LAST_STATE"
+
+// HAMetadataAvailable is FlinkUtils.isKubernetesHaMetadataAvailable (what
+// AbstractFlinkService.isHaMetadataAvailable asks with Kubernetes HA): a
+// ConfigMap of the cluster (labels app=<cluster-id>,
+// type=flink-native-kubernetes: Flink's KubernetesUtils.getCommonLabels),
+// not being deleted, named "…-config-map" but not "…-cluster-config-map",
+// or "…-jobmanager-leader" (isValidHaConfigMap). The cluster id of a
+// FlinkDeployment is its name (the operator sets kubernetes.cluster-id:
+// FlinkConfigBuilder.applyFlinkConfiguration).
+func HAMetadataAvailable(ctx context.Context, dyn dynamic.Interface, namespace, clusterID string) (bool, error) {
+	list, err := dyn.Resource(ConfigMapGVR).Namespace(namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: "app=" + clusterID + ",type=flink-native-kubernetes",
+	})
+	if err != nil {
+		return false, fmt.Errorf("reading the HA ConfigMaps of %s/%s: %w", namespace, clusterID, err)
+	}
+	for _, cm := range list.Items {
+		if cm.GetDeletionTimestamp() != nil {
+			continue
+		}
+		n := cm.GetName()
+		if strings.HasSuffix(n, "-config-map") && !strings.HasSuffix(n, "-cluster-config-map") || strings.HasSuffix(n, "-jobmanager-leader") {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// RecordedSavepoint is the savepoint the operator has on record for a
+// FlinkDeployment, as SnapshotUtils.lastSavepointKnown and
+// AbstractJobReconciler.restoreJob read it: status.jobStatus
+// .upgradeSavepointPath, else savepointInfo.lastSavepoint.location. "" when
+// none; LastStateDummyPath when the last restore was a last-state one.
+func RecordedSavepoint(obj *unstructured.Unstructured) string {
+	if p, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath"); p != "" {
+		return p
+	}
+	p, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "savepointInfo", "lastSavepoint", "location")
+	return p
+}
+
+// terminalJobStates are Flink's globally terminal JobStatus values
+// (JobStatus.isGloballyTerminalState: FAILED, CANCELED, FINISHED), as
+// ReconciliationUtils.isJobInTerminalState reads them.
+var terminalJobStates = map[string]bool{"FAILED": true, "CANCELED": true, "FINISHED": true}
+
+// RestoreSource is what a stateful upgrade of a job that is not running
+// starts from.
+type RestoreSource struct {
+	// Proceeds: the operator applies the change by itself. When false it
+	// waits for ever for an upgradeable state or refuses it
+	// (UpgradeFailureException, "Manual restore required.").
+	Proceeds bool
+	// From says what the job restarts with; Path is the savepoint, if one.
+	From, Path string
+	// Why cites the operator's decision.
+	Why string
+}
+
+// NotRunningRestore tells what the operator does with a change to a job
+// that is not running (jobStatus.state other than RUNNING), for the
+// new spec's upgrade mode and whether it has Kubernetes HA, following
+// getJobUpgrade:
+//   - stateless: always available, nothing restored;
+//   - a job in a terminal state: the savepoint the operator recorded
+//     (useStatusSavepoint; a last-state dummy is "last checkpoint is
+//     unknown … Manual restore required"; none recorded restores nothing);
+//   - savepoint mode otherwise falls back to last-state
+//     (kubernetes.operator.job.upgrade.last-state-fallback.enabled, default
+//     true), and last-state restores from the HA metadata when it exists
+//     (ApplicationReconciler: lastStateUsingHaMeta) or cancels a job it can
+//     still reach (allowLastStateCancel: the job neither RECONCILING nor
+//     terminal, its JobManager's REST API up) and restores its latest
+//     checkpoint;
+//   - anything else: the operator waits (JobManager deploying) or refuses
+//     (JobManager MISSING or in ERROR without HA metadata).
+func NotRunningRestore(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, upgradeMode string, ha bool) (RestoreSource, error) {
+	st := ReadDeploymentStatus(obj)
+	jm := jobManagerStatus(obj)
+	if upgradeMode == "stateless" || upgradeMode == "" {
+		return RestoreSource{Proceeds: true, From: "empty state (a stateless upgrade restores nothing)",
+			Why: "AbstractJobReconciler.getJobUpgrade: \"Stateless job, ready for upgrade\""}, nil
+	}
+	haMeta := false
+	if ha {
+		var err error
+		if haMeta, err = HAMetadataAvailable(ctx, dyn, obj.GetNamespace(), obj.GetName()); err != nil {
+			return RestoreSource{}, err
+		}
+	}
+	jmAccessible := jm == "READY" // FlinkDeploymentStatus.isJmAccessible: the REST API answers
+	if terminalJobStates[st.JobState] && (!haMeta || jmAccessible) {
+		switch p := RecordedSavepoint(obj); p {
+		case LastStateDummyPath:
+			return RestoreSource{From: "nothing the operator can name", Why: "AbstractJobReconciler.getJobUpgrade: \"Job is in terminal state " +
+				"but last checkpoint is unknown, possibly due to an unrecoverable restore error. Manual restore required.\""}, nil
+		case "":
+			return RestoreSource{From: "empty state: the operator has no savepoint on record for the " + strings.ToLower(st.JobState) + " job",
+				Why: "AbstractJobReconciler.getJobUpgrade: a terminal job restarts from the savepoint in its status, here none"}, nil
+		default:
+			return RestoreSource{Proceeds: true, From: "the savepoint the operator recorded, " + p, Path: p,
+				Why: "AbstractJobReconciler.getJobUpgrade: \"Job is in terminal state, ready for upgrade from observed latest state\""}, nil
+		}
+	}
+	if haMeta {
+		return RestoreSource{Proceeds: true, From: "the latest checkpoint in the job's HA metadata",
+			Why: "ApplicationReconciler.getJobUpgrade: \"Job is not running but HA metadata is available for last state restore, ready for upgrade\""}, nil
+	}
+	if st.JobState != "" && st.JobState != "RECONCILING" && !terminalJobStates[st.JobState] && (jm == "READY" || jm == "DEPLOYED_NOT_READY") {
+		return RestoreSource{Proceeds: true, From: "the latest checkpoint, which the operator records when it cancels the job",
+			Why: "AbstractJobReconciler.getJobUpgrade: \"Job is not running, using cancel to perform last-state upgrade\""}, nil
+	}
+	why := "AbstractJobReconciler.reconcileSpecChange: \"waiting for upgradeable state\" while the JobManager is " + orNone(jm)
+	if jm == "MISSING" || jm == "ERROR" {
+		why = "ApplicationReconciler.getJobUpgrade: \"JobManager deployment is missing and HA metadata is not available to make " +
+			"stateful upgrades. … Manual restore required.\""
+	}
+	return RestoreSource{From: "nothing: the job has no HA metadata, no savepoint the operator could use, and cannot be cancelled", Why: why}, nil
+}

@@ -1,0 +1,139 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+// savepoint_before_upgrade on a job that is not running (issue 36, row 7):
+// no savepoint can be taken (the operator abandons a savepoint of a job
+// that is not running), so none is asked for; the plan says what the new
+// spec starts from, and the apply goes ahead where the operator restores
+// it by itself and is refused, with the way out, where it cannot.
+
+func notRunningConfig(ns, image, mode string) string {
+	return notRunningConfigWait(ns, image, mode, "running")
+}
+
+func notRunningConfigWait(ns, image, mode, wait string) string {
+	return strings.Replace(deploymentConfig(ns, image, `  wait_for = "`+wait+`"
+  savepoint_before_upgrade {}
+  timeouts {
+    create = "2m"
+    update = "2m"
+  }`), `upgrade_mode = "last-state"`, `upgrade_mode = "`+mode+`"`, 1)
+}
+
+// A last-state job whose JobManager never started (its image cannot be
+// pulled; created with wait_for = "none"): there is no HA metadata and no savepoint, so the operator
+// would refuse the fix ("Manual restore required."). The fix is refused
+// before anything changes, saying why and the ways out, without a
+// FlinkStateSnapshot; a stateless upgrade, one way out, goes ahead.
+func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *testing.T) {
+	skipUnlessAcc(t)
+	ns, op := imagePullFailing(t)
+	rec := &diagRecorder{}
+	var uid ktypes.UID
+	const addr = "flinkstate_deployment.orders"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		Steps: []resource.TestStep{
+			{
+				// Created without waiting: a create that waits and finds its
+				// JobManager never started fails and deletes it again.
+				Config: notRunningConfigWait(ns, "flink:no-such-tag", "last-state", "none"),
+				Check:  resource.ComposeAggregateTestCheckFunc(notTainted(addr), uidOf(t, liveDeployment(t, ns), &uid)),
+			},
+			{
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })
+					rec.reset()
+				},
+				Config: notRunningConfig(ns, "flink:2.2.1-java17", "last-state"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					rec.planWarning("No savepoint can be taken before this change", "is RECONCILING, not running",
+						"HA metadata", "the apply is refused"),
+				}},
+				ExpectError: errorRE("No savepoint can be taken before this upgrade", ns+"/orders was not changed",
+					"its job is RECONCILING", "JobManager ERROR", "Manual restore required", "initial_savepoint_path",
+					`upgrade_mode = "stateless"`),
+			},
+			{
+				PreConfig: func() {
+					if n := countSnapshots(t, ns); n != 0 {
+						t.Fatalf("%d FlinkStateSnapshots were asked of a job that is not running", n)
+					}
+					rec.reset()
+				},
+				Config: notRunningConfig(ns, "flink:2.2.1-java17", "stateless"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					rec.planWarning("No savepoint can be taken before this change", "empty state"),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "empty state"),
+					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+		},
+	})
+}
+
+// A last-state job that ran (a checkpoint, HA metadata) and was then
+// upgraded to an image that cannot be pulled: the fix goes ahead without a
+// savepoint, from the HA metadata the operator restores by itself, and the
+// plan and the apply say so.
+func TestAccDeployment_savepointBeforeUpgradeNotRunningProceedsFromHA(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	rec := &diagRecorder{}
+	snapshots := 0
+	const addr = "flinkstate_deployment.orders"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		Steps: []resource.TestStep{
+			{Config: notRunningConfig(ns, "flink:2.2.1-java17", "last-state")},
+			{
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) {
+						f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
+					})
+				},
+				Config:      notRunningConfig(ns, "flink:no-such-tag", "last-state"),
+				ExpectError: errorRE(`Back-off pulling image "flink:no-such-tag"`),
+			},
+			{
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })
+					snapshots = countSnapshots(t, ns)
+					rec.reset()
+				},
+				Config: notRunningConfig(ns, "flink:2.2.1-java17", "last-state"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					rec.planWarning("No savepoint can be taken before this change", "not running", "HA metadata"),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING",
+						"the latest checkpoint in the job's HA metadata", "HA metadata is available for last state restore"),
+					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					func(*terraform.State) error {
+						if n := countSnapshots(t, ns); n != snapshots {
+							return fmt.Errorf("%d FlinkStateSnapshots after the fix, %d before: a savepoint was asked of a job that is not running", n, snapshots)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}

@@ -12,8 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
@@ -341,6 +341,7 @@ func createDeploymentErr(b *bed, name string, edit func(spec map[string]any)) er
 	}}, metav1.CreateOptions{})
 	return err
 }
+
 // An upgrade of a job whose JobManager never became ready (here: no node
 // runs it; the real operator's JobManager stays DEPLOYING on this test bed,
 // the model's by its JobManagerNeverReady fault). A savepoint of that job

@@ -1,0 +1,292 @@
+package testbed
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+)
+
+// replBed is a source bucket in the test bed's region and a destination
+// bucket in the second region, both versioned unless asked otherwise.
+type replBed struct {
+	ctx      context.Context
+	a, b     *s3.Client // clients signing for region A and region B
+	src, dst string
+	ctl      *ReplicationControl
+}
+
+func newReplBed(t *testing.T, versionSrc, versionDst bool) *replBed {
+	t.Helper()
+	env, _ := testbedEnv(t)
+	ctx := context.Background()
+	ca, err := newEnvAWS(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, err := awsclient.New(ctx, awsclient.Config{Region: SecondRegion, Endpoint: env.AWSEndpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := &replBed{ctx: ctx, a: ca.S3, b: cb.S3, src: "repl-src-" + randomHex(4), dst: "repl-dst-" + randomHex(4), ctl: env.ReplicationControl()}
+	if _, err := rb.a.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(rb.src)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.b.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(rb.dst),
+		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(SecondRegion)}}); err != nil {
+		t.Fatal(err)
+	}
+	version := func(c *s3.Client, b string) {
+		if _, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(b),
+			VersioningConfiguration: &s3types.VersioningConfiguration{Status: s3types.BucketVersioningStatusEnabled}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if versionSrc {
+		version(rb.a, rb.src)
+	}
+	if versionDst {
+		version(rb.b, rb.dst)
+	}
+	if err := rb.ctl.SetLag(ctx, DefaultReplicationLag); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rb.ctl.Release(ctx)
+		_ = rb.ctl.Resume(ctx)
+		_ = rb.ctl.SetLag(ctx, DefaultReplicationLag)
+		_, _ = rb.a.DeleteBucketReplication(ctx, &s3.DeleteBucketReplicationInput{Bucket: aws.String(rb.src)})
+	})
+	return rb
+}
+
+func (rb *replBed) rule(prefix string, deleteMarkers bool) error {
+	dm := s3types.DeleteMarkerReplicationStatusDisabled
+	if deleteMarkers {
+		dm = s3types.DeleteMarkerReplicationStatusEnabled
+	}
+	_, err := rb.a.PutBucketReplication(rb.ctx, &s3.PutBucketReplicationInput{Bucket: aws.String(rb.src),
+		ReplicationConfiguration: &s3types.ReplicationConfiguration{
+			Role: aws.String("arn:aws:iam::123456789012:role/flink-state-replication"),
+			Rules: []s3types.ReplicationRule{{
+				ID: aws.String("state"), Priority: aws.Int32(1), Status: s3types.ReplicationRuleStatusEnabled,
+				Filter:                  &s3types.ReplicationRuleFilter{Prefix: aws.String(prefix)},
+				DeleteMarkerReplication: &s3types.DeleteMarkerReplication{Status: dm},
+				Destination:             &s3types.Destination{Bucket: aws.String("arn:aws:s3:::" + rb.dst)},
+			}},
+		}})
+	return err
+}
+
+func (rb *replBed) put(t *testing.T, key, body string) {
+	t.Helper()
+	if _, err := rb.a.PutObject(rb.ctx, &s3.PutObjectInput{Bucket: aws.String(rb.src), Key: aws.String(key), Body: strings.NewReader(body)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replica reads key in the destination ("" and false when absent).
+func (rb *replBed) replica(t *testing.T, key string) (string, bool) {
+	t.Helper()
+	out, err := rb.b.GetObject(rb.ctx, &s3.GetObjectInput{Bucket: aws.String(rb.dst), Key: aws.String(key)})
+	if err != nil {
+		var nsk *s3types.NoSuchKey
+		var api smithy.APIError
+		if errors.As(err, &nsk) || (errors.As(err, &api) && api.ErrorCode() == "NotFound") {
+			return "", false
+		}
+		t.Fatalf("GetObject %s/%s: %v", rb.dst, key, err)
+	}
+	defer out.Body.Close()
+	b, _ := io.ReadAll(out.Body)
+	return string(b), true
+}
+
+func (rb *replBed) idle(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(rb.ctx, 20*time.Second)
+	defer cancel()
+	if err := rb.ctl.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func apiCode(err error) string {
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		return api.ErrorCode()
+	}
+	return ""
+}
+
+// Only objects written after the rule replicate, and only under its
+// prefix; a replica arrives after the lag, not before.
+func TestAWSFront_replicationAfterRuleUnderPrefix(t *testing.T) {
+	rb := newReplBed(t, true, true)
+	rb.put(t, "flink/orders/before", "old")
+	if err := rb.rule("flink/orders/", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.ctl.SetLag(rb.ctx, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	rb.put(t, "flink/orders/after", "new")
+	rb.put(t, "flink/other/after", "elsewhere")
+	if _, ok := rb.replica(t, "flink/orders/after"); ok {
+		t.Fatal("the replica arrived before the lag of 2s")
+	}
+	rb.idle(t)
+	if got, ok := rb.replica(t, "flink/orders/after"); !ok || got != "new" {
+		t.Errorf("replica of flink/orders/after = %q, %v; want new", got, ok)
+	}
+	if _, ok := rb.replica(t, "flink/orders/before"); ok {
+		t.Error("an object written before the rule replicated")
+	}
+	if _, ok := rb.replica(t, "flink/other/after"); ok {
+		t.Error("an object outside the rule's prefix replicated")
+	}
+}
+
+// PutBucketReplication needs versioning on the source and the destination.
+func TestAWSFront_replicationNeedsVersioning(t *testing.T) {
+	rb := newReplBed(t, false, true)
+	if err := rb.rule("a/", false); apiCode(err) != "InvalidRequest" || !strings.Contains(err.Error(), "Versioning must be 'Enabled'") {
+		t.Errorf("unversioned source: %v, want InvalidRequest about versioning", err)
+	}
+	rb2 := newReplBed(t, true, false)
+	if err := rb2.rule("a/", false); apiCode(err) != "InvalidRequest" || !strings.Contains(err.Error(), "must have versioning enabled") {
+		t.Errorf("unversioned destination: %v, want InvalidRequest about the destination's versioning", err)
+	}
+	if _, err := rb2.a.GetBucketReplication(rb2.ctx, &s3.GetBucketReplicationInput{Bucket: aws.String(rb2.src)}); apiCode(err) != "ReplicationConfigurationNotFoundError" {
+		t.Errorf("after the refusal GetBucketReplication: %v, want ReplicationConfigurationNotFoundError", err)
+	}
+}
+
+// Deletes are not replicated by default; with DeleteMarkerReplication
+// Enabled the delete marker is; a DELETE of a version never is.
+func TestAWSFront_replicationDeletes(t *testing.T) {
+	rb := newReplBed(t, true, true)
+	if err := rb.rule("p/", false); err != nil {
+		t.Fatal(err)
+	}
+	rb.put(t, "p/kept", "x")
+	rb.idle(t)
+	if _, err := rb.a.DeleteObject(rb.ctx, &s3.DeleteObjectInput{Bucket: aws.String(rb.src), Key: aws.String("p/kept")}); err != nil {
+		t.Fatal(err)
+	}
+	rb.idle(t)
+	if _, ok := rb.replica(t, "p/kept"); !ok {
+		t.Fatal("a delete marker replicated without DeleteMarkerReplication")
+	}
+	if err := rb.rule("p/", true); err != nil {
+		t.Fatal(err)
+	}
+	rb.put(t, "p/gone", "y")
+	put, err := rb.a.PutObject(rb.ctx, &s3.PutObjectInput{Bucket: aws.String(rb.src), Key: aws.String("p/version"), Body: strings.NewReader("z")})
+	if err != nil || aws.ToString(put.VersionId) == "" {
+		t.Fatalf("PutObject p/version: version %q, %v", aws.ToString(put.VersionId), err)
+	}
+	rb.idle(t)
+	if _, err := rb.a.DeleteObjects(rb.ctx, &s3.DeleteObjectsInput{Bucket: aws.String(rb.src),
+		Delete: &s3types.Delete{Objects: []s3types.ObjectIdentifier{{Key: aws.String("p/gone")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.a.DeleteObject(rb.ctx, &s3.DeleteObjectInput{Bucket: aws.String(rb.src), Key: aws.String("p/version"), VersionId: put.VersionId}); err != nil {
+		t.Fatal(err)
+	}
+	rb.idle(t)
+	if _, ok := rb.replica(t, "p/gone"); ok {
+		t.Error("the delete marker did not replicate with DeleteMarkerReplication Enabled")
+	}
+	if _, ok := rb.replica(t, "p/version"); !ok {
+		t.Error("a DELETE of a version replicated")
+	}
+}
+
+// A hold keeps matching keys from arriving, Pending names them, and
+// Release lets them arrive; Pause stops all copying until Resume.
+func TestAWSFront_replicationHoldAndPause(t *testing.T) {
+	rb := newReplBed(t, true, true)
+	if err := rb.rule("chk/", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.ctl.Hold(rb.ctx, `^chk/.*/shared/`); err != nil {
+		t.Fatal(err)
+	}
+	rb.put(t, "chk/1/_metadata", "m")
+	rb.put(t, "chk/1/shared/f1", "f")
+	rb.idle(t)
+	if _, ok := rb.replica(t, "chk/1/_metadata"); !ok {
+		t.Error("the unheld _metadata did not arrive")
+	}
+	if _, ok := rb.replica(t, "chk/1/shared/f1"); ok {
+		t.Error("a held key arrived")
+	}
+	pending, err := rb.ctl.Pending(rb.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var named bool
+	for _, p := range pending {
+		if p.Bucket == rb.src && p.Key == "chk/1/shared/f1" && p.Destination == rb.dst && p.Held {
+			named = true
+		}
+	}
+	if !named {
+		t.Errorf("Pending = %+v, want the held chk/1/shared/f1", pending)
+	}
+	if err := rb.ctl.Release(rb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	rb.idle(t)
+	if _, ok := rb.replica(t, "chk/1/shared/f1"); !ok {
+		t.Error("the released key did not arrive")
+	}
+	if err := rb.ctl.Pause(rb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	rb.put(t, "chk/2/_metadata", "m2")
+	time.Sleep(3 * DefaultReplicationLag)
+	if _, ok := rb.replica(t, "chk/2/_metadata"); ok {
+		t.Error("an object arrived while replication was paused")
+	}
+	if err := rb.ctl.Resume(rb.ctx); err != nil {
+		t.Fatal(err)
+	}
+	rb.idle(t)
+	if _, ok := rb.replica(t, "chk/2/_metadata"); !ok {
+		t.Error("the object did not arrive after Resume")
+	}
+}
+
+// A bucket keeps the region it was created in: GetBucketLocation says so,
+// and a request signed for another region is refused as S3 refuses it.
+func TestAWSFront_secondRegion(t *testing.T) {
+	rb := newReplBed(t, false, false)
+	loc, err := rb.a.GetBucketLocation(rb.ctx, &s3.GetBucketLocationInput{Bucket: aws.String(rb.dst)})
+	if err != nil || string(loc.LocationConstraint) != SecondRegion {
+		t.Errorf("GetBucketLocation(%s) = %v, %v; want %s", rb.dst, loc, err, SecondRegion)
+	}
+	loc, err = rb.b.GetBucketLocation(rb.ctx, &s3.GetBucketLocationInput{Bucket: aws.String(rb.src)})
+	if err != nil || loc.LocationConstraint != "" {
+		t.Errorf("GetBucketLocation(%s) = %v, %v; want the empty us-east-1 constraint", rb.src, loc, err)
+	}
+	_, err = rb.a.PutObject(rb.ctx, &s3.PutObjectInput{Bucket: aws.String(rb.dst), Key: aws.String("k"), Body: strings.NewReader("")})
+	if apiCode(err) != "AuthorizationHeaderMalformed" || !strings.Contains(err.Error(), "expecting '"+SecondRegion+"'") {
+		t.Errorf("PutObject to a %s bucket signed for us-east-1: %v, want AuthorizationHeaderMalformed", SecondRegion, err)
+	}
+	_, err = rb.a.CreateBucket(rb.ctx, &s3.CreateBucketInput{Bucket: aws.String("repl-bad-" + randomHex(4)),
+		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(SecondRegion)}})
+	if apiCode(err) != "IllegalLocationConstraintException" {
+		t.Errorf("CreateBucket in %s sent to us-east-1: %v, want IllegalLocationConstraintException", SecondRegion, err)
+	}
+}

@@ -33,7 +33,7 @@ func newReplBed(t *testing.T, versionSrc, versionDst bool) *replBed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cb, err := awsclient.New(ctx, awsclient.Config{Region: SecondRegion, Endpoint: env.AWSEndpoint})
+	cb, err := newRegionAWS(ctx, env, SecondRegion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +67,14 @@ func newReplBed(t *testing.T, versionSrc, versionDst bool) *replBed {
 		_, _ = rb.a.DeleteBucketReplication(ctx, &s3.DeleteBucketReplicationInput{Bucket: aws.String(rb.src)})
 	})
 	return rb
+}
+
+// newRegionAWS is newEnvAWS with clients signing for region.
+func newRegionAWS(ctx context.Context, env Env, region string) (*awsclient.Clients, error) {
+	if _, err := newEnvAWS(ctx, env); err != nil {
+		return nil, err
+	}
+	return awsclient.New(ctx, awsclient.Config{Region: region, Endpoint: env.AWSEndpoint})
 }
 
 func (rb *replBed) rule(prefix string, deleteMarkers bool) error {
@@ -288,5 +296,53 @@ func TestAWSFront_secondRegion(t *testing.T) {
 		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(SecondRegion)}})
 	if apiCode(err) != "IllegalLocationConstraintException" {
 		t.Errorf("CreateBucket in %s sent to us-east-1: %v, want IllegalLocationConstraintException", SecondRegion, err)
+	}
+}
+
+// Real Flink runs "in region B": with FlinkJob.Region it reaches a
+// us-west-2 bucket at that region's endpoint, its requests signed for that
+// region (the front refuses any other), and completes checkpoints there.
+func TestRealFlink_secondRegionCheckpoints(t *testing.T) {
+	ctx := context.Background()
+	env, dist := realFlink(t)
+	cb, err := newRegionAWS(ctx, env, SecondRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &realBed{env: env, dist: dist, bucket: "realflink-west-" + randomHex(4)}
+	if _, err := cb.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b.bucket),
+		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(SecondRegion)}}); err != nil {
+		t.Fatal(err)
+	}
+	conf, dir := realFlinkConf(t, b.bucket, "irsa")
+	job := b.irsaJob(t, conf, "arn:aws:iam::000000000000:role/realflink-west-"+randomHex(3))
+	job.Region = SecondRegion
+	c, jobID := b.run(t, job)
+	if got := c.Configuration["s3.endpoint"]; got != "https://s3."+SecondRegion+".amazonaws.com" {
+		t.Errorf("s3.endpoint = %q, want the %s endpoint", got, SecondRegion)
+	}
+	chk, err := c.WaitCheckpoints(ctx, jobID, 1, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := dir + "/" + jobID + "/chk-"; !strings.HasPrefix(chk, want) {
+		t.Fatalf("checkpoint path %s, want under %s", chk, want)
+	}
+	c.Stop()
+	reqs, err := ReadS3Requests(env.S3RequestLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range reqs {
+		if r.Bucket == b.bucket && r.AccessKey != env.AccessKey {
+			n++
+			if r.Status == 400 {
+				t.Errorf("Flink's %s %s/%s was refused (signed for another region?)", r.Method, r.Bucket, r.Key)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the request log has no S3 request of Flink's in the second region")
 	}
 }

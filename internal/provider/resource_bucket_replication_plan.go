@@ -32,23 +32,24 @@ func checkReplicationAtApply(ctx context.Context, c *s3.Client, m *bucketReplica
 		addProblem(diags, "Reading the region of", "bucket "+dst, awsErr(ctx, err), "")
 		return ""
 	}
-	for _, b := range []struct {
-		attr, bucket, region, role string
-	}{{"bucket", src, "", "source"}, {"destination_bucket", dst, region, "destination"}} {
-		on, err := s3state.VersioningEnabled(ctx, c, b.bucket, b.region)
-		if err != nil {
-			if notfound.Is(err) {
-				diags.AddAttributeError(path.Root(b.attr), "Bucket not found", fmt.Sprintf("The %s bucket %s does not exist.", b.role, b.bucket))
-			} else {
-				addProblem(diags, "Reading the versioning of", "bucket "+b.bucket, awsErr(ctx, err), "")
-			}
-			continue
-		}
-		if !on {
-			diags.AddAttributeError(path.Root(b.attr), "Versioning is not enabled on the "+b.role+" bucket",
-				fmt.Sprintf("S3 replication needs versioning enabled on the source and on the destination bucket, and %s (%s) has it off or suspended. "+
-					"Set versioning = true on its flinkstate_bucket and apply; nothing was changed.", b.bucket, b.role))
-		}
+	if on, ok := versioningOn(ctx, c, src, "", diags); ok && !on {
+		diags.AddAttributeError(path.Root("bucket"), "Versioning is not enabled on the source bucket",
+			fmt.Sprintf("S3 replication needs versioning enabled on the source and on the destination bucket, and the source %s has it off or suspended. Set versioning = true on its flinkstate_bucket and apply; nothing was changed.", src))
+	}
+	if on, ok := versioningOn(ctx, c, dst, region, diags); ok && !on {
+		diags.AddAttributeError(path.Root("destination_bucket"), "Versioning is not enabled on the destination bucket",
+			fmt.Sprintf("S3 replication needs versioning enabled on the source and on the destination bucket, and the destination %s has it off or suspended. Set versioning = true on its flinkstate_bucket and apply; nothing was changed.", dst))
 	}
 	return region
+}
+
+// versioningOn reads a bucket's versioning; ok is false when the read
+// failed (the diagnostic says why).
+func versioningOn(ctx context.Context, c *s3.Client, bucket, region string, diags *diag.Diagnostics) (on, ok bool) {
+	on, err := s3state.VersioningEnabled(ctx, c, bucket, region)
+	if err != nil {
+		addProblem(diags, "Reading the versioning of", "bucket "+bucket, awsErr(ctx, err), "")
+		return false, false
+	}
+	return on, true
 }

@@ -135,7 +135,7 @@ func (m *bucketReplicationModel) prefixes(ctx context.Context, diags *diag.Diagn
 
 // policy is the role's inline policy for the model, "" when not all of it
 // is known.
-func (m *bucketReplicationModel) policy(ctx context.Context, partition string) (string, error) {
+func (m *bucketReplicationModel) policy(partition string) (string, error) {
 	if m.Bucket.IsUnknown() || m.DestinationBucket.IsUnknown() || m.Prefixes.IsUnknown() || m.DeleteMarkerReplication.IsUnknown() {
 		return "", nil
 	}
@@ -168,7 +168,7 @@ func (r *bucketReplicationResource) ModifyPlan(ctx context.Context, req resource
 	}
 	plan.PolicyJSON = types.StringUnknown()
 	if partition, known := r.meta.Partition(ctx); known {
-		doc, err := plan.policy(ctx, partition)
+		doc, err := plan.policy(partition)
 		// An invalid prefix is named by the attribute's validators; the
 		// policy stays unknown then.
 		if err == nil && doc != "" {
@@ -228,7 +228,7 @@ func (r *bucketReplicationResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	partition, _ := r.meta.Partition(ctx)
-	policy, err := plan.policy(ctx, partition)
+	policy, err := plan.policy(partition)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("prefixes"), "Invalid replication prefixes", err.Error())
 		return
@@ -372,13 +372,13 @@ func (r *bucketReplicationResource) Update(ctx context.Context, req resource.Upd
 		return
 	}
 	partition, _ := r.meta.Partition(ctx)
-	policy, err := plan.policy(ctx, partition)
+	policy, err := plan.policy(partition)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("prefixes"), "Invalid replication prefixes", err.Error())
 		return
 	}
 	roleName := plan.RoleName.ValueString()
-	arn := privateString(ctx, req.Private, privateRoleARN, &resp.Diagnostics)
+	var arn string
 	// The role deleted outside Terraform is created again.
 	switch role, err := iamrole.Read(ctx, ic, roleName); {
 	case notfound.Is(err):

@@ -163,7 +163,7 @@ func ParseReplicationConfiguration(body []byte) (ReplicationConfiguration, error
 		}
 		if r.v2() {
 			if r.DeleteMarkerReplication == nil {
-				return c, errors.New("InvalidRequest: DeleteMarkerReplication must be specified for this version of Cross Region Replication configuration schema.")
+				return c, errors.New("InvalidRequest: DeleteMarkerReplication must be specified for this version of Cross Region Replication configuration schema")
 			}
 			if priorities[r.priority()] {
 				return c, errors.New("InvalidRequest: Found duplicate priority " + strconv.Itoa(r.priority()) + " in replication configuration")

@@ -324,7 +324,9 @@ func (r *replicator) bucketDeleted(bucket string) {
 
 // emulatorRequest sends a request straight to the emulator (never through
 // the front). kumo routes by the SigV4 scope's service name, so the request
-// carries one; the emulator checks no signature.
+// carries one; neither emulator checks the signature. The access key is
+// the test bed's own ("test"), which LocalStack maps to its default account
+// as it does for every other client here.
 func (r *replicator) emulatorRequest(method, bucket, emuKey, rawQuery string, body io.Reader, h http.Header) (*http.Response, error) {
 	u := *r.target
 	u.Path = "/" + bucket
@@ -339,7 +341,7 @@ func (r *replicator) emulatorRequest(method, bucket, emuKey, rawQuery string, bo
 	for k, v := range h {
 		req.Header[k] = v
 	}
-	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=testbed-replication/20260101/"+r.region+"/s3/aws4_request, SignedHeaders=host, Signature=0")
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=test/20260101/"+r.region+"/s3/aws4_request, SignedHeaders=host, Signature=0")
 	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
 	return r.client.Do(req)
 }

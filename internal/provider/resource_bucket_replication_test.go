@@ -245,8 +245,9 @@ func TestAccBucketReplication_import(t *testing.T) {
 }
 
 // Drift that weakens the replication (delete markers turned on outside,
-// which lets a deletion in the failed region reach the copy) and a rule
-// removed outside both plan an update, and the apply puts the provider's
+// which lets a deletion in the failed region reach the copy), the
+// configuration pointed at another role, and the configuration removed
+// outside each plan an update, and the apply puts the provider's
 // configuration back.
 func TestAccBucketReplication_driftCorrected(t *testing.T) {
 	skipUnlessAcc(t)
@@ -273,6 +274,13 @@ func TestAccBucketReplication_driftCorrected(t *testing.T) {
 		if got.DeleteMarkers || len(got.Prefixes) != 1 || got.Prefixes[0] != "flink/orders" || len(got.Foreign) != 0 {
 			return fmt.Errorf("configuration after apply %+v, want the one rule on flink/orders without delete markers", got)
 		}
+		role, err := testAWS(t).IAM.GetRole(context.Background(), &iam.GetRoleInput{RoleName: aws.String(f.role)})
+		if err != nil {
+			return err
+		}
+		if got.RoleARN != aws.ToString(role.Role.Arn) {
+			return fmt.Errorf("configuration's role %s, want the resource's own %s", got.RoleARN, aws.ToString(role.Role.Arn))
+		}
 		return nil
 	})
 	resource.ParallelTest(t, resource.TestCase{
@@ -288,6 +296,16 @@ func TestAccBucketReplication_driftCorrected(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(replAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(replAddr, tfjsonPath("delete_marker_replication"), knownvalue.Bool(false)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{restored},
+			},
+			{
+				PreConfig: edit(func(c *s3types.ReplicationConfiguration) {
+					c.Role = aws.String(strings.Replace(aws.ToString(c.Role), f.role, "someone-elses-role", 1))
+				}),
+				Config: f.config(true, true, f.replication("")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(replAddr, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{restored},
 			},

@@ -364,3 +364,43 @@ func TestAccBucketReplication_destroyKeepsObjects(t *testing.T) {
 		},
 	})
 }
+
+// A second prefix is added in place: a second rule, and the role's policy
+// grows to that prefix in both buckets.
+func TestAccBucketReplication_addPrefixInPlace(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newReplFixture()
+	two := strings.Replace(f.replication(""), `["flink/orders"]`, `["flink/orders", "flink/payments"]`, 1)
+	wantPolicy, _ := iampolicy.ReplicationPermissions("aws", f.src, f.dst, []string{"flink/orders", "flink/payments"}, false)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: replProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return f.roleGone(t) },
+		Steps: []resource.TestStep{
+			{Config: f.config(true, true, f.replication(""))},
+			{
+				Config: f.config(true, true, two),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(replAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(replAddr, tfjsonPath("policy_json"), knownString(wantPolicy.JSON())),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectAPI(func() error {
+					cfg, err := s3state.FindReplication(context.Background(), testAWS(t).S3, f.src)
+					if err != nil {
+						return err
+					}
+					if got := s3state.ParseReplication(cfg); strings.Join(got.Prefixes, ",") != "flink/orders,flink/payments" || len(got.Foreign) != 0 {
+						return fmt.Errorf("configuration %+v, want rules on flink/orders and flink/payments", got)
+					}
+					pol, err := testAWS(t).IAM.GetRolePolicy(context.Background(), &iam.GetRolePolicyInput{RoleName: aws.String(f.role), PolicyName: aws.String(inlinePolicyName)})
+					if err != nil {
+						return err
+					}
+					if got := iampolicy.Decode(aws.ToString(pol.PolicyDocument)); !iampolicy.Equivalent(got, wantPolicy.JSON()) {
+						return fmt.Errorf("inline policy %s, want %s", got, wantPolicy.JSON())
+					}
+					return nil
+				})},
+			},
+		},
+	})
+}

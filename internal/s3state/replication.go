@@ -181,9 +181,12 @@ func VersioningEnabled(ctx context.Context, c ReplicationAPI, bucket, region str
 // a bucket created moments ago not seen yet (NoSuchBucket), or its
 // versioning, just enabled, not seen yet (InvalidRequest "Versioning must
 // be 'Enabled' on the bucket"). The caller has checked versioning itself
-// before, so a retry only rides out that propagation. S3 does not assume
-// the role when the configuration is written, so a role created moments
-// ago does not fail this call.
+// before, so a retry only rides out that propagation. hashicorp/aws creates
+// the role and the configuration in one apply and retries no role error
+// here, so none is retried here either: S3 assumes the role when it
+// replicates, not when the configuration is written (a role it cannot
+// assume shows as the replication failure AssumeRoleNotPermitted, S3 User
+// Guide, "Amazon S3 replication failure reasons").
 func replicationPropagating(err error) bool {
 	switch awsclient.ErrorCode(err) {
 	case "NoSuchBucket":

@@ -346,3 +346,53 @@ func TestRealFlink_secondRegionCheckpoints(t *testing.T) {
 		t.Fatal("the request log has no S3 request of Flink's in the second region")
 	}
 }
+
+// A replica is not replicated again: with a rule from the destination to a
+// third bucket, an object replicated into the destination stays there,
+// while an object written to the destination itself goes on.
+func TestAWSFront_replicasAreNotReplicatedAgain(t *testing.T) {
+	rb := newReplBed(t, true, true)
+	third := "repl-third-" + randomHex(4)
+	if _, err := rb.b.CreateBucket(rb.ctx, &s3.CreateBucketInput{Bucket: aws.String(third),
+		CreateBucketConfiguration: &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(SecondRegion)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.b.PutBucketVersioning(rb.ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(third),
+		VersioningConfiguration: &s3types.VersioningConfiguration{Status: s3types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.rule("p/", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rb.b.PutBucketReplication(rb.ctx, &s3.PutBucketReplicationInput{Bucket: aws.String(rb.dst),
+		ReplicationConfiguration: &s3types.ReplicationConfiguration{
+			Role: aws.String("arn:aws:iam::123456789012:role/r"),
+			Rules: []s3types.ReplicationRule{{ID: aws.String("onward"), Priority: aws.Int32(1), Status: s3types.ReplicationRuleStatusEnabled,
+				Filter:                  &s3types.ReplicationRuleFilter{Prefix: aws.String("p/")},
+				DeleteMarkerReplication: &s3types.DeleteMarkerReplication{Status: s3types.DeleteMarkerReplicationStatusDisabled},
+				Destination:             &s3types.Destination{Bucket: aws.String("arn:aws:s3:::" + third)}}},
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = rb.b.DeleteBucketReplication(rb.ctx, &s3.DeleteBucketReplicationInput{Bucket: aws.String(rb.dst)})
+	})
+	rb.put(t, "p/from-source", "a")
+	if _, err := rb.b.PutObject(rb.ctx, &s3.PutObjectInput{Bucket: aws.String(rb.dst), Key: aws.String("p/written-in-destination"), Body: strings.NewReader("b")}); err != nil {
+		t.Fatal(err)
+	}
+	rb.idle(t)
+	if _, ok := rb.replica(t, "p/from-source"); !ok {
+		t.Fatal("the object did not reach the destination")
+	}
+	inThird := func(key string) bool {
+		_, err := rb.b.HeadObject(rb.ctx, &s3.HeadObjectInput{Bucket: aws.String(third), Key: aws.String(key)})
+		return err == nil
+	}
+	if inThird("p/from-source") {
+		t.Error("a replica was replicated again")
+	}
+	if !inThird("p/written-in-destination") {
+		t.Error("an object written to the destination did not go on to the third bucket")
+	}
+}

@@ -404,3 +404,54 @@ func TestAccBucketReplication_addPrefixInPlace(t *testing.T) {
 		},
 	})
 }
+
+// Versioning suspended on the replica outside Terraform stops replication
+// (S3 needs it on both buckets): the replica's flinkstate_bucket plans it
+// back on, the replication itself is left as it is, and after the apply
+// objects replicate again.
+func TestAccBucketReplication_versioningSuspendedDrift(t *testing.T) {
+	skipUnlessAcc(t)
+	f := newReplFixture()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: replProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return f.roleGone(t) },
+		Steps: []resource.TestStep{
+			{Config: f.config(true, true, f.replication(""))},
+			{
+				PreConfig: func() {
+					if _, err := testAWSIn(t, testbed.SecondRegion).S3.PutBucketVersioning(context.Background(), &s3.PutBucketVersioningInput{Bucket: aws.String(f.dst),
+						VersioningConfiguration: &s3types.VersioningConfiguration{Status: s3types.BucketVersioningStatusSuspended}}); err != nil {
+						t.Fatal(err)
+					}
+					// Replication stops meanwhile.
+					if err := f.putSource(t, "flink/orders/during-drift", "x"); err != nil {
+						t.Fatal(err)
+					}
+					if err := waitReplicationIdle(t); err != nil {
+						t.Fatal(err)
+					}
+					if _, found, err := f.replica(t, "flink/orders/during-drift"); err != nil || found {
+						t.Fatalf("an object replicated into a destination without versioning (found %v, %v)", found, err)
+					}
+				},
+				Config: f.config(true, true, f.replication("")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_bucket.replica", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(replAddr, plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{expectAPI(func() error {
+					if err := f.putSource(t, "flink/orders/after-drift", "x"); err != nil {
+						return err
+					}
+					if err := waitReplicationIdle(t); err != nil {
+						return err
+					}
+					if _, found, err := f.replica(t, "flink/orders/after-drift"); err != nil || !found {
+						return fmt.Errorf("after the apply the object did not replicate (found %v, %v)", found, err)
+					}
+					return nil
+				})},
+			},
+		},
+	})
+}

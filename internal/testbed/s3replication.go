@@ -51,6 +51,10 @@ import (
 //     replicate?": objects that are replicas created by another replication
 //     rule are not replicated): the front writes replicas to the emulator
 //     directly, never through itself, so no rule ever sees them.
+//   - A destination that lost its versioning, or was deleted, fails the
+//     replication (S3 User Guide, "Amazon S3 replication failure reasons":
+//     DstBucketUnversioned, DstBucketNotFound); ReplicationStatus.Failed
+//     lists it.
 //   - Among rules with the same destination that match a key, the one of
 //     highest Priority applies (S3 User Guide, "Replication configuration
 //     file elements": Priority); rules with other destinations each apply
@@ -528,8 +532,20 @@ func (r *replicator) run(stop <-chan struct{}) {
 	}
 }
 
-// copy replicates one version (or delete marker) to its destination.
+// copy replicates one version (or delete marker) to its destination. A
+// destination whose versioning is not Enabled (suspended since the rule was
+// written) fails it: S3 User Guide, "Amazon S3 replication failure
+// reasons", DstBucketUnversioned.
 func (r *replicator) copy(p *PendingReplication) error {
+	on, exists, err := r.versioningEnabled(p.Destination)
+	switch {
+	case err != nil:
+		return err
+	case !exists:
+		return errors.New("DstBucketNotFound")
+	case !on:
+		return errors.New("DstBucketUnversioned")
+	}
 	if p.Operation == "delete-marker" {
 		// A DELETE without a version in the (versioned) destination adds a
 		// delete marker there.

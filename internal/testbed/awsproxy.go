@@ -108,6 +108,9 @@ type awsProxy struct {
 	dirMarkers bool
 	// repl keeps bucket regions and emulates S3 replication (s3replication.go).
 	repl *replicator
+	// gone: keys whose current version is a delete marker, for kumo
+	// (s3deletemarkers.go).
+	gone deleteMarkers
 }
 
 // ServeAWSProxy runs the AWS front until ctx ends.
@@ -561,12 +564,14 @@ func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, si
 		return false, func(resp *http.Response) {
 			if ok2xx(resp) {
 				p.repl.bucketDeleted(bucket)
+				p.gone.bucketDeleted(bucket)
 			}
 		}
 	case key != "" && r.Method == http.MethodPut && !sub:
 		// PutObject and CopyObject (UploadPart carries partNumber).
 		return false, func(resp *http.Response) {
 			if ok2xx(resp) {
+				p.gone.set(p.dirMarkers, bucket, key, false)
 				p.repl.written(bucket, key, emuKey, resp.Header.Get("x-amz-version-id"), false)
 			}
 		}
@@ -574,6 +579,7 @@ func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, si
 		// CompleteMultipartUpload.
 		return false, func(resp *http.Response) {
 			if ok2xx(resp) {
+				p.gone.set(p.dirMarkers, bucket, key, false)
 				p.repl.written(bucket, key, emuKey, resp.Header.Get("x-amz-version-id"), false)
 			}
 		}
@@ -583,10 +589,37 @@ func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, si
 		// versionId deletes that version, which is never replicated.
 		return false, func(resp *http.Response) {
 			if ok2xx(resp) && resp.Header.Get("x-amz-delete-marker") == "true" {
+				p.gone.set(p.dirMarkers, bucket, key, true)
 				p.repl.written(bucket, key, emuKey, resp.Header.Get("x-amz-version-id"), true)
 			}
 		}
+	case key != "" && r.Method == http.MethodDelete && q.Has("versionId"):
+		// Deleting the delete marker itself makes the object current again.
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) && resp.Header.Get("x-amz-delete-marker") == "true" {
+				p.gone.set(p.dirMarkers, bucket, key, false)
+			}
+		}
+	case key != "" && (r.Method == http.MethodHead || r.Method == http.MethodGet) && !sub && p.gone.has(bucket, key):
+		// S3 API Reference, HeadObject and GetObject: "If the current
+		// version of the object is a delete marker, Amazon S3 behaves as
+		// if the object was deleted and includes x-amz-delete-marker:
+		// true in the response."
+		sw.Header().Set("x-amz-delete-marker", "true")
+		if r.Method == http.MethodHead {
+			sw.WriteHeader(http.StatusNotFound)
+		} else {
+			writeS3Error(sw, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.", "/"+bucket+"/"+key)
+		}
+		return true, nil
+	case key == "" && r.Method == http.MethodGet && isListing(q):
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) {
+				_ = p.gone.filterListing(bucket, resp)
+			}
+		}
 	case key == "" && r.Method == http.MethodPost && q.Has("delete"):
+		versioned := deleteRequestVersions(r)
 		return false, func(resp *http.Response) {
 			if !ok2xx(resp) {
 				return
@@ -607,7 +640,14 @@ func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, si
 				return
 			}
 			for _, d := range res.Deleted {
+				if d.DeleteMarker && versioned[d.Key] {
+					// A delete marker deleted by its version: the object
+					// is current again; nothing is replicated.
+					p.gone.set(p.dirMarkers, bucket, d.Key, false)
+					continue
+				}
 				if d.DeleteMarker {
+					p.gone.set(p.dirMarkers, bucket, d.Key, true)
 					ek := d.Key
 					if p.dirMarkers {
 						ek = toEmulatorKey(ek)

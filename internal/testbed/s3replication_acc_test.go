@@ -396,3 +396,109 @@ func TestAWSFront_replicasAreNotReplicatedAgain(t *testing.T) {
 		t.Error("an object written to the destination did not go on to the third bucket")
 	}
 }
+
+// What real Flink writes in region A (S3A's multipart uploads of
+// _metadata, its directory markers, shared RocksDB files) replicates to a
+// bucket in region B: once replication is idle, every object under the
+// replicated prefix is in the replica with its size.
+func TestRealFlink_checkpointsReplicateToSecondRegion(t *testing.T) {
+	ctx := context.Background()
+	env, dist := realFlink(t)
+	rb := newReplBed(t, true, true)
+	if err := rb.rule("flink/counts/", false); err != nil {
+		t.Fatal(err)
+	}
+	b := &realBed{env: env, dist: dist, bucket: rb.src}
+	conf, _ := realFlinkConf(t, b.bucket, "irsa")
+	c, jobID := b.run(t, b.irsaJob(t, conf, "arn:aws:iam::000000000000:role/realflink-repl-"+randomHex(3)))
+	if _, err := c.WaitCheckpoints(ctx, jobID, 2, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c.Stop()
+	rb.idle(t)
+	sizes := func(cl *s3.Client, bucket string) map[string]int64 {
+		out := map[string]int64{}
+		p := s3.NewListObjectsV2Paginator(cl, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String("flink/counts/")})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range page.Contents {
+				out[aws.ToString(o.Key)] = aws.ToInt64(o.Size)
+			}
+		}
+		return out
+	}
+	src, dst := sizes(rb.a, rb.src), sizes(rb.b, rb.dst)
+	var metadata int
+	for k, n := range src {
+		if strings.HasSuffix(k, "/_metadata") {
+			metadata++
+		}
+		if m, ok := dst[k]; !ok || m != n {
+			t.Errorf("%s (%d bytes) in the replica: %d bytes, present %v", k, n, m, ok)
+		}
+	}
+	if metadata == 0 {
+		t.Fatalf("no _metadata under flink/counts/ in the source: %v", src)
+	}
+	t.Logf("%d objects under flink/counts/ (%d _metadata) replicated", len(src), metadata)
+}
+
+// In a versioned bucket a deleted key (its current version a delete
+// marker) is gone for HEAD and listings, as in S3, and back when written
+// again or when its delete marker is deleted.
+func TestAWSFront_deleteMarkersHideKeys(t *testing.T) {
+	rb := newReplBed(t, true, false)
+	c, ctx, b := rb.a, rb.ctx, rb.src
+	listed := func(key string) bool {
+		out, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(b), Prefix: aws.String("d/")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range out.Contents {
+			if aws.ToString(o.Key) == key {
+				return true
+			}
+		}
+		if int(aws.ToInt32(out.KeyCount)) != len(out.Contents) {
+			t.Errorf("KeyCount %d for %d objects", aws.ToInt32(out.KeyCount), len(out.Contents))
+		}
+		return false
+	}
+	head := func(key string) error {
+		_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(b), Key: aws.String(key)})
+		return err
+	}
+	rb.put(t, "d/k", "x")
+	rb.put(t, "d/other", "y")
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("d/k")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := head("d/k"); apiCode(err) != "NotFound" || listed("d/k") {
+		t.Fatalf("after the delete: HEAD %v, listed %v; want NotFound and not listed", err, listed("d/k"))
+	}
+	if err := head("d/other"); err != nil || !listed("d/other") {
+		t.Fatalf("the other key: HEAD %v, listed %v", err, listed("d/other"))
+	}
+	rb.put(t, "d/k", "again")
+	if err := head("d/k"); err != nil || !listed("d/k") {
+		t.Fatalf("written again: HEAD %v, listed %v", err, listed("d/k"))
+	}
+	del, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(b),
+		Delete: &s3types.Delete{Objects: []s3types.ObjectIdentifier{{Key: aws.String("d/k")}}}})
+	if err != nil || len(del.Deleted) != 1 || !aws.ToBool(del.Deleted[0].DeleteMarker) {
+		t.Fatalf("DeleteObjects: %+v, %v", del, err)
+	}
+	if err := head("d/k"); apiCode(err) != "NotFound" || listed("d/k") {
+		t.Fatalf("after DeleteObjects: HEAD %v, listed %v", err, listed("d/k"))
+	}
+	marker := del.Deleted[0].DeleteMarkerVersionId
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("d/k"), VersionId: marker}); err != nil {
+		t.Fatal(err)
+	}
+	if err := head("d/k"); err != nil || !listed("d/k") {
+		t.Fatalf("its delete marker deleted: HEAD %v, listed %v; want the object back", err, listed("d/k"))
+	}
+}

@@ -1,0 +1,158 @@
+package testbed
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Delete markers, for kumo. In a versioned bucket a DELETE without a
+// version adds a delete marker, and the key then no longer exists for
+// HeadObject, GetObject and ListObjects (S3 User Guide, "Working with
+// delete markers": "a delete marker ... causes Amazon S3 to behave as if
+// the object were deleted"). kumo answers GetObject so, but its
+// HeadObject answers 200 with an empty body and its ListObjects(V2) lists
+// the key as a 0-byte object (kumo internal/service/s3/storage.go:
+// HeadObject and ListObjects read b.Objects[key] without looking at
+// IsDeleteMarker, where GetObject does). So Flink's subsumed checkpoints,
+// deleted in a versioned state bucket (replication needs versioning), would
+// still list as 0-byte files. The front remembers the keys whose current
+// version is a delete marker it saw made, answers HEAD and GET on them
+// with 404 and x-amz-delete-marker: true, and leaves them out of listings.
+// Not covered: markers made before the front started (the set is kept in
+// memory only), and common prefixes whose every key is deleted (a
+// delimited listing still names them, as kumo does).
+type deleteMarkers struct {
+	mu   sync.Mutex
+	keys map[string]map[string]bool // bucket -> keys whose current version is a delete marker
+}
+
+// set marks or unmarks a key (only for kumo: on is false otherwise).
+func (d *deleteMarkers) set(on bool, bucket, key string, gone bool) {
+	if !on {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if gone {
+		if d.keys == nil {
+			d.keys = map[string]map[string]bool{}
+		}
+		if d.keys[bucket] == nil {
+			d.keys[bucket] = map[string]bool{}
+		}
+		d.keys[bucket][key] = true
+		return
+	}
+	delete(d.keys[bucket], key)
+}
+
+func (d *deleteMarkers) has(bucket, key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.keys[bucket][key]
+}
+
+func (d *deleteMarkers) bucketDeleted(bucket string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.keys, bucket)
+}
+
+// listParams are the query parameters of ListObjects and ListObjectsV2
+// (Amazon S3 API Reference); a bucket GET with any other is a sub-resource.
+var listParams = map[string]bool{"list-type": true, "prefix": true, "delimiter": true, "max-keys": true, "continuation-token": true,
+	"start-after": true, "encoding-type": true, "fetch-owner": true, "marker": true, "x-id": true}
+
+func isListing(q url.Values) bool {
+	for k := range q {
+		if !listParams[k] {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	contentsRE = regexp.MustCompile(`(?s)<Contents>.*?</Contents>`)
+	keyRE      = regexp.MustCompile(`(?s)<Key>(.*?)</Key>`)
+	keyCountRE = regexp.MustCompile(`<KeyCount>(\d+)</KeyCount>`)
+)
+
+// filterListing leaves the keys whose current version is a delete marker
+// out of a listing's Contents (and its KeyCount).
+func (d *deleteMarkers) filterListing(bucket string, resp *http.Response) error {
+	d.mu.Lock()
+	gone := d.keys[bucket]
+	n := len(gone)
+	d.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	_ = resp.Body.Close()
+	if err != nil {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return err
+	}
+	removed := 0
+	d.mu.Lock()
+	body = contentsRE.ReplaceAllFunc(body, func(c []byte) []byte {
+		m := keyRE.FindSubmatch(c)
+		if m == nil {
+			return c
+		}
+		var key string
+		if xml.Unmarshal(append(append([]byte("<k>"), m[1]...), "</k>"...), &key) != nil {
+			return c
+		}
+		if d.keys[bucket][key] {
+			removed++
+			return nil
+		}
+		return c
+	})
+	d.mu.Unlock()
+	if removed > 0 {
+		body = keyCountRE.ReplaceAllFunc(body, func(b []byte) []byte {
+			k, _ := strconv.Atoi(string(keyCountRE.FindSubmatch(b)[1]))
+			return []byte("<KeyCount>" + strconv.Itoa(max(k-removed, 0)) + "</KeyCount>")
+		})
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	return nil
+}
+
+// deleteRequestVersions names the keys a DeleteObjects request deletes by
+// version (their delete markers, when they are ones, stop being current).
+func deleteRequestVersions(r *http.Request) map[string]bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	var del struct {
+		Objects []struct {
+			Key       string `xml:"Key"`
+			VersionID string `xml:"VersionId"`
+		} `xml:"Object"`
+	}
+	if xml.Unmarshal(body, &del) != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, o := range del.Objects {
+		if o.VersionID != "" {
+			out[strings.TrimSuffix(o.Key, markerSuffix)] = true
+		}
+	}
+	return out
+}

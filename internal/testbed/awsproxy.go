@@ -619,7 +619,12 @@ func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, si
 			}
 		}
 	case key == "" && r.Method == http.MethodPost && q.Has("delete"):
-		versioned := deleteRequestVersions(r)
+		// DeleteObjects: each key named without a version gets a delete
+		// marker in a versioned bucket, whether it existed or not (S3 User
+		// Guide, "Working with delete markers"). S3A asks in quiet mode
+		// (no Deleted entries in the answer), so the keys are read from
+		// the request, less those the answer names as errors.
+		objects := deleteRequestObjects(r)
 		return false, func(resp *http.Response) {
 			if !ok2xx(resp) {
 				return
@@ -635,24 +640,39 @@ func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, si
 					Key          string `xml:"Key"`
 					DeleteMarker bool   `xml:"DeleteMarker"`
 				} `xml:"Deleted"`
+				Errors []struct {
+					Key string `xml:"Key"`
+				} `xml:"Error"`
 			}
 			if xml.Unmarshal(body, &res) != nil {
 				return
 			}
+			failed, marker := map[string]bool{}, map[string]bool{}
+			for _, e := range res.Errors {
+				failed[e.Key] = true
+			}
 			for _, d := range res.Deleted {
-				if d.DeleteMarker && versioned[d.Key] {
-					// A delete marker deleted by its version: the object
-					// is current again; nothing is replicated.
-					p.gone.set(p.dirMarkers, bucket, d.Key, false)
-					continue
-				}
-				if d.DeleteMarker {
-					p.gone.set(p.dirMarkers, bucket, d.Key, true)
-					ek := d.Key
+				marker[d.Key] = d.DeleteMarker
+			}
+			for _, o := range objects {
+				dm, answered := marker[o.Key]
+				switch {
+				case failed[o.Key]:
+				case o.Versioned:
+					// A version deleted; when it was the delete marker,
+					// the object is current again. Never replicated.
+					if dm {
+						p.gone.set(p.dirMarkers, bucket, o.Key, false)
+					}
+				case answered && !dm:
+					// Deleted outright: the bucket is not versioned.
+				default:
+					p.gone.set(p.dirMarkers, bucket, o.Key, true)
+					ek := o.Key
 					if p.dirMarkers {
 						ek = toEmulatorKey(ek)
 					}
-					p.repl.written(bucket, d.Key, ek, "", true)
+					p.repl.written(bucket, o.Key, ek, "", true)
 				}
 			}
 		}

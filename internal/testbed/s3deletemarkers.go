@@ -131,9 +131,16 @@ func (d *deleteMarkers) filterListing(bucket string, resp *http.Response) error 
 	return nil
 }
 
-// deleteRequestVersions names the keys a DeleteObjects request deletes by
-// version (their delete markers, when they are ones, stop being current).
-func deleteRequestVersions(r *http.Request) map[string]bool {
+// deleteObject is one key of a DeleteObjects request (as the client named
+// it), and whether it names a version.
+type deleteObject struct {
+	Key       string
+	Versioned bool
+}
+
+// deleteRequestObjects reads the keys of a DeleteObjects request (its body
+// as sent to the emulator, the keys translated back).
+func deleteRequestObjects(r *http.Request) []deleteObject {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil {
@@ -148,11 +155,9 @@ func deleteRequestVersions(r *http.Request) map[string]bool {
 	if xml.Unmarshal(body, &del) != nil {
 		return nil
 	}
-	out := map[string]bool{}
+	out := make([]deleteObject, 0, len(del.Objects))
 	for _, o := range del.Objects {
-		if o.VersionID != "" {
-			out[strings.TrimSuffix(o.Key, markerSuffix)] = true
-		}
+		out = append(out, deleteObject{Key: strings.TrimSuffix(o.Key, markerSuffix), Versioned: o.VersionID != ""})
 	}
 	return out
 }

@@ -501,4 +501,13 @@ func TestAWSFront_deleteMarkersHideKeys(t *testing.T) {
 	if err := head("d/k"); err != nil || !listed("d/k") {
 		t.Fatalf("its delete marker deleted: HEAD %v, listed %v; want the object back", err, listed("d/k"))
 	}
+	// Quiet mode (as S3A deletes its directory markers) answers no Deleted
+	// entries; the keys are gone all the same.
+	if _, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(b),
+		Delete: &s3types.Delete{Quiet: aws.Bool(true), Objects: []s3types.ObjectIdentifier{{Key: aws.String("d/other")}, {Key: aws.String("d/never/")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := head("d/other"); apiCode(err) != "NotFound" || listed("d/other") || listed("d/never/") {
+		t.Fatalf("after a quiet DeleteObjects: HEAD %v, listed %v, %v", err, listed("d/other"), listed("d/never/"))
+	}
 }

@@ -615,7 +615,7 @@ func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, si
 	case key == "" && r.Method == http.MethodGet && isListing(q):
 		return false, func(resp *http.Response) {
 			if ok2xx(resp) {
-				_ = p.gone.filterListing(bucket, resp)
+				_ = p.gone.filterListing(bucket, resp, func(prefix string) bool { return p.liveUnder(bucket, prefix) })
 			}
 		}
 	case key == "" && r.Method == http.MethodPost && q.Has("delete"):

@@ -25,9 +25,9 @@ import (
 // still list as 0-byte files. The front remembers the keys whose current
 // version is a delete marker it saw made, answers HEAD and GET on them
 // with 404 and x-amz-delete-marker: true, and leaves them out of listings.
-// Not covered: markers made before the front started (the set is kept in
-// memory only), and common prefixes whose every key is deleted (a
-// delimited listing still names them, as kumo does).
+// A delimited listing leaves out a common prefix whose every key is gone
+// (as S3 lists only prefixes of keys that exist). Not covered: markers made
+// before the front started (the set is kept in memory only).
 type deleteMarkers struct {
 	mu   sync.Mutex
 	keys map[string]map[string]bool // bucket -> keys whose current version is a delete marker
@@ -81,13 +81,16 @@ func isListing(q url.Values) bool {
 
 var (
 	contentsRE = regexp.MustCompile(`(?s)<Contents>.*?</Contents>`)
+	prefixesRE = regexp.MustCompile(`(?s)<CommonPrefixes>\s*<Prefix>(.*?)</Prefix>\s*</CommonPrefixes>`)
 	keyRE      = regexp.MustCompile(`(?s)<Key>(.*?)</Key>`)
 	keyCountRE = regexp.MustCompile(`<KeyCount>(\d+)</KeyCount>`)
 )
 
 // filterListing leaves the keys whose current version is a delete marker
-// out of a listing's Contents (and its KeyCount).
-func (d *deleteMarkers) filterListing(bucket string, resp *http.Response) error {
+// out of a listing's Contents (and its KeyCount), and the common prefixes
+// under which no other key is left (live tells whether a prefix has a key
+// that is not gone).
+func (d *deleteMarkers) filterListing(bucket string, resp *http.Response, live func(prefix string) bool) error {
 	d.mu.Lock()
 	gone := d.keys[bucket]
 	n := len(gone)
@@ -118,7 +121,39 @@ func (d *deleteMarkers) filterListing(bucket string, resp *http.Response) error 
 		}
 		return c
 	})
+	goneUnder := func(prefix string) bool {
+		for k := range d.keys[bucket] {
+			if strings.HasPrefix(k, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	var candidates []string
+	for _, m := range prefixesRE.FindAllSubmatch(body, -1) {
+		var prefix string
+		if xml.Unmarshal(append(append([]byte("<p>"), m[1]...), "</p>"...), &prefix) == nil && goneUnder(prefix) {
+			candidates = append(candidates, prefix)
+		}
+	}
 	d.mu.Unlock()
+	drop := map[string]bool{}
+	for _, prefix := range candidates {
+		if !live(prefix) {
+			drop[prefix] = true
+		}
+	}
+	if len(drop) > 0 {
+		body = prefixesRE.ReplaceAllFunc(body, func(c []byte) []byte {
+			var prefix string
+			m := prefixesRE.FindSubmatch(c)
+			if xml.Unmarshal(append(append([]byte("<p>"), m[1]...), "</p>"...), &prefix) == nil && drop[prefix] {
+				removed++
+				return nil
+			}
+			return c
+		})
+	}
 	if removed > 0 {
 		body = keyCountRE.ReplaceAllFunc(body, func(b []byte) []byte {
 			k, _ := strconv.Atoi(string(keyCountRE.FindSubmatch(b)[1]))
@@ -160,4 +195,34 @@ func deleteRequestObjects(r *http.Request) []deleteObject {
 		out = append(out, deleteObject{Key: strings.TrimSuffix(o.Key, markerSuffix), Versioned: o.VersionID != ""})
 	}
 	return out
+}
+
+// liveUnder tells whether a bucket has a key under prefix whose current
+// version is not a delete marker: it lists the emulator directly (up to
+// 1000 keys; a longer listing counts as live).
+func (p *awsProxy) liveUnder(bucket, prefix string) bool {
+	resp, err := p.repl.emulatorRequest(http.MethodGet, bucket, "", "list-type=2&prefix="+url.QueryEscape(prefix), nil, nil)
+	if err != nil {
+		return true
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return true
+	}
+	var out struct {
+		IsTruncated bool `xml:"IsTruncated"`
+		Contents    []struct {
+			Key string `xml:"Key"`
+		} `xml:"Contents"`
+	}
+	if xml.Unmarshal(body, &out) != nil || out.IsTruncated {
+		return true
+	}
+	for _, c := range out.Contents {
+		if !p.gone.has(bucket, strings.TrimSuffix(c.Key, markerSuffix)) {
+			return true
+		}
+	}
+	return false
 }

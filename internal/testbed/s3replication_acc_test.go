@@ -510,4 +510,21 @@ func TestAWSFront_deleteMarkersHideKeys(t *testing.T) {
 	if err := head("d/other"); apiCode(err) != "NotFound" || listed("d/other") || listed("d/never/") {
 		t.Fatalf("after a quiet DeleteObjects: HEAD %v, listed %v, %v", err, listed("d/other"), listed("d/never/"))
 	}
+	// A delimited listing names only the prefixes that still hold a key.
+	rb.put(t, "d/chk-1/_metadata", "m1")
+	rb.put(t, "d/chk-2/_metadata", "m2")
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(b), Key: aws.String("d/chk-1/_metadata")}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(b), Prefix: aws.String("d/"), Delimiter: aws.String("/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prefixes []string
+	for _, p := range out.CommonPrefixes {
+		prefixes = append(prefixes, aws.ToString(p.Prefix))
+	}
+	if strings.Join(prefixes, ",") != "d/chk-2/" {
+		t.Errorf("delimited listing of d/: prefixes %v, want only d/chk-2/ (every key under d/chk-1/ is deleted)", prefixes)
+	}
 }

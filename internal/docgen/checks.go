@@ -50,6 +50,7 @@ var checkFuncs = map[string][]assignment{
 	"planIdentity":             {{"flinkstate_deployment", ""}},
 	"unusedIRSARole":           {{"flinkstate_deployment", ""}},
 	"rolePlanChecks":           {{"flinkstate_iam_role", ""}},
+	"checkReplicationAtApply":  {{"flinkstate_bucket_replication", ""}},
 	// partition.go: the ARN attributes of each resource (the function
 	// takes them as parameters).
 	"checkSamePartition":   {{"flinkstate_iam_role", "kms_key_arns"}},
@@ -79,6 +80,7 @@ var CheckSources = []string{
 	"internal/provider/resource_bucket_plan.go",
 	"internal/provider/resource_iam_role_plan.go",
 	"internal/provider/resource_state_store_plan.go",
+	"internal/provider/resource_bucket_replication_plan.go",
 	"internal/provider/partition.go",
 }
 

@@ -35,6 +35,7 @@ var Parts = []Part{
 	{File: "templates/resources/bucket.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_bucket")},
 	{File: "templates/resources/state_store.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_state_store")},
 	{File: "templates/resources/iam_role.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_iam_role")},
+	{File: "templates/resources/bucket_replication.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_bucket_replication")},
 	{File: "templates/resources/snapshot.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_snapshot")},
 	{File: "templates/resources/service_account.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_service_account")},
 	{File: "templates/resources/pod_identity_association.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_pod_identity_association")},

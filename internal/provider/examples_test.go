@@ -14,6 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 // Every configuration under examples/ is applied (data sources: read) by a
@@ -56,6 +59,46 @@ func TestAccExample_resourceBucket(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("flinkstate_bucket.state", tfjsonPath("versioning"), knownvalue.Bool(true)),
 				expectBucketHardened(t, bucket, true, map[string]string{"team": "data-platform"}),
+			},
+		}},
+	})
+}
+
+// The replication example, its region-B provider alias served under a
+// second name (replProviderFactories says why); an object written under
+// the store's prefix reaches the replica (not a checkpoint: the state
+// store would refuse to be destroyed).
+func TestAccExample_resourceBucketReplication(t *testing.T) {
+	skipUnlessAcc(t)
+	f := replFixture{src: randName("ex-repl-src-"), dst: randName("ex-repl-dst-"), role: randName("ex-flink-state-replication-")}
+	cfg := example(t, "resources/flinkstate_bucket_replication/resource.tf",
+		"provider \"flinkstate\" {\n  alias = \"dr\"\n", "provider \"flinkstatedr\" {\n",
+		"flinkstate.dr", "flinkstatedr",
+		`"acme-flink-state-dr"`, fmt.Sprintf("%q", f.dst),
+		`"acme-flink-state"`, fmt.Sprintf("%q", f.src),
+		`"flink-state-replication"`, fmt.Sprintf("%q", f.role),
+		// The test writes objects: both buckets may be destroyed non-empty.
+		"versioning = true # S3 replication needs versioning on the source", "versioning = true\n  force_destroy = true",
+		"versioning = true # and on the destination", "versioning = true\n  force_destroy = true")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: replProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return f.roleGone(t) },
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("flinkstate_bucket_replication.state", tfjsonPath("destination_region"), knownvalue.StringExact(testbed.SecondRegion)),
+				expectAPI(func() error {
+					if err := f.putSource(t, "flink/orders/replication-probe", "m"); err != nil {
+						return err
+					}
+					if err := waitReplicationIdle(t); err != nil {
+						return err
+					}
+					if _, found, err := f.replica(t, "flink/orders/replication-probe"); err != nil || !found {
+						return fmt.Errorf("the object under the store's prefix did not reach the replica (found %v, %v)", found, err)
+					}
+					return nil
+				}),
 			},
 		}},
 	})

@@ -111,6 +111,8 @@ var podRoleBase = map[string]any{"name": "flink-orders", "state_store_ids": []an
 var saBase = map[string]any{"namespace": "data-processing", "name": "flink-orders"}
 var assocBase = map[string]any{"cluster_name": "prod", "namespace": "data-processing", "service_account": "flink-orders", "role_arn": tRole}
 var snapBase = map[string]any{"namespace": "data-processing", "deployment_name": "orders"}
+var replBase = map[string]any{"bucket": "acme-flink-state", "destination_bucket": "acme-flink-state-dr", "prefixes": []any{"flink/orders"},
+	"role_name": "flink-state-replication"}
 
 func e(path, text string) want { return want{path: path, text: text} }
 func w(path, text string) want { return want{warning: true, path: path, text: text} }
@@ -252,6 +254,17 @@ func planSafetyCases() []planCase {
 	for b, text := range map[string]string{"ab": "3 to 63", "acme-state-s3alias": "reserved suffix", "sthree-acme": "reserved prefixes"} {
 		add(one(4, "bucket "+b, r("flinkstate_bucket", with(bucketBase, "bucket", b)), e("bucket", text)))
 	}
+	// Issue 35: flinkstate_bucket_replication's attributes.
+	for b, text := range map[string]string{"ab": "3 to 63", "Acme-State": "lowercase"} {
+		add(one(4, "replication source bucket "+b, r("flinkstate_bucket_replication", with(replBase, "bucket", b)), e("bucket", text)))
+		add(one(4, "replication destination bucket "+b, r("flinkstate_bucket_replication", with(replBase, "destination_bucket", b)), e("destination_bucket", text)))
+	}
+	for p, text := range map[string]string{"/flink/orders": "start with a slash", "flink/orders/": "end with a slash", "flink/*": "wildcards"} {
+		add(one(4, "replication prefix "+p, r("flinkstate_bucket_replication", with(replBase, "prefixes", []any{p})), e("prefixes[0]", text)))
+	}
+	add(one(4, "replication without prefixes", r("flinkstate_bucket_replication", with(replBase, "prefixes", []any{})), e("prefixes", "at least 1")))
+	add(one(4, "replication prefix twice", r("flinkstate_bucket_replication", with(replBase, "prefixes", []any{"flink/orders", "flink/orders"})), e("prefixes", "duplicate values")))
+	add(one(7, "replication role name", r("flinkstate_bucket_replication", with(replBase, "role_name", "flink state")), e("role_name", "1 to 64")))
 	for dir, text := range map[string]string{"s3://ab/x": "names the bucket", "s3://acme-flink-state": "root of bucket", "/tmp/checkpoints": "s3:// or s3a://"} {
 		add(one(9, "latest_checkpoint "+dir, d("flinkstate_latest_checkpoint", map[string]any{"checkpoint_dir": dir}), e("checkpoint_dir", text)))
 	}
@@ -576,6 +589,8 @@ func validPlanCases() []planCase {
 			dep(), r("flinkstate_snapshot", snapBase)),
 		ok("savepoint with its own target", noSavepointDirDep(), r("flinkstate_snapshot", with(snapBase, "target_dir", "s3://acme-flink-state/flink/orders/adhoc"))),
 		ok("pod identity role", r("flinkstate_iam_role", podRoleBase)),
+		ok("replication of two prefixes with delete markers", r("flinkstate_bucket_replication", with(replBase, "prefixes", []any{"flink/orders", "flink/payments"},
+			"delete_marker_replication", true))),
 		ok("sibling stores", r("flinkstate_state_store", storeBase), r("flinkstate_state_store", with(storeBase, "prefix", "flink/orders2")),
 			r("flinkstate_state_store", with(storeBase, "bucket", "other-flink-state"))),
 		ok("data source", conf()),

@@ -377,6 +377,7 @@ func (p *flinkstateProvider) Configure(ctx context.Context, req provider.Configu
 func (p *flinkstateProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		newBucketResource,
+		newBucketReplicationResource,
 		newServiceAccountResource,
 		newStateStoreResource,
 		newIAMRoleResource,

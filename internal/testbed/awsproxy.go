@@ -72,24 +72,30 @@ type AWSProxyConfig struct {
 	// merge_slashes=False, and GreedyPathConverter for the <path:Key>
 	// variable), so it stores "a/b/" and "a/b" as two objects, as S3 does.
 	DirMarkers bool
+	// DataFile keeps what the front itself serves across its restarts:
+	// bucket regions and replication configurations (s3replication.go).
+	DataFile string
+	// Region is the test bed's region: the SigV4 scope of the front's own
+	// requests to the emulator.
+	Region string
 }
 
-// credentialScope reads the access key and service of a SigV4 request
+// credentialScope reads the access key, region and service of a SigV4 request
 // (Authorization: AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request,
 // or the X-Amz-Credential query parameter of a presigned URL).
-var credentialScope = regexp.MustCompile(`Credential=([^/,\s]+)/[^/]+/[^/]+/([^/]+)/aws4_request`)
+var credentialScope = regexp.MustCompile(`Credential=([^/,\s]+)/[^/]+/([^/]+)/([^/]+)/aws4_request`)
 
-func sigV4(r *http.Request) (accessKey, service string) {
+func sigV4(r *http.Request) (accessKey, region, service string) {
 	if m := credentialScope.FindStringSubmatch(r.Header.Get("Authorization")); m != nil {
-		return m[1], m[2]
+		return m[1], m[2], m[3]
 	}
 	if c := r.URL.Query().Get("X-Amz-Credential"); c != "" {
 		parts := strings.Split(c, "/")
 		if len(parts) == 5 {
-			return parts[0], parts[3]
+			return parts[0], parts[2], parts[3]
 		}
 	}
-	return "", ""
+	return "", "", ""
 }
 
 type awsProxy struct {
@@ -100,6 +106,11 @@ type awsProxy struct {
 	roles  map[string]string // access key -> role ARN, from STS responses
 	// dirMarkers: translate keys ending in "/" (AWSProxyConfig.DirMarkers)
 	dirMarkers bool
+	// repl keeps bucket regions and emulates S3 replication (s3replication.go).
+	repl *replicator
+	// gone: keys whose current version is a delete marker, for kumo
+	// (s3deletemarkers.go).
+	gone deleteMarkers
 }
 
 // ServeAWSProxy runs the AWS front until ctx ends.
@@ -113,7 +124,18 @@ func ServeAWSProxy(ctx context.Context, cfg AWSProxyConfig) error {
 		return err
 	}
 	defer f.Close()
-	p := &awsProxy{target: target, log: f, roles: map[string]string{}, dirMarkers: cfg.DirMarkers}
+	region := cfg.Region
+	if region == "" {
+		region = "us-east-1"
+	}
+	repl, err := newReplicator(target, cfg.DataFile, region)
+	if err != nil {
+		return err
+	}
+	stopRepl := make(chan struct{})
+	defer close(stopRepl)
+	go repl.run(stopRepl)
+	p := &awsProxy{target: target, log: f, roles: map[string]string{}, dirMarkers: cfg.DirMarkers, repl: repl}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
@@ -121,10 +143,19 @@ func ServeAWSProxy(ctx context.Context, cfg AWSProxyConfig) error {
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			if isS3, _ := resp.Request.Context().Value(s3Key{}).(bool); isS3 {
-				if !cfg.DirMarkers {
-					return nil
+				if cfg.DirMarkers {
+					if err := rewriteMarkerResponse(resp); err != nil {
+						return err
+					}
 				}
-				return rewriteMarkerResponse(resp)
+				// What the front does once the emulator answered runs
+				// before the client has the answer: a write is queued
+				// for replication before its writer can ask whether
+				// replication is idle.
+				if after, _ := resp.Request.Context().Value(afterKey{}).(func(*http.Response)); after != nil {
+					after(resp)
+				}
+				return nil
 			}
 			return p.learnSTS(resp)
 		},
@@ -193,7 +224,11 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 }
 
 func (p *awsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ak, service := sigV4(r)
+	if r.URL.Path == ReplicationControlPath {
+		p.repl.serveControl(w, r)
+		return
+	}
+	ak, signedRegion, service := sigV4(r)
 	if service != "s3" && r.Method == http.MethodPost &&
 		strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
 		// STS's query protocol: the action and role are form fields.
@@ -242,7 +277,17 @@ func (p *awsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), s3Key{}, true))
 	}
 	sw := &statusWriter{ResponseWriter: w}
-	p.rp.ServeHTTP(sw, r)
+	handled := false
+	if service == "s3" {
+		var after func(*http.Response)
+		handled, after = p.s3Front(sw, r, logged, signedRegion)
+		if after != nil {
+			r = r.WithContext(context.WithValue(r.Context(), afterKey{}, after))
+		}
+	}
+	if !handled {
+		p.rp.ServeHTTP(sw, r)
+	}
 	if service != "s3" {
 		return
 	}
@@ -288,6 +333,10 @@ type roleKey struct{}
 
 // s3Key marks a request the front took for S3 (SigV4 scope s3).
 type s3Key struct{}
+
+// afterKey carries what the front does with the emulator's answer to an
+// S3 request (s3Front).
+type afterKey struct{}
 
 // learnSTS remembers which role the credentials of an STS AssumeRole* answer
 // belong to (the role ARN is the request's RoleArn parameter).
@@ -343,8 +392,15 @@ func ReadS3Requests(path string) ([]S3Request, error) {
 // aws-chunked encoding (AWSS3V4Signer, payload signing is forced off
 // https), which the emulator stores undecoded; over https it sends
 // UNSIGNED-PAYLOAD).
+//
+// It answers for the test bed's second region too (SecondRegion), so a
+// Flink job "in region B" reaches a bucket there under that region's names.
 func awsHostNames(region string) []string {
-	return []string{"sts.amazonaws.com", "sts." + region + ".amazonaws.com", "s3." + region + ".amazonaws.com"}
+	names := []string{"sts.amazonaws.com"}
+	for _, r := range testbedRegions(region) {
+		names = append(names, "sts."+r+".amazonaws.com", "s3."+r+".amazonaws.com")
+	}
+	return names
 }
 
 // buildAWSProxy builds cmd/awsproxy into the test bed's folder (go's build
@@ -390,7 +446,8 @@ func startAWSProxy(ctx context.Context, state string, bins Binaries, env *Env, t
 	taken := map[string]bool{}
 	for {
 		args := []string{"-listen", fmt.Sprintf("127.0.0.1:%d", port), "-target", target, "-log", env.S3RequestLog,
-			"-dir-markers=" + strconv.FormatBool(env.backend() == BackendKumo)}
+			"-dir-markers=" + strconv.FormatBool(env.backend() == BackendKumo),
+			"-data", filepath.Join(state, "awsfront.json"), "-region", env.AWSRegion}
 		addr := stsListenAddress(taken)
 		env.STSAddress, env.AWSCAFile = "", ""
 		if addr != "" {
@@ -431,4 +488,194 @@ func startAWSProxy(ctx context.Context, state string, bins Binaries, env *Env, t
 		}
 		taken[addr] = true
 	}
+}
+
+// s3Front is what the front does itself for an S3 request (logged is its
+// URL as the client sent it): it answers bucket regions and replication
+// configurations (handled), refuses a request signed for another region
+// than its bucket's, and returns what to do once the emulator answered
+// (record a new bucket's region, queue a write for replication).
+func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, signedRegion string) (handled bool, after func(*http.Response)) {
+	bucket, key, _ := strings.Cut(strings.TrimPrefix(logged.Path, "/"), "/")
+	if bucket == "" {
+		return false, nil
+	}
+	q := logged.Query()
+	sub := false // a sub-resource or an operation other than the plain one
+	for k := range q {
+		if k != "x-id" {
+			sub = true
+		}
+	}
+	ok2xx := func(resp *http.Response) bool { return resp.StatusCode/100 == 2 }
+	if key == "" && r.Method == http.MethodPut && !sub {
+		// CreateBucket: S3 refuses a LocationConstraint other than the
+		// region the request was sent to (Amazon S3 API Reference,
+		// "Error responses": IllegalLocationConstraintException).
+		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		if err != nil {
+			http.Error(sw, err.Error(), http.StatusBadRequest)
+			return true, nil
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		want, err := createBucketRegion(body)
+		if err != nil {
+			writeS3Error(sw, http.StatusBadRequest, "MalformedXML", "The XML you provided was not well-formed", "/"+bucket)
+			return true, nil
+		}
+		if signedRegion != "" && want != signedRegion {
+			writeS3Error(sw, http.StatusBadRequest, "IllegalLocationConstraintException",
+				fmt.Sprintf("The %s location constraint is incompatible for the region specific endpoint this request was sent to (%s).", want, signedRegion), "/"+bucket)
+			return true, nil
+		}
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) {
+				p.repl.setBucketRegion(bucket, want)
+			}
+		}
+	}
+	region, known := p.repl.bucketRegion(bucket)
+	if key == "" && r.Method == http.MethodGet && q.Has("location") {
+		// GetBucketLocation may be sent to any region.
+		if !known {
+			return false, nil
+		}
+		sw.Header().Set("Content-Type", "application/xml")
+		_, _ = sw.Write(locationConstraintBody(region))
+		return true, nil
+	}
+	if known && signedRegion != "" && signedRegion != region {
+		wrongRegion(sw, bucket, signedRegion, region)
+		return true, nil
+	}
+	if known {
+		sw.Header().Set("x-amz-bucket-region", region)
+	}
+	if key == "" && q.Has("replication") {
+		p.repl.serveReplicationConfig(sw, r, bucket)
+		return true, nil
+	}
+	emuKey := key
+	if p.dirMarkers {
+		emuKey = toEmulatorKey(key)
+	}
+	switch {
+	case key == "" && r.Method == http.MethodDelete && !sub:
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) {
+				p.repl.bucketDeleted(bucket)
+				p.gone.bucketDeleted(bucket)
+			}
+		}
+	case key != "" && r.Method == http.MethodPut && !sub:
+		// PutObject and CopyObject (UploadPart carries partNumber).
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) {
+				p.gone.set(p.dirMarkers, bucket, key, false)
+				p.repl.written(bucket, key, emuKey, resp.Header.Get("x-amz-version-id"), false)
+			}
+		}
+	case key != "" && r.Method == http.MethodPost && q.Has("uploadId"):
+		// CompleteMultipartUpload.
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) {
+				p.gone.set(p.dirMarkers, bucket, key, false)
+				p.repl.written(bucket, key, emuKey, resp.Header.Get("x-amz-version-id"), false)
+			}
+		}
+	case key != "" && r.Method == http.MethodDelete && !sub:
+		// A DELETE without versionId adds a delete marker in a versioned
+		// bucket (S3 User Guide, "Working with delete markers"); one with
+		// versionId deletes that version, which is never replicated.
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) && resp.Header.Get("x-amz-delete-marker") == "true" {
+				p.gone.set(p.dirMarkers, bucket, key, true)
+				p.repl.written(bucket, key, emuKey, resp.Header.Get("x-amz-version-id"), true)
+			}
+		}
+	case key != "" && r.Method == http.MethodDelete && q.Has("versionId"):
+		// Deleting the delete marker itself makes the object current again.
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) && resp.Header.Get("x-amz-delete-marker") == "true" {
+				p.gone.set(p.dirMarkers, bucket, key, false)
+			}
+		}
+	case key != "" && (r.Method == http.MethodHead || r.Method == http.MethodGet) && !sub && p.gone.has(bucket, key):
+		// S3 API Reference, HeadObject and GetObject: "If the current
+		// version of the object is a delete marker, Amazon S3 behaves as
+		// if the object was deleted and includes x-amz-delete-marker:
+		// true in the response."
+		sw.Header().Set("x-amz-delete-marker", "true")
+		if r.Method == http.MethodHead {
+			sw.WriteHeader(http.StatusNotFound)
+		} else {
+			writeS3Error(sw, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.", "/"+bucket+"/"+key)
+		}
+		return true, nil
+	case key == "" && r.Method == http.MethodGet && isListing(q):
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) {
+				_ = p.gone.filterListing(bucket, resp, func(prefix string) bool { return p.liveUnder(bucket, prefix) })
+			}
+		}
+	case key == "" && r.Method == http.MethodPost && q.Has("delete"):
+		// DeleteObjects: each key named without a version gets a delete
+		// marker in a versioned bucket, whether it existed or not (S3 User
+		// Guide, "Working with delete markers"). S3A asks in quiet mode
+		// (no Deleted entries in the answer), so the keys are read from
+		// the request, less those the answer names as errors.
+		objects := deleteRequestObjects(r)
+		return false, func(resp *http.Response) {
+			if !ok2xx(resp) {
+				return
+			}
+			body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+			_ = resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			if err != nil {
+				return
+			}
+			var res struct {
+				Deleted []struct {
+					Key          string `xml:"Key"`
+					DeleteMarker bool   `xml:"DeleteMarker"`
+				} `xml:"Deleted"`
+				Errors []struct {
+					Key string `xml:"Key"`
+				} `xml:"Error"`
+			}
+			if xml.Unmarshal(body, &res) != nil {
+				return
+			}
+			failed, marker := map[string]bool{}, map[string]bool{}
+			for _, e := range res.Errors {
+				failed[e.Key] = true
+			}
+			for _, d := range res.Deleted {
+				marker[d.Key] = d.DeleteMarker
+			}
+			for _, o := range objects {
+				dm, answered := marker[o.Key]
+				switch {
+				case failed[o.Key]:
+				case o.Versioned:
+					// A version deleted; when it was the delete marker,
+					// the object is current again. Never replicated.
+					if dm {
+						p.gone.set(p.dirMarkers, bucket, o.Key, false)
+					}
+				case answered && !dm:
+					// Deleted outright: the bucket is not versioned.
+				default:
+					p.gone.set(p.dirMarkers, bucket, o.Key, true)
+					ek := o.Key
+					if p.dirMarkers {
+						ek = toEmulatorKey(ek)
+					}
+					p.repl.written(bucket, o.Key, ek, "", true)
+				}
+			}
+		}
+	}
+	return false, nil
 }

@@ -144,6 +144,14 @@ type FlinkJob struct {
 	// them kubernetes.namespace and kubernetes.cluster-id, which Kubernetes
 	// HA names its ConfigMaps after.
 	Namespace, Name string
+	// Region is the AWS region the job runs in ("" for the test bed's
+	// own): a job in region B (SecondRegion) reaches S3 at that region's
+	// endpoint, which signs for it (SDK v1 AwsHostNameUtils.parseRegion
+	// reads the region from s3.<region>.amazonaws.com), and has EKS's
+	// AWS_REGION / AWS_DEFAULT_REGION of that region, as a pod of a
+	// cluster there has them (amazon-eks-pod-identity-webhook
+	// pkg/handler/handler.go), for STS's regional endpoint.
+	Region string
 }
 
 // The distribution's flink-kubernetes (Kubernetes HA) is 2.2.0 for the
@@ -207,7 +215,7 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 	set := map[string]string{
 		// Flink's S3 file systems mirror s3.* to fs.s3a.* (flink-s3-fs-base
 		// S3FileSystemFactory / HadoopConfigLoader: FLINK_CONFIG_PREFIXES "s3.", "s3a.", "fs.s3a.").
-		"s3.endpoint": s3Endpoint(tb),
+		"s3.endpoint": s3Endpoint(tb, job.Region),
 		// (the http:// scheme is kept: DefaultS3ClientFactory.createEndpointConfiguration).
 		"s3.path.style.access": "true",
 
@@ -255,10 +263,14 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 
 // s3Endpoint is where Flink's S3 file system reaches S3: the test bed's
 // TLS listener under S3's regional name when there is one (awsHostNames),
-// else the emulator's plain-HTTP front.
-func s3Endpoint(tb Env) string {
+// else the emulator's plain-HTTP front. region is the job's ("" for the
+// test bed's own).
+func s3Endpoint(tb Env, region string) string {
+	if region == "" {
+		region = tb.AWSRegion
+	}
 	if tb.STSAddress != "" {
-		return "https://s3." + tb.AWSRegion + ".amazonaws.com"
+		return "https://s3." + region + ".amazonaws.com"
 	}
 	return tb.AWSEndpoint
 }
@@ -331,6 +343,10 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 		"FLINK_PLUGINS_DIR=" + filepath.Join(dir, "plugins"),
 		"FLINK_HOME=" + dist.Home,
 	}, job.Env...)
+	if job.Region != "" {
+		// Later entries win (os/exec dedupEnv keeps the last).
+		env = append(env, "AWS_REGION="+job.Region, "AWS_DEFAULT_REGION="+job.Region)
+	}
 	jvmOpts, err := awsNameOverrides(ctx, dist, tb, dir)
 	if err != nil {
 		return nil, err

@@ -29,6 +29,10 @@ type RealFlink struct {
 	// credentials the pod identity webhook injects).
 	PodEnv func(ctx context.Context, dep *unstructured.Unstructured) ([]string, error)
 	Logf   func(string, ...any)
+	// Region is the AWS region of the cluster the jobs run in ("" for the
+	// test bed's own; SecondRegion for a standby cluster in region B):
+	// FlinkJob.Region of every job started.
+	Region string
 
 	mu       sync.Mutex
 	clusters map[string]*FlinkCluster // deployment UID -> its running cluster
@@ -91,6 +95,7 @@ func (f *RealFlink) start(ctx context.Context, dep *unstructured.Unstructured, r
 		path = ""
 	}
 	job := JobOf(dep, path)
+	job.Region = f.Region
 	if job.Configuration == nil {
 		job.Configuration = map[string]string{}
 	}

@@ -70,6 +70,11 @@ func (e Env) Vars() [][2]string {
 		{"FLINKSTATE_TESTBED_KUBECTL", e.Kubectl},
 		{"FLINKSTATE_S3_REQUEST_LOG", e.S3RequestLog},
 		{"FLINKSTATE_TESTBED_AWS", e.backend()},
+		// The second region (buckets there: CreateBucket with its
+		// LocationConstraint, signed for it) and the control of the
+		// front's S3 replication (s3replication.go, ReplicationControl).
+		{"FLINKSTATE_SECOND_REGION", SecondRegion},
+		{"FLINKSTATE_REPLICATION_CONTROL", e.AWSEndpoint + ReplicationControlPath},
 		// Never ask the EC2 metadata endpoint for credentials: nothing here runs on EC2.
 		{"AWS_EC2_METADATA_DISABLED", "true"},
 	}

@@ -23,6 +23,8 @@ func main() {
 	flag.StringVar(&cfg.CertFile, "cert", "", "the TLS listener's certificate")
 	flag.StringVar(&cfg.KeyFile, "key", "", "the TLS listener's key")
 	flag.BoolVar(&cfg.DirMarkers, "dir-markers", true, `store keys ending in "/" under a reserved name (kumo cannot keep them apart)`)
+	flag.StringVar(&cfg.DataFile, "data", "", "the front's data file (bucket regions, replication configurations)")
+	flag.StringVar(&cfg.Region, "region", "us-east-1", "the test bed's region")
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"runtime"
 	"sync"
@@ -130,7 +131,11 @@ func (n *isolatedNet) forwardOut(port int) (int, error) {
 		err = n.do(func() (err error) { c, err = net.DialTimeout("tcp", addr, 10*time.Second); return err })
 		return c, err
 	})
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	addrPort, err := netip.ParseAddrPort(ln.Addr().String())
+	if err != nil {
+		return 0, err
+	}
+	return int(addrPort.Port()), nil
 }
 
 func (n *isolatedNet) keep(ln net.Listener) {

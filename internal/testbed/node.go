@@ -813,8 +813,9 @@ func (n *Node) writeHosts() error {
 }
 
 // podAddress picks a loopback address of its own for a pod (Linux routes
-// all of 127.0.0.0/8 to lo): random in 127.64.0.0/10, checked free on
-// the ports a JobManager pod uses.
+// all of 127.0.0.0/8 to lo; other systems have 127.0.0.1 only, and the node
+// runs on Linux only): random in 127.64.0.0/10, checked free on the ports a
+// JobManager pod uses.
 func podAddress() (string, error) {
 	for range 50 {
 		addr := fmt.Sprintf("127.%d.%d.%d", 64+rand.IntN(64), rand.IntN(256), 1+rand.IntN(254))

@@ -299,8 +299,10 @@ func (n *Node) syncDeployment(ctx context.Context, dep *unstructured.Unstructure
 	var failure string
 	switch {
 	case int64(len(owned)) < want:
-		if err := n.createPod(ctx, dep); err != nil {
+		if p, err := n.createPod(ctx, dep); err != nil {
 			failure = err.Error()
+		} else {
+			owned = append(owned, p)
 		}
 	case int64(len(owned)) > want:
 		for _, p := range owned[want:] {
@@ -331,25 +333,27 @@ func podReady(p *unstructured.Unstructured) bool {
 // node, owned by the Deployment (in a cluster by its ReplicaSet, which the
 // Deployment owns; either way the garbage collector removes it with the
 // Deployment).
-func (n *Node) createPod(ctx context.Context, dep *unstructured.Unstructured) error {
+func (n *Node) createPod(ctx context.Context, dep *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	meta, _, _ := unstructured.NestedMap(dep.Object, "spec", "template", "metadata")
 	spec, _, _ := unstructured.NestedMap(dep.Object, "spec", "template", "spec")
 	if spec == nil {
-		return errors.New("the Deployment has no pod template")
+		return nil, errors.New("the Deployment has no pod template")
 	}
 	spec["nodeName"] = NodeName
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	meta["generateName"] = dep.GetName() + "-"
+	// A name as the replica set controller's generateName gives one
+	// (<name>-<5 random characters>; the test bed's API server would do
+	// the same for generateName, set here so the name is known at once).
+	meta["name"] = dep.GetName() + "-" + randomHex(3)[:5]
 	meta["namespace"] = dep.GetNamespace()
 	meta["ownerReferences"] = []any{map[string]any{
 		"apiVersion": "apps/v1", "kind": "Deployment", "name": dep.GetName(), "uid": string(dep.GetUID()),
 		"controller": true, "blockOwnerDeletion": true,
 	}}
 	pod := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}}
-	_, err := n.dyn.Resource(podsGVR).Namespace(dep.GetNamespace()).Create(ctx, pod, metav1.CreateOptions{})
-	return err
+	return n.dyn.Resource(podsGVR).Namespace(dep.GetNamespace()).Create(ctx, pod, metav1.CreateOptions{})
 }
 
 // writeDeploymentStatus writes what the deployment controller would, when

@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,6 +19,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	dynfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
@@ -406,5 +411,92 @@ func TestKubeControllerManagerPinMatchesAPIServer(t *testing.T) {
 	kube, kcm := pins("kube"), pins("kcm")
 	if len(kube) == 0 || !reflect.DeepEqual(kube, kcm) {
 		t.Fatalf("tools/kube pins\n%s\ntools/kcm pins\n%s", strings.Join(kube, "\n"), strings.Join(kcm, "\n"))
+	}
+}
+
+// The deployment controller's part of the node, without Flink: a pod per
+// JobManager Deployment, owned by it and bound to the node, and the
+// Deployment's status as the operator's observer reads it (not available
+// until the pod is Ready; available after); scaled to zero, the pod goes.
+func TestNode_deploymentStatusAndPods(t *testing.T) {
+	ctx := context.Background()
+	dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
+		deploymentsGVR: "DeploymentList", podsGVR: "PodList", servicesGVR: "ServiceList",
+	})
+	labels := map[string]any{"app": "orders", "component": "jobmanager", "type": "flink-native-kubernetes"}
+	dep := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "orders", "namespace": "ns", "uid": "dep-uid", "generation": int64(1), "labels": labels},
+		"spec": map[string]any{"replicas": int64(1), "template": map[string]any{
+			"metadata": map[string]any{"labels": labels},
+			"spec":     map[string]any{"containers": []any{map[string]any{"name": mainContainer, "image": "flink:2.2.1-java17"}}},
+		}},
+	}}
+	if _, err := dyn.Resource(deploymentsGVR).Namespace("ns").Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	n := &Node{dyn: dyn, pods: map[types.UID]*nodePod{}, history: map[string][]*FlinkCluster{}}
+	pass := func() (*unstructured.Unstructured, []unstructured.Unstructured) {
+		t.Helper()
+		d, err := dyn.Resource(deploymentsGVR).Namespace("ns").Get(ctx, "orders", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods, err := dyn.Resource(podsGVR).Namespace("ns").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.syncDeployment(ctx, d, pods.Items)
+		d, _ = dyn.Resource(deploymentsGVR).Namespace("ns").Get(ctx, "orders", metav1.GetOptions{})
+		pods, _ = dyn.Resource(podsGVR).Namespace("ns").List(ctx, metav1.ListOptions{})
+		return d, pods.Items
+	}
+	status := func(d *unstructured.Unstructured) string {
+		st, _, _ := unstructured.NestedMap(d.Object, "status")
+		conds, _, _ := unstructured.NestedSlice(st, "conditions")
+		avail := ""
+		for _, c := range conds {
+			if m := c.(map[string]any); m["type"] == "Available" {
+				avail = m["status"].(string) + "/" + m["reason"].(string)
+			}
+		}
+		return fmt.Sprintf("replicas=%v ready=%v available=%v %s", st["replicas"], st["readyReplicas"], st["availableReplicas"], avail)
+	}
+
+	d, pods := pass()
+	if len(pods) != 1 {
+		t.Fatalf("pods %d, want 1", len(pods))
+	}
+	p := pods[0]
+	refs := p.GetOwnerReferences()
+	node, _, _ := unstructured.NestedString(p.Object, "spec", "nodeName")
+	if len(refs) != 1 || refs[0].UID != "dep-uid" || refs[0].Kind != "Deployment" || refs[0].BlockOwnerDeletion == nil || !*refs[0].BlockOwnerDeletion ||
+		node != NodeName || p.GetLabels()["component"] != "jobmanager" || !strings.HasPrefix(p.GetName(), "orders-") {
+		t.Fatalf("pod %s: owners %+v, node %q, labels %v", p.GetName(), refs, node, p.GetLabels())
+	}
+	if got, want := status(d), "replicas=1 ready=0 available=0 False/MinimumReplicasUnavailable"; got != want {
+		t.Errorf("before the pod is ready: %s, want %s", got, want)
+	}
+
+	// Ready (as the kubelet part writes it once Flink's REST API answers).
+	_ = unstructured.SetNestedSlice(p.Object, []any{map[string]any{"type": "Ready", "status": "True"}}, "status", "conditions")
+	if _, err := dyn.Resource(podsGVR).Namespace("ns").Update(ctx, &p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ = pass(); status(d) != "replicas=1 ready=1 available=1 True/MinimumReplicasAvailable" {
+		t.Errorf("once the pod is ready: %s", status(d))
+	}
+
+	// Scaled to zero, as the operator does before deleting a cluster.
+	_ = unstructured.SetNestedField(d.Object, int64(0), "spec", "replicas")
+	if _, err := dyn.Resource(deploymentsGVR).Namespace("ns").Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, pods = pass()
+	if len(pods) != 0 {
+		t.Errorf("scaled to zero, %d pods remain", len(pods))
+	}
+	if _, pods = pass(); len(pods) != 0 {
+		t.Errorf("a pass after scaling to zero created %d pods", len(pods))
 	}
 }

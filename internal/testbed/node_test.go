@@ -496,6 +496,9 @@ func TestNode_deploymentStatusAndPods(t *testing.T) {
 	if len(pods) != 0 {
 		t.Errorf("scaled to zero, %d pods remain", len(pods))
 	}
+	if got := status(d); got != "replicas=0 ready=0 available=0 True/MinimumReplicasAvailable" {
+		t.Errorf("scaled to zero: %s", got)
+	}
 	if _, pods = pass(); len(pods) != 0 {
 		t.Errorf("a pass after scaling to zero created %d pods", len(pods))
 	}

@@ -49,8 +49,10 @@ import (
 //     injects them; writes the pod's status (Running, Ready once the REST
 //     API answers /config, as the pod's startupProbe asks); on a pod's
 //     deletion stops the processes and removes the pod, as a kubelet
-//     confirms a graceful deletion; a pod that fails to start gets the
-//     waiting reason CrashLoopBackOff and is started again with back-off;
+//     confirms a graceful deletion; a pod whose ConfigMap is not there yet
+//     waits (ContainerCreating), as the kubelet waits for a volume; a pod
+//     that fails to start gets the waiting reason CrashLoopBackOff and is
+//     started again with back-off;
 //   - as the Service's DNS name: gives each pod a loopback address of its
 //     own (127.x.y.z, a pod IP) and writes <service>.<namespace> (and
 //     .svc, .svc.cluster.local) of every Service selecting it into a hosts
@@ -60,6 +62,9 @@ import (
 // create TaskManager pods from pod-template-<name>; the runner's standalone
 // TaskManager, started with the JobManager, stands in for them, so no
 // TaskManager pod objects exist.
+
+// errVolumeNotReady: a volume the pod mounts does not exist yet.
+var errVolumeNotReady = errors.New("volume not ready")
 
 // NodeName is the node the stand-in's pods are bound to (spec.nodeName).
 const NodeName = "flinkstate-node"
@@ -515,6 +520,12 @@ func (n *Node) startPod(ctx context.Context, pod *unstructured.Unstructured, p *
 	n.mu.Lock()
 	p.starting = false
 	_, still := n.pods[p.uid]
+	if errors.Is(err, errVolumeNotReady) {
+		// Not a container failure: tried again at the next pass.
+		p.retryAt = time.Now().Add(time.Second)
+		n.mu.Unlock()
+		return
+	}
 	if err != nil {
 		p.failures++
 		p.lastErr = err.Error()
@@ -598,6 +609,12 @@ func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured) (Flin
 		return FlinkJob{}, fmt.Errorf("pod %s/%s mounts no ConfigMap at /opt/flink/conf", ns, pod.GetName())
 	}
 	cm, err := n.dyn.Resource(configMapsGVR).Namespace(ns).Get(ctx, cmName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// Flink's KubernetesClusterDescriptor creates the ConfigMaps after
+		// the Deployment (they are owned by it): the kubelet keeps such a
+		// pod in ContainerCreating and mounts the volume once it exists.
+		return FlinkJob{}, fmt.Errorf("%w: ConfigMap %s of pod %s/%s", errVolumeNotReady, cmName, ns, pod.GetName())
+	}
 	if err != nil {
 		return FlinkJob{}, fmt.Errorf("ConfigMap %s of pod %s/%s: %w", cmName, ns, pod.GetName(), err)
 	}

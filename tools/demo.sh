@@ -32,7 +32,11 @@ export TF_VAR_oidc_provider_arn="$oidc_arn"
 # plays its part while terraform runs, and each deployment's job runs as real
 # Flink 2.2.1 (the test bed's own job, with the configuration the provider
 # wrote; FLINKSTATE_DEMO_FLINK=model keeps the model's placeholder files).
-# See internal/testbed/operator.go.
+# See internal/testbed/operator.go. With the operator's jars
+# (FLINKSTATE_OPERATOR_DIR, README "The real operator"), the real operator
+# 1.15.0 runs instead, its JobManager pods run as real Flink 2.2.1 on the
+# node stand-in (internal/testbed/node.go), and kube-controller-manager's
+# garbage collector finishes its deletions.
 (cd "$root" && go build -o "$state/testbed" ./internal/testbed/cmd/testbed)
 "$state/testbed" operator > "$state/logs/demo-operator.log" 2>&1 &
 operator_pid=$!
@@ -70,6 +74,22 @@ apply)
   echo "Stop the test bed: make testbed-down"
   ;;
 destroy)
+  if [ -n "${FLINKSTATE_OPERATOR_DIR:-}" ]; then
+    # The real operator and the node stopped when make demo ended, and with
+    # them the job's processes; the node has just started the pods again and
+    # the jobs resume from Kubernetes HA. The final savepoint of the destroy
+    # needs a running job: wait until the operator reports every job
+    # RUNNING again (on a cluster nothing would have stopped).
+    echo "demo: waiting for the real operator to report the jobs running again"
+    kubectl="${FLINKSTATE_TESTBED_KUBECTL:-kubectl}"
+    for _ in $(seq 1 90); do
+      states="$("$kubectl" -n data-processing get flinkdeployments -o jsonpath='{range .items[*]}{.status.jobStatus.state}{" "}{end}' 2>/dev/null || true)"
+      running=1
+      for st in $states; do [ "$st" = RUNNING ] || running=0; done
+      [ -n "${states// /}" ] && [ "$running" = 1 ] && break
+      sleep 2
+    done
+  fi
   terraform destroy -auto-approve -input=false -compact-warnings
   ;;
 *)

@@ -152,6 +152,14 @@ type FlinkJob struct {
 	// cluster there has them (amazon-eks-pod-identity-webhook
 	// pkg/handler/handler.go), for STS's regional endpoint.
 	Region string
+	// Address is the pod's IP when the cluster runs as a pod's processes
+	// (the node stand-in, node.go): a loopback address of its own, which
+	// Flink binds and advertises everywhere, keeping the ports its
+	// configuration names as a pod does (a pod has its own network
+	// namespace, so 8081, 6123, 6124 are free on it); the REST API then
+	// answers at Address:rest.port, where the operator calls it. Empty: an
+	// ad-hoc cluster on 127.0.0.1 with free ports.
+	Address string
 }
 
 // The distribution's flink-kubernetes (Kubernetes HA) is 2.2.0 for the
@@ -212,6 +220,10 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 	for k, v := range conf {
 		out[k] = v
 	}
+	host := "127.0.0.1"
+	if job.Address != "" {
+		host = job.Address
+	}
 	set := map[string]string{
 		// Flink's S3 file systems mirror s3.* to fs.s3a.* (flink-s3-fs-base
 		// S3FileSystemFactory / HadoopConfigLoader: FLINK_CONFIG_PREFIXES "s3.", "s3a.", "fs.s3a.").
@@ -219,19 +231,23 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 		// (the http:// scheme is kept: DefaultS3ClientFactory.createEndpointConfiguration).
 		"s3.path.style.access": "true",
 
-		"jobmanager.rpc.address":          "127.0.0.1",
-		"jobmanager.rpc.port":             strconv.Itoa(ports[0]),
-		"jobmanager.bind-host":            "127.0.0.1",
-		"rest.address":                    "127.0.0.1",
-		"rest.bind-address":               "127.0.0.1",
-		"rest.port":                       strconv.Itoa(ports[1]),
-		"blob.server.port":                strconv.Itoa(ports[2]),
-		"taskmanager.host":                "127.0.0.1",
-		"taskmanager.bind-host":           "127.0.0.1",
+		"jobmanager.rpc.address":          host,
+		"jobmanager.bind-host":            host,
+		"rest.address":                    host,
+		"rest.bind-address":               host,
+		"taskmanager.host":                host,
+		"taskmanager.bind-host":           host,
 		"jobmanager.memory.process.size":  "1024m",
 		"taskmanager.memory.process.size": "1280m",
 		"io.tmp.dirs":                     filepath.Join(dir, "tmp"),
 		"parallelism.default":             strconv.Itoa(max(job.Parallelism, 1)),
+	}
+	if job.Address == "" {
+		// Ports of their own on the shared 127.0.0.1 (a pod's address has
+		// the configured ones free).
+		set["jobmanager.rpc.port"] = strconv.Itoa(ports[0])
+		set["rest.port"] = strconv.Itoa(ports[1])
+		set["blob.server.port"] = strconv.Itoa(ports[2])
 	}
 	for k, v := range set {
 		out[k] = v
@@ -259,6 +275,17 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 		out["execution.state-recovery.path"] = job.RestorePath
 	}
 	return out
+}
+
+// restPort is the port Flink's REST server listens on: rest.port, 8081 by
+// default (Flink 2.2 RestOptions.PORT), which is also the port the
+// operator calls (AbstractFlinkService.getClusterClient: RestOptions.PORT of
+// the deployment's configuration).
+func restPort(conf map[string]string) int {
+	if p, err := strconv.Atoi(strings.TrimSpace(conf["rest.port"])); err == nil && p > 0 {
+		return p
+	}
+	return 8081
 }
 
 // s3Endpoint is where Flink's S3 file system reaches S3: the test bed's
@@ -325,8 +352,13 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 	if err != nil {
 		return nil, err
 	}
-	c := &FlinkCluster{Dir: dir, RESTURL: fmt.Sprintf("http://127.0.0.1:%d", ports[1])}
+	c := &FlinkCluster{Dir: dir}
 	c.Configuration = localRewrites(job.Configuration, tb, dir, ports, job)
+	if job.Address != "" {
+		c.RESTURL = fmt.Sprintf("http://%s:%d", job.Address, restPort(c.Configuration))
+	} else {
+		c.RESTURL = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
+	}
 	y, err := yaml.Marshal(c.Configuration)
 	if err != nil {
 		return nil, err

@@ -74,6 +74,13 @@ type RealOperatorOptions struct {
 	Conf map[string]string
 	// Logf reports progress.
 	Logf func(string, ...any)
+	// HostsFile, when set, is the operator JVM's hosts file
+	// (jdk.net.hosts.file, read by java.net.InetAddress in place of the
+	// system resolver), with name caching off so that a name added later
+	// resolves at once: the node stand-in (node.go) writes the Services'
+	// names there, <name>-rest.<namespace> being where the operator calls
+	// a JobManager.
+	HostsFile string
 }
 
 // RealOperator is a running operator JVM.
@@ -201,6 +208,9 @@ func StartRealOperator(ctx context.Context, root string, env Env, o RealOperator
 		"-cp", strings.Join([]string{filepath.Join(dir, operatorStandaloneJar), filepath.Join(dir, operatorJar), filepath.Join(dir, "log4j", "*")}, ":"),
 		"-Dlog4j.configurationFile=" + filepath.Join(confDir, "log4j-operator.properties"),
 		operatorMainClass,
+	}
+	if o.HostsFile != "" {
+		args = append([]string{"-Djdk.net.hosts.file=" + o.HostsFile, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0"}, args...)
 	}
 	procEnv := append(os.Environ(),
 		"KUBECONFIG="+env.Kubeconfig,

@@ -439,7 +439,7 @@ func readPIDs(state string) []int {
 }
 
 func cleanData(state string) {
-	for _, d := range []string{"etcd", "pki", "logs", "env", "env.json", "kubeconfig", "pids", "bin", "s3-requests.jsonl", "localstack"} {
+	for _, d := range []string{"etcd", "pki", "logs", "env", "env.json", "kubeconfig", "pids", "bin", "s3-requests.jsonl", "localstack", "kcm.pid"} {
 		_ = os.RemoveAll(filepath.Join(state, d))
 	}
 }

@@ -46,6 +46,17 @@ var toolModules = []toolModule{
 		onDemand: true,
 	},
 	{
+		// The real kube-controller-manager of the same Kubernetes release,
+		// for its garbage collector (foreground deletions finish as on a
+		// cluster: the operator deletes the JobManager Deployment with
+		// propagationPolicy Foreground). Built on the first use by the real
+		// operator's test bed (make test-operator, make demo with the
+		// operator's jars), never by CI, which runs the model.
+		dir:      "kcm",
+		packages: map[string]string{"kube-controller-manager": "k8s.io/kubernetes/cmd/kube-controller-manager"},
+		onDemand: true,
+	},
+	{
 		dir:      "kumo",
 		packages: map[string]string{"kumo": "github.com/sivchari/kumo/cmd/kumo"},
 	},

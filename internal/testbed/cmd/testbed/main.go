@@ -9,7 +9,9 @@
 // OIDC provider's ARN. `operator` plays the Flink operator's part for the
 // demo (a model of its rules: it writes the status the operator would
 // report) and runs each job as real Flink 2.2.1 (FLINKSTATE_DEMO_FLINK=model
-// for placeholder files instead).
+// for placeholder files instead); with the operator's jars
+// (FLINKSTATE_OPERATOR_DIR) it runs the real operator 1.15.0 instead, its
+// pods on the node stand-in as real Flink 2.2.1.
 package main
 
 import (
@@ -78,7 +80,16 @@ func main() {
 		if err != nil {
 			fail(fmt.Errorf("no test bed running (make testbed-up): %w", err))
 		}
-		if err := testbed.DemoOperator(ctx, env, "data-processing", logf); err != nil {
+		// With the operator's jars (FLINKSTATE_OPERATOR_DIR), the real
+		// operator 1.15.0 and the node stand-in instead of the model.
+		if _, jarsErr := testbed.OperatorDir(); jarsErr == nil {
+			err = testbed.DemoRealOperator(ctx, root, env, "data-processing", logf)
+		} else if os.Getenv(testbed.OperatorDirEnv) != "" {
+			err = jarsErr
+		} else {
+			err = testbed.DemoOperator(ctx, env, "data-processing", logf)
+		}
+		if err != nil {
 			fail(err)
 		}
 	case "tool":

@@ -1,0 +1,165 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+// startRealOperator runs the real Flink Kubernetes Operator 1.15.0 on ns
+// until the test ends, with its JobManager pods run as real Flink 2.2.1 by
+// the test bed's node stand-in and kube-controller-manager's garbage
+// collector; it skips, saying why, without the operator's jars
+// (FLINKSTATE_OPERATOR_DIR).
+func startRealOperator(t *testing.T, rf *realFlinkBed, ns string) *testbed.Node {
+	t.Helper()
+	requireOperatorJars(t)
+	ctx := context.Background()
+	if err := testbed.EnsureControllerManager(ctx, rf.root, rf.env, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	node, err := testbed.StartNode(ctx, rf.dist, rf.env, testKube(t).Dynamic, testbed.NodeOptions{Namespaces: []string{ns}, HostsFile: hosts, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := testbed.StartRealOperator(ctx, rf.root, rf.env, testbed.RealOperatorOptions{Namespaces: []string{ns}, Logf: t.Logf, HostsFile: hosts,
+		// Snapshots are observed once per reconcile interval (the chart's
+		// is 15 s).
+		Conf: map[string]string{"kubernetes.operator.reconcile.interval": "5 s"}})
+	if err != nil {
+		node.Stop()
+		t.Fatal(err)
+	}
+	// t.Cleanup runs after resource.Test's destroy: the destroy (and its
+	// final savepoint) still has the operator and the node.
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(op.Log)
+			lines := strings.Split(string(b), "\n")
+			if len(lines) > 60 {
+				lines = lines[len(lines)-60:]
+			}
+			t.Logf("real operator log (tail):\n%s\nFlink logs:\n%s", strings.Join(lines, "\n"), node.LogTail(20))
+		}
+		op.Stop()
+		node.Stop()
+	})
+	return node
+}
+
+// requireOperatorJars skips the test, saying why, without the operator's
+// jars (FLINKSTATE_OPERATOR_DIR): CI has none.
+func requireOperatorJars(t *testing.T) {
+	t.Helper()
+	if _, err := testbed.OperatorDir(); err != nil {
+		if errors.Is(err, testbed.ErrNoOperatorJars) {
+			t.Skipf("real operator skipped: %v", err)
+		}
+		t.Fatal(err)
+	}
+}
+
+// realOperatorUpgradeConfig is the real-Flink stack with the given image
+// and savepoint_before_upgrade.
+func realOperatorUpgradeConfig(bucket, oidc, role, ns, image string) string {
+	c := realFlinkOperatorConfig(bucket, oidc, role, ns, "", "")
+	c = strings.Replace(c, `image             = "flink:2.2.1-java17"`, fmt.Sprintf("image             = %q", image), 1)
+	return strings.Replace(c, `wait_for          = "running"`, `wait_for          = "running"
+  savepoint_before_upgrade {
+    timeout = "10m"
+  }`, 1)
+}
+
+// TestAccRealOperator_savepointBeforeUpgrade: terraform applies a
+// deployment that the real operator 1.15.0 deploys and the node runs as
+// real Flink; an image change with savepoint_before_upgrade has the
+// operator take a savepoint first (a FlinkStateSnapshot, COMPLETED, with
+// Flink's _metadata at upgrade_savepoint_path), then the operator's own
+// savepoint upgrade; the job's counters continue. The destroy at the end
+// takes the provider's final savepoint on the real operator too.
+func TestAccRealOperator_savepointBeforeUpgrade(t *testing.T) {
+	requireOperatorJars(t)
+	rf := newRealFlink(t)
+	ns := testNamespace(t)
+	node := startRealOperator(t, rf, ns)
+	bucket, role := randName("ro-"), randName("ro-")
+	oidc := testOIDCProvider(t)
+	ctx := context.Background()
+	var before map[int]int64
+	var upgradeSavepoint string
+	current := func() (*testbed.FlinkCluster, error) {
+		cs := node.Clusters(ns, "counts")
+		if len(cs) == 0 {
+			return nil, fmt.Errorf("the node runs no Flink cluster for %s/counts", ns)
+		}
+		return cs[len(cs)-1], nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: realOperatorUpgradeConfig(bucket, oidc, role, ns, "flink:2.2.1-java17"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("flinkstate_deployment.counts", tfjsonpath.New("upgrade_savepoint_path"), knownvalue.Null()),
+					expectAPI(func() error {
+						c, err := current()
+						if err != nil {
+							return err
+						}
+						_, before, err = c.WaitCounts(ctx, 2, 2*time.Minute)
+						return err
+					}),
+				},
+			},
+			{
+				Config: realOperatorUpgradeConfig(bucket, oidc, role, ns, "flink:2.2.1-java21"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.counts", plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("flinkstate_deployment.counts", tfjsonpath.New("upgrade_savepoint_path"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^s3://`+regexp.QuoteMeta(bucket)+`/flink/counts/savepoints/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$`))),
+					recordAttr("flinkstate_deployment.counts", "upgrade_savepoint_path", &upgradeSavepoint),
+					expectAPI(func() error {
+						if err := wholeMetadata(t, upgradeSavepoint); err != nil {
+							return err
+						}
+						c, err := current()
+						if err != nil {
+							return err
+						}
+						if len(node.Clusters(ns, "counts")) < 2 {
+							return errors.New("the image change did not redeploy the cluster")
+						}
+						first, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+						if err != nil {
+							return err
+						}
+						for k, n := range first {
+							if n <= before[k] {
+								return fmt.Errorf("key %d: the upgraded job counted from %d, the first job had reached %d: its state was lost", k, n, before[k])
+							}
+						}
+						t.Logf("savepoint before the upgrade %s; the upgraded job's first counts %v (the first job's %v)", upgradeSavepoint, first, before)
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}

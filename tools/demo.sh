@@ -69,6 +69,36 @@ apply)
   printf '  savepoint (before upgrade): %s\n' "$(terraform output -raw snapshot_path)"
   printf '  latest checkpoint:  %s\n' "$(terraform output -raw latest_checkpoint)"
   [ -z "${rest:-}" ] || printf '  Flink REST API:     %s (while make demo runs)\n' "$rest"
+  if [ -n "${FLINKSTATE_OPERATOR_DIR:-}" ]; then
+    # The real operator's admission webhook refuses what its validator
+    # refuses before anything is stored (a forbidden key here).
+    kubectl="${FLINKSTATE_TESTBED_KUBECTL:-kubectl}"
+    echo
+    echo "== The operator's admission webhook: kubectl apply of an invalid FlinkDeployment =="
+    if out="$("$kubectl" apply -f - 2>&1 <<'YAML'
+apiVersion: flink.apache.org/v1beta1
+kind: FlinkDeployment
+metadata:
+  name: invalid-demo
+  namespace: data-processing
+spec:
+  image: flink:2.2.1-java17
+  flinkVersion: v2_2
+  serviceAccount: flink-orders
+  flinkConfiguration:
+    kubernetes.cluster-id: other
+  jobManager: {resource: {memory: 2048m, cpu: 1}}
+  taskManager: {resource: {memory: 2048m, cpu: 1}}
+  job: {jarURI: "local:///opt/flink/examples/streaming/StateMachineExample.jar", upgradeMode: stateless}
+YAML
+)"; then
+      echo "  accepted (no webhook runs: see the demo's operator log)"; "$kubectl" -n data-processing delete flinkdeployment invalid-demo --wait=false >/dev/null 2>&1 || true
+    else
+      printf '  refused: %s\n' "$out"
+    fi
+    echo
+    echo "Upgrade the image (a real savepoint first, path in snapshot_path): TF_VAR_image=flink:2.2.1-java17-next make demo"
+  fi
   echo
   echo "Destroy it:        make demo-destroy"
   echo "Stop the test bed: make testbed-down"

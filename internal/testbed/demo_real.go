@@ -2,6 +2,7 @@ package testbed
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -39,6 +40,19 @@ func DemoRealOperator(ctx context.Context, root string, env Env, namespace strin
 		return err
 	}
 	defer op.Stop()
+	// The admission webhook, as the chart installs it by default; it needs
+	// a network namespace of its own (root), else the demo goes on
+	// without it, as an operator installed without cert-manager does.
+	wh, err := StartRealWebhook(ctx, root, env, RealOperatorOptions{Namespaces: []string{namespace}, Logf: logf})
+	switch {
+	case errors.Is(err, ErrNoNetns):
+		logf("operator: no admission webhook (%v): specs the validator refuses are refused in status.error instead", err)
+	case err != nil:
+		return err
+	default:
+		defer wh.Stop()
+		logf("operator: the admission webhook runs (log %s)", wh.Log)
+	}
 	logf("operator: the real Flink Kubernetes Operator 1.15.0 from %s runs (log %s); its pods run as real Flink 2.2.1", os.Getenv(OperatorDirEnv), op.Log)
 	<-ctx.Done()
 	return nil

@@ -160,36 +160,11 @@ func StartRealOperator(ctx context.Context, root string, env Env, o RealOperator
 	if err != nil {
 		return nil, err
 	}
-	helm := filepath.Join(OperatorFilesDir(root), "helm")
-	conf, err := operatorConf(helm, o.Namespaces, o.Conf)
-	if err != nil {
-		return nil, fmt.Errorf("rendering the operator's configuration from %s: %w", helm, err)
-	}
-	work, err := os.MkdirTemp("", "flinkstate-operator-")
+	work, err := operatorWorkDir(root, "flinkstate-operator-", o)
 	if err != nil {
 		return nil, err
 	}
 	confDir, pluginsDir := filepath.Join(work, "conf"), filepath.Join(work, "plugins")
-	for _, d := range []string{confDir, pluginsDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	// The chart's ConfigMap has the configuration under both names.
-	for _, f := range []string{"flink-conf.yaml", "config.yaml"} {
-		if err := os.WriteFile(filepath.Join(confDir, f), []byte(conf), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range []string{"log4j-operator.properties", "log4j-console.properties"} {
-		b, err := os.ReadFile(filepath.Join(helm, "conf", f))
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(confDir, f), b, 0o644); err != nil {
-			return nil, err
-		}
-	}
 	u, err := url.Parse(env.KubeHost)
 	if err != nil {
 		return nil, fmt.Errorf("kube-apiserver address %q: %w", env.KubeHost, err)
@@ -267,4 +242,43 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// operatorWorkDir makes a working folder for one of the chart's containers
+// (the operator's or the webhook's): conf/ as the chart's ConfigMap
+// flink-operator-config mounts it at /opt/flink/conf (the configuration
+// rendered by operatorConf under both names, and the chart's log4j files)
+// and an empty plugins/.
+func operatorWorkDir(root, prefix string, o RealOperatorOptions) (string, error) {
+	helm := filepath.Join(OperatorFilesDir(root), "helm")
+	conf, err := operatorConf(helm, o.Namespaces, o.Conf)
+	if err != nil {
+		return "", fmt.Errorf("rendering the operator's configuration from %s: %w", helm, err)
+	}
+	work, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", err
+	}
+	confDir := filepath.Join(work, "conf")
+	for _, d := range []string{confDir, filepath.Join(work, "plugins")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+	}
+	// The chart's ConfigMap has the configuration under both names.
+	for _, f := range []string{"flink-conf.yaml", "config.yaml"} {
+		if err := os.WriteFile(filepath.Join(confDir, f), []byte(conf), 0o644); err != nil {
+			return "", err
+		}
+	}
+	for _, f := range []string{"log4j-operator.properties", "log4j-console.properties"} {
+		b, err := os.ReadFile(filepath.Join(helm, "conf", f))
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(confDir, f), b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return work, nil
 }

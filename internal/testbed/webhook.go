@@ -82,34 +82,13 @@ func StartRealWebhook(ctx context.Context, root string, env Env, o RealOperatorO
 	if len(o.Namespaces) == 0 {
 		return nil, fmt.Errorf("the webhook needs the namespaces it serves")
 	}
-	helm := filepath.Join(OperatorFilesDir(root), "helm")
-	conf, err := operatorConf(helm, o.Namespaces, o.Conf)
-	if err != nil {
-		return nil, fmt.Errorf("rendering the operator's configuration from %s: %w", helm, err)
-	}
-	work, err := os.MkdirTemp("", "flinkstate-webhook-")
+	work, err := operatorWorkDir(root, "flinkstate-webhook-", o)
 	if err != nil {
 		return nil, err
 	}
 	confDir, certDir := filepath.Join(work, "conf"), filepath.Join(work, "certs")
-	for _, d := range []string{confDir, certDir, filepath.Join(work, "plugins")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range []string{"flink-conf.yaml", "config.yaml"} {
-		if err := os.WriteFile(filepath.Join(confDir, f), []byte(conf), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range []string{"log4j-operator.properties", "log4j-console.properties"} {
-		b, err := os.ReadFile(filepath.Join(helm, "conf", f))
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(confDir, f), b, 0o644); err != nil {
-			return nil, err
-		}
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return nil, err
 	}
 	release := o.Namespaces[0]
 	password := randomHex(12)

@@ -44,7 +44,9 @@ func rewriteMarkerRequest(r *http.Request) error {
 		r.URL.Path = "/" + bucket + "/" + toEmulatorKey(key)
 		r.URL.RawPath = ""
 	}
-	if !hasKey && r.Method == http.MethodPost && r.URL.Query().Has("delete") {
+	// DeleteObjects is a bucket-level POST; the AWS SDK for Java 2.x (S3A,
+	// in real Flink) sends it as "/bucket/?delete", with the slash.
+	if (!hasKey || key == "") && r.Method == http.MethodPost && r.URL.Query().Has("delete") {
 		body, err := replaceBody(&r.Body, r.Header, markerKeyIn, markerKeyOut)
 		if err != nil {
 			return err

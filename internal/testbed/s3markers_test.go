@@ -10,7 +10,7 @@ import (
 
 // A DeleteObjects body names directory markers by their S3 keys; the
 // emulator gets the reserved names, whether the path has the bucket's
-// trailing slash (AWS SDK for Java 2.x) or not (AWS SDK for Go v2).
+// trailing slash (as real Flink's S3A sent it) or not (AWS SDK for Go v2).
 func TestRewriteMarkerRequest_deleteObjects(t *testing.T) {
 	for _, path := range []string{"/b?delete", "/b/?delete"} {
 		body := `<Delete><Object><Key>flink/counts/</Key><VersionId>v1</VersionId></Object><Object><Key>flink/counts/a</Key></Object></Delete>`

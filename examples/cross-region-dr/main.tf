@@ -5,9 +5,6 @@
 # the newest savepoint that has fully arrived in the replica
 # (data.flinkstate_restorable_snapshot), and writes its own state beside it.
 # See docs/guides/disaster-recovery-across-regions.md.
-#
-# The replication rule itself (resource flinkstate_bucket_replication) is
-# shown in the guide: add it here once your provider version has it.
 
 terraform {
   required_providers {
@@ -133,6 +130,17 @@ resource "flinkstate_bucket" "replica" {
   provider   = flinkstate.dr
   bucket     = "acme-flink-state-dr"
   versioning = true
+}
+
+# The replication of the job's state prefix (checkpoints and savepoints),
+# with its least-privilege role. Objects written from now on replicate,
+# asynchronously and in no guaranteed order; deletes do not (no
+# delete-marker replication), so the replica keeps what region A discards.
+resource "flinkstate_bucket_replication" "state" {
+  bucket             = flinkstate_bucket.state.bucket
+  destination_bucket = flinkstate_bucket.replica.bucket
+  prefixes           = [flinkstate_state_store.orders.prefix]
+  role_name          = "flink-orders-replication"
 }
 
 # The standby's own state goes beside the replicated prefix, never into it:

@@ -3,17 +3,18 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
@@ -21,26 +22,67 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
-// realReplicaConfig is the standby in "region B" (namespace nsB, the
-// replica bucket): its own store beside the replicated prefix, a role that
-// may read the replicated prefix, its ServiceAccount, the data source read
-// in the replica, and the deployment restoring from what it returns.
-func realReplicaConfig(replica, oidc, role, nsB string) string {
+// crossRegionPrimary is region A as the two-region example has it: the
+// real Flink stack of realFlinkOperatorConfig on a versioned bucket, the
+// replica bucket in the second region (provider flinkstatedr, see
+// replProviderFactories) and the replication of the job's state prefix.
+func crossRegionPrimary(bucket, replica, oidc, role, replRole, nsA string) string {
+	c := realFlinkOperatorConfig(bucket, oidc, role, nsA, "", "")
+	// S3 replication needs versioning on both buckets (S3 User Guide,
+	// "Requirements and considerations for replication").
+	c = strings.Replace(c, "  force_destroy = true\n}\n\nresource \"flinkstate_state_store\"",
+		"  versioning    = true\n  force_destroy = true\n}\n\nresource \"flinkstate_state_store\"", 1)
 	return fmt.Sprintf(`
+provider "flinkstatedr" {
+  aws {
+    region = %[1]q
+  }
+}
+
+resource "flinkstate_bucket" "replica" {
+  provider      = flinkstatedr
+  bucket        = %[2]q
+  versioning    = true
+  force_destroy = true
+}
+
+resource "flinkstate_bucket_replication" "state" {
+  bucket             = flinkstate_bucket.state.bucket
+  destination_bucket = flinkstate_bucket.replica.bucket
+  prefixes           = ["flink/counts"]
+  role_name          = %[3]q
+}
+`, testbed.SecondRegion, replica, replRole) + c
+}
+
+// crossRegionStandby is region B (provider flinkstatedr, namespace nsB):
+// its own store beside the replicated prefix in the replica bucket, a role
+// that may read the replicated prefix, its ServiceAccount and the
+// deployment restoring from restore (an HCL expression); data adds the
+// data source read in the replica.
+func crossRegionStandby(replica, oidc, role, nsB, restore string, data bool) string {
+	ds := ""
+	if data {
+		ds = fmt.Sprintf(`
 data "flinkstate_restorable_snapshot" "dr" {
+  provider       = flinkstatedr
   savepoint_dir  = "s3://%[1]s/flink/counts/savepoints"
   checkpoint_dir = "s3://%[1]s/flink/counts/checkpoints"
   require        = true
 }
-
+`, replica)
+	}
+	return ds + fmt.Sprintf(`
 resource "flinkstate_state_store" "dr" {
-  bucket        = %[1]q
+  provider      = flinkstatedr
+  bucket        = flinkstate_bucket.replica.bucket
   prefix        = "flink/counts-dr"
   force_destroy = true
 }
 
 resource "flinkstate_iam_role" "dr" {
-  name = %[3]q
+  provider = flinkstatedr
+  name     = %[3]q
   irsa {
     oidc_provider_arn = %[2]q
     namespace         = %[4]q
@@ -50,12 +92,14 @@ resource "flinkstate_iam_role" "dr" {
 }
 
 resource "flinkstate_service_account" "dr" {
+  provider      = flinkstatedr
   namespace     = %[4]q
   name          = "flink-counts"
   irsa_role_arn = flinkstate_iam_role.dr.arn
 }
 
 resource "flinkstate_deployment" "dr" {
+  provider          = flinkstatedr
   namespace         = %[4]q
   name              = "counts"
   image             = "flink:2.2.1-java17"
@@ -78,7 +122,7 @@ resource "flinkstate_deployment" "dr" {
     entry_class            = %[5]q
     parallelism            = 1
     upgrade_mode           = "savepoint"
-    initial_savepoint_path = data.flinkstate_restorable_snapshot.dr.path
+    initial_savepoint_path = %[6]s
   }
   state {
     store_id            = flinkstate_state_store.dr.id
@@ -87,31 +131,66 @@ resource "flinkstate_deployment" "dr" {
     checkpoint_interval = "2s"
   }
 }
-`, replica, oidc, role, nsB, testbed.TestJobClass)
+`, replica, oidc, role, nsB, testbed.TestJobClass, restore)
 }
 
-// TestAccRealFlink_restoreFromReplica: the cross-region restore of issue 35
-// on real Flink, with the replica written by the test (S3 CopyObject of
-// each object, in the order replication might bring them) instead of S3
-// replication. The job runs in "region A" (namespace A, bucket A) and
-// real Flink takes a canonical savepoint, then a native one. The replica
-// (bucket B) receives the whole first savepoint, the second one's
-// _metadata without one of its files (partly arrived), then the job's
-// newest incremental checkpoint's _metadata (newest of all, and naming its
-// shared files in bucket A); the savepoints' originals in A are deleted.
-// In "region B" (namespace B), flinkstate_restorable_snapshot returns the
-// first savepoint (not the newest _metadata) and says why it passed over
-// the two newer ones; the deployment restores from it, and its counters
-// continue from the savepoint's.
-func TestAccRealFlink_restoreFromReplica(t *testing.T) {
+// startRealFlinkOperatorIn is startRealFlinkOperator for a cluster in
+// region (its jobs reach S3 and STS at that region's endpoints).
+func startRealFlinkOperatorIn(t *testing.T, rf *realFlinkBed, ns, region string) *testbed.Operator {
+	t.Helper()
+	dyn := testKube(t).Dynamic
+	op := &testbed.Operator{Namespace: ns, S3: testAWSIn(t, region).S3, Logf: t.Logf,
+		Flink: &testbed.RealFlink{Dist: rf.dist, Env: rf.env, Dyn: dyn, PodEnv: testbed.IRSAPodEnv(dyn, rf.env, t.TempDir()), Logf: t.Logf, Region: region}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); op.Run(ctx, dyn, 150*time.Millisecond) }()
+	t.Cleanup(func() { cancel(); <-done; op.Flink.Close() })
+	return op
+}
+
+// TestAccRealFlink_crossRegionRestore is issue 35's end-to-end on real
+// Flink 2.2.1 and the test bed's S3 replication (s3replication.go). Region
+// A (the test bed's region, namespace A): a versioned bucket, the job's
+// state store, and flinkstate_bucket_replication of the state prefix to a
+// versioned bucket in us-west-2, all applied by terraform. Replication runs
+// with a lag the test sets. Real Flink takes a canonical savepoint (which
+// arrives whole), then a native one while a hold keeps its data files from
+// arriving (its _metadata arrives, the newest savepoint _metadata in the
+// replica), and keeps taking incremental checkpoints, which replicate too.
+// Then region A is lost: nothing more arrives and its objects are deleted
+// (deletes do not replicate). In region B (provider flinkstatedr, namespace
+// B, Flink signing for us-west-2): a deployment restoring from the
+// replica's newest incremental checkpoint is refused before its FlinkDeployment
+// is created, naming its absolute paths in bucket A;
+// flinkstate_restorable_snapshot returns the canonical savepoint, not the
+// newest _metadata, and lists the native savepoint as partly arrived and
+// the checkpoints as not relocatable; the standby restores from it and its
+// counters continue. The recovery point measured is logged.
+func TestAccRealFlink_crossRegionRestore(t *testing.T) {
 	rf := newRealFlink(t)
 	nsA, nsB := testNamespace(t), testNamespace(t)
-	bucket, roleA, roleB := randName("rf-"), randName("rf-"), randName("rf-dr-")
-	replica := testCheckpointBucket(t)
+	bucket, replica := randName("rf-"), randName("rf-replica-")
+	roleA, roleB, replRole := randName("rf-"), randName("rf-dr-"), randName("rf-repl-")
 	oidc := testOIDCProvider(t)
 	opA := startRealFlinkOperator(t, rf, nsA)
-	opB := startRealFlinkOperator(t, rf, nsB)
-	ctx, s3c := context.Background(), testAWS(t).S3
+	opB := startRealFlinkOperatorIn(t, rf, nsB, testbed.SecondRegion)
+	ctx := context.Background()
+	s3A, s3B := testAWS(t).S3, testAWSIn(t, testbed.SecondRegion).S3
+	_, env := loadTestbed(t)
+	rc := env.ReplicationControl()
+	// The lag the test sets: each object arrives 2s to 3s after it was
+	// written (SetLag).
+	const lag = 2 * time.Second
+	st, err := rc.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rc.Release(ctx)
+		if d, err := time.ParseDuration(st.Lag); err == nil {
+			_ = rc.SetLag(ctx, d)
+		}
+	})
 	clusterIn := func(op *testbed.Operator, ns string) (*testbed.FlinkCluster, error) {
 		obj, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, "counts", metav1.GetOptions{})
 		if err != nil {
@@ -122,55 +201,29 @@ func TestAccRealFlink_restoreFromReplica(t *testing.T) {
 		}
 		return nil, fmt.Errorf("the operator model runs no Flink cluster for %s/counts", ns)
 	}
+	keyOf := func(uri string) string { _, k, _ := strings.Cut(strings.TrimPrefix(uri, "s3://"), "/"); return k }
+	inReplica := func(uri string) string { return "s3://" + replica + "/" + keyOf(uri) }
 	// before/taken: the counts printed before the first savepoint was asked
 	// for and once it completed (it holds, per key, a count in between).
 	var before, taken, atFailover map[int]int64
-	var sp1, sp2, chkMeta, missing string
-	// The recovery point measured: when the restored savepoint completed,
-	// and when region A was lost (the replica's state then is what B has).
+	var sp1, sp2, chkCopy string
+	// The recovery point: when the restored savepoint completed, and when
+	// region A was lost.
 	var sp1Done, lost time.Time
 
-	// replicate copies the objects under prefix (keys of bucket A) to the
-	// replica, except skip; S3 dates objects to the second, so each group
-	// is a second apart.
-	replicate := func(prefix, skip string) error {
-		var keys []string
-		p := s3.NewListObjectsV2Paginator(s3c, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			for _, o := range page.Contents {
-				keys = append(keys, aws.ToString(o.Key))
-			}
-		}
-		sort.Strings(keys)
-		// _metadata last, so that it dates the copy (replication brings
-		// objects in no guaranteed order; skip stands for one not there yet).
-		sort.SliceStable(keys, func(i, j int) bool {
-			return !strings.HasSuffix(keys[i], "/_metadata") && strings.HasSuffix(keys[j], "/_metadata")
-		})
-		for _, k := range keys {
-			if k == skip || strings.HasSuffix(k, "/") {
-				continue
-			}
-			if _, err := s3c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(replica), Key: aws.String(k),
-				CopySource: aws.String(bucket + "/" + k)}); err != nil {
-				return fmt.Errorf("copying %s: %w", k, err)
-			}
-		}
-		time.Sleep(1100 * time.Millisecond)
-		return nil
-	}
-	keyOf := func(uri string) string { _, k, _ := strings.Cut(strings.TrimPrefix(uri, "s3://"), "/"); return k }
-
+	primary := crossRegionPrimary(bucket, replica, oidc, roleA, replRole, nsA)
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
+		ProtoV6ProviderFactories: replProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				// Region A: the job runs; Flink takes two savepoints.
-				Config: realFlinkOperatorConfig(bucket, oidc, roleA, nsA, "", ""),
+				// Region A: the job runs and replicates; Flink takes the
+				// savepoints and checkpoints.
+				PreConfig: func() {
+					if err := rc.SetLag(ctx, lag); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: primary,
 				ConfigStateChecks: []statecheck.StateCheck{
 					expectAPI(func() error {
 						c, err := clusterIn(opA, nsA)
@@ -189,105 +242,135 @@ func TestAccRealFlink_restoreFromReplica(t *testing.T) {
 						}
 						_, taken = c.Counts()
 						sp1Done = time.Now()
+						keys, err := listKeys(ctx, s3A, bucket, keyOf(sp1)+"/")
+						if err != nil {
+							return err
+						}
+						if err := waitArrived(ctx, s3B, replica, keys, 30*time.Second); err != nil {
+							return err
+						}
+						t.Logf("canonical savepoint %s: its %d objects arrived in the replica %s after it completed", sp1, len(keys), time.Since(sp1Done).Round(100*time.Millisecond))
+						// From now on a savepoint's files other than its
+						// _metadata do not arrive: the next savepoint is
+						// partly copied (S3 replicates each object on its
+						// own, in no guaranteed order: S3 User Guide,
+						// "Replicating objects within and across Regions").
+						if err := rc.Hold(ctx, `^flink/counts/savepoints/savepoint-[^/]+/[^_/][^/]*$`); err != nil {
+							return err
+						}
 						if sp2, err = c.TriggerSavepoint(ctx, jobID, "", "NATIVE", 2*time.Minute); err != nil {
 							return err
 						}
+						if err := waitArrived(ctx, s3B, replica, []string{keyOf(sp2) + "/_metadata"}, 30*time.Second); err != nil {
+							return err
+						}
+						// A checkpoint completed after the native savepoint,
+						// arrived in the replica.
 						n, _, err := c.CompletedCheckpoints(ctx, jobID)
 						if err != nil {
 							return err
 						}
-						_, err = c.WaitCheckpoints(ctx, jobID, n+1, 2*time.Minute)
-						return err
+						if _, err = c.WaitCheckpoints(ctx, jobID, n+1, 2*time.Minute); err != nil {
+							return err
+						}
+						cp, err := checkpoint.Latest(ctx, s3A, bucket, "flink/counts/checkpoints", jobID)
+						if err != nil || cp == nil {
+							return fmt.Errorf("the newest checkpoint in region A: %v, %v", cp, err)
+						}
+						if err := waitArrived(ctx, s3B, replica, []string{keyOf(cp.MetadataPath)}, 30*time.Second); err != nil {
+							return err
+						}
+						chkCopy = inReplica(cp.Path)
+						return nil
 					}),
 				},
 			},
 			{
-				// Replication, mid-way; region A's savepoints are lost. In
-				// region B the data source passes over the newest
-				// _metadata and returns the whole savepoint; the standby
-				// restores from it and its counters continue.
+				// Region A is lost: nothing more arrives, its objects are
+				// deleted. A standby restoring from the replica's
+				// incremental checkpoint is refused before its
+				// FlinkDeployment is created (the check reads S3, so it
+				// runs at the deployment's create, not at plan): its
+				// shared files are named in bucket A.
 				PreConfig: func() {
-					if err := replicate(keyOf(sp1)+"/", ""); err != nil {
+					if err := rc.Hold(ctx, `^flink/counts/`); err != nil {
 						t.Fatal(err)
 					}
-					// The second savepoint arrives without one of its files.
-					m, err := checkpoint.ReadMetadataAt(ctx, s3c, sp2)
-					if err != nil {
-						t.Fatal(err)
-					}
-					uris := m.FileURIs()
-					if len(uris) == 0 {
-						t.Fatalf("%s references no file", sp2)
-					}
-					missing = uris[0]
-					if err := replicate(keyOf(sp2)+"/", keyOf(missing)); err != nil {
-						t.Fatal(err)
-					}
-					// The job's newest checkpoint's _metadata (its shared
-					// files are named in bucket A; the job keeps
-					// checkpointing, so the newest is read until one is
-					// still there when copied).
-					for try := 0; ; try++ {
-						cp, err := checkpoint.Latest(ctx, s3c, bucket, "flink/counts/checkpoints", "")
-						if err == nil && cp != nil {
-							if _, err = s3c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(replica), Key: aws.String(keyOf(cp.MetadataPath)),
-								CopySource: aws.String(bucket + "/" + keyOf(cp.MetadataPath))}); err == nil {
-								chkMeta = cp.Path
-								break
-							}
-						}
-						if try == 10 {
-							t.Fatalf("copying the newest checkpoint's _metadata: %v", err)
-						}
-					}
-					// Region A is lost: its savepoints are gone.
 					lost = time.Now()
 					if c, err := clusterIn(opA, nsA); err == nil {
 						_, atFailover = c.Counts()
 					}
-					for _, sp := range []string{sp1, sp2} {
-						obj, err := s3c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(keyOf(sp) + "/")})
-						if err != nil {
+					keys, err := listKeys(ctx, s3A, bucket, "flink/counts/")
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, k := range keys {
+						if _, err := s3A.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)}); err != nil {
 							t.Fatal(err)
 						}
-						for _, o := range obj.Contents {
-							if _, err := s3c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: o.Key}); err != nil {
-								t.Fatal(err)
-							}
-						}
+					}
+					t.Logf("region A lost: %d objects of s3://%s/flink/counts/ deleted", len(keys), bucket)
+				},
+				Config:          primary + crossRegionStandby(replica, oidc, roleB, nsB, "var.restore", false) + `variable "restore" { type = string }`,
+				ConfigVariables: config.Variables{"restore": recordedString{&chkCopy}},
+				ExpectError: errorRE("Restore target cannot restore from where it is", "initial_savepoint_path",
+					"s3://"+replica+"/flink/counts/checkpoints/", "by absolute path in another bucket", "s3://"+bucket+"/flink/counts/checkpoints/"),
+			},
+			{
+				// In region B the data source passes over the newest
+				// _metadata and returns the whole savepoint; the standby
+				// restores from it and its counters continue.
+				PreConfig: func() {
+					if _, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(nsB).Get(ctx, "counts", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+						t.Fatalf("FlinkDeployment %s/counts after a refused restore: %v (want it not to exist)", nsB, err)
 					}
 				},
-				Config: realFlinkOperatorConfig(bucket, oidc, roleA, nsA, "", "") + realReplicaConfig(replica, oidc, roleB, nsB),
+				Config: primary + crossRegionStandby(replica, oidc, roleB, nsB, "data.flinkstate_restorable_snapshot.dr.path", true),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("data.flinkstate_restorable_snapshot.dr", tfjsonpath.New("path"), knownvalue.StringFunc(func(v string) error {
-						if want := "s3://" + replica + "/" + keyOf(sp1); v != want {
-							return fmt.Errorf("path %s, want the whole savepoint %s", v, want)
+						if want := inReplica(sp1); v != want {
+							return fmt.Errorf("path %s, want the whole canonical savepoint %s", v, want)
 						}
 						return nil
 					})),
-					statecheck.ExpectKnownValue("data.flinkstate_restorable_snapshot.dr", tfjsonpath.New("skipped"), knownvalue.ListPartial(map[int]knownvalue.Check{
-						0: knownvalue.StringFunc(func(v string) error {
-							if want := "s3://" + replica + "/" + keyOf(chkMeta) + ": not relocatable: "; !strings.HasPrefix(v, want) || !strings.Contains(v, "s3://"+bucket+"/") {
-								return fmt.Errorf("skipped[0] = %q, want %q… naming s3://%s/", v, want, bucket)
+					statecheck.ExpectKnownValue("data.flinkstate_restorable_snapshot.dr", tfjsonpath.New("skipped"), checkFunc(func(v any) error {
+						list, ok := v.([]any)
+						if !ok {
+							return fmt.Errorf("skipped is %T, want a list", v)
+						}
+						// Newest first: the native savepoint partly arrived,
+						// and the incremental checkpoints that arrived after
+						// the canonical one, not relocatable (their shared
+						// files are named in bucket A).
+						partly, notReloc := 0, 0
+						for _, e := range list {
+							line, _ := e.(string)
+							switch {
+							case strings.HasPrefix(line, inReplica(sp2)+": partly arrived: "):
+								partly++
+							case strings.HasPrefix(line, "s3://"+replica+"/flink/counts/checkpoints/") && strings.Contains(line, ": not relocatable: ") &&
+								strings.Contains(line, "s3://"+bucket+"/flink/counts/checkpoints/"):
+								notReloc++
+							case strings.HasPrefix(line, "s3://"+replica+"/flink/counts/checkpoints/") && strings.Contains(line, ": no _metadata "):
+								// A chk-N Flink discarded in A before its
+								// _metadata was copied.
+							default:
+								return fmt.Errorf("skipped %q: neither the native savepoint %s nor a checkpoint", line, sp2)
 							}
-							return nil
-						}),
-						1: knownvalue.StringFunc(func(v string) error {
-							want := "s3://" + replica + "/" + keyOf(sp2) + ": partly arrived: 1 of the "
-							if !strings.HasPrefix(v, want) || !strings.Contains(v, "s3://"+replica+"/"+keyOf(missing)) {
-								return fmt.Errorf("skipped[1] = %q, want %q… naming %s", v, want, keyOf(missing))
-							}
-							return nil
-						}),
+						}
+						if partly != 1 || notReloc == 0 || (chkCopy != "" && !strings.Contains(fmt.Sprint(list), chkCopy+": not relocatable: ")) {
+							return fmt.Errorf("skipped %q: want the native savepoint %s as partly arrived and the checkpoints (%s among them) as not relocatable", list, inReplica(sp2), chkCopy)
+						}
+						t.Logf("the data source passed over %d newer snapshots: the native savepoint (partly arrived) and %d incremental checkpoints (not relocatable)", len(list), notReloc)
+						return nil
 					})),
-					statecheck.ExpectKnownValue("data.flinkstate_restorable_snapshot.dr", tfjsonpath.New("skipped"), knownvalue.ListSizeExact(2)),
 					expectAPI(func() error {
 						c, err := clusterIn(opB, nsB)
 						if err != nil {
 							return err
 						}
-						if got := c.Configuration["execution.state-recovery.path"]; got != "s3://"+replica+"/"+keyOf(sp1) {
-							return fmt.Errorf("the standby's Flink restores from %q", got)
+						if got := c.Configuration["execution.state-recovery.path"]; got != inReplica(sp1) {
+							return fmt.Errorf("the standby's Flink restores from %q, want %s", got, inReplica(sp1))
 						}
 						first, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
 						if err != nil {
@@ -298,11 +381,9 @@ func TestAccRealFlink_restoreFromReplica(t *testing.T) {
 								return fmt.Errorf("key %d: the standby counted from %d; the savepoint held a count in [%d, %d]", k, n, before[k], taken[k])
 							}
 						}
-						t.Logf("standby restored from the replica's %s: first counts %v (savepoint held [%v, %v])", keyOf(sp1), first, before, taken)
-						// Recovery point: the restored savepoint's age when A was
-						// lost, and the counts A had reached then, which B counts again.
-						t.Logf("recovery point: the savepoint restored had completed %s before region A was lost; A had counted to %v, "+
-							"the standby resumed at %v (no replication lag here: the replica was written at once)", lost.Sub(sp1Done).Round(time.Second), atFailover, first)
+						t.Logf("standby in %s restored from the replica's %s: first counts %v (savepoint held [%v, %v])", testbed.SecondRegion, inReplica(sp1), first, before, taken)
+						t.Logf("recovery point measured: replication lag set %s (each object arrives after 1 to 1.5 times it); the savepoint restored had completed %s before region A was lost; "+
+							"A had counted to %v, the standby resumed at %v", lag, lost.Sub(sp1Done).Round(100*time.Millisecond), atFailover, first)
 						return nil
 					}),
 				},
@@ -310,3 +391,9 @@ func TestAccRealFlink_restoreFromReplica(t *testing.T) {
 		},
 	})
 }
+
+// checkFunc is a knownvalue.Check of its own.
+type checkFunc func(v any) error
+
+func (f checkFunc) CheckValue(v any) error { return f(v) }
+func (f checkFunc) String() string         { return "checkFunc" }

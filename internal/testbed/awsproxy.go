@@ -612,6 +612,14 @@ func (p *awsProxy) s3Front(sw *statusWriter, r *http.Request, logged url.URL, si
 			writeS3Error(sw, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.", "/"+bucket+"/"+key)
 		}
 		return true, nil
+	case key == "" && r.Method == http.MethodGet && isVersionsListing(q) && p.dirMarkers:
+		// kumo does not page ListObjectVersions (s3versions.go).
+		pg := takeVersionsPaging(r)
+		return false, func(resp *http.Response) {
+			if ok2xx(resp) {
+				_ = pg.page(resp)
+			}
+		}
 	case key == "" && r.Method == http.MethodGet && isListing(q):
 		return false, func(resp *http.Response) {
 			if ok2xx(resp) {

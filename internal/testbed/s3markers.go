@@ -44,7 +44,11 @@ func rewriteMarkerRequest(r *http.Request) error {
 		r.URL.Path = "/" + bucket + "/" + toEmulatorKey(key)
 		r.URL.RawPath = ""
 	}
-	if !hasKey && r.Method == http.MethodPost && r.URL.Query().Has("delete") {
+	// DeleteObjects is a bucket-level POST, which may come with the
+	// bucket's trailing slash ("/bucket/?delete"): real Flink's S3A
+	// directory-marker deletes reached kumo untranslated before (kumo held
+	// delete markers under the raw key "flink/counts/").
+	if (!hasKey || key == "") && r.Method == http.MethodPost && r.URL.Query().Has("delete") {
 		body, err := replaceBody(&r.Body, r.Header, markerKeyIn, markerKeyOut)
 		if err != nil {
 			return err

@@ -42,9 +42,36 @@ export TF_VAR_oidc_provider_arn="$oidc_arn"
 operator_pid=$!
 trap 'kill $operator_pid 2>/dev/null; wait $operator_pid 2>/dev/null' EXIT
 
+# With the real operator: the operator and the node stopped when the last
+# make demo ended, and with them the job's processes; the node has just
+# started the pod again and the job resumes from Kubernetes HA. A savepoint
+# (before an upgrade, or the destroy's final one) needs a running job, and
+# until the new operator has observed the restarted JobManager its status
+# still says READY/RUNNING from before. So wait until Flink's REST API
+# answers with a RUNNING job (the node logs where it answers), then until
+# the operator reports READY/RUNNING, as on a cluster where nothing
+# stopped. Nothing to wait for on a first run.
+wait_jobs_running() {
+  [ -n "${FLINKSTATE_OPERATOR_DIR:-}" ] || return 0
+  kubectl="${FLINKSTATE_TESTBED_KUBECTL:-kubectl}"
+  "$kubectl" -n data-processing get flinkdeployment orders >/dev/null 2>&1 || return 0
+  echo "demo: waiting for the restarted job and the real operator to report it running"
+  for _ in $(seq 1 90); do
+    rest="$(grep -o 'Flink of [^ ]*/orders: REST API [^,]*' "$state/logs/demo-operator.log" 2>/dev/null | tail -1 | sed 's/.*REST API //' || true)"
+    [ -n "$rest" ] && curl -fs "$rest/jobs/overview" 2>/dev/null | grep -q RUNNING && break
+    sleep 2
+  done
+  for _ in $(seq 1 60); do
+    st="$("$kubectl" -n data-processing get flinkdeployment orders -o jsonpath='{.status.jobManagerDeploymentStatus}/{.status.jobStatus.state}' 2>/dev/null || true)"
+    [ "$st" = READY/RUNNING ] && return 0
+    sleep 2
+  done
+}
+
 cd "$root/examples/complete"
 case "$action" in
 apply)
+  wait_jobs_running
   terraform apply -auto-approve -input=false -compact-warnings
   # The job runs as real Flink (unless FLINKSTATE_DEMO_FLINK=model) and
   # checkpoints every 60 s (state.checkpoint_interval): wait for the first
@@ -104,22 +131,7 @@ YAML
   echo "Stop the test bed: make testbed-down"
   ;;
 destroy)
-  if [ -n "${FLINKSTATE_OPERATOR_DIR:-}" ]; then
-    # The real operator and the node stopped when make demo ended, and with
-    # them the job's processes; the node has just started the pods again and
-    # the jobs resume from Kubernetes HA. The final savepoint of the destroy
-    # needs a running job: wait until the operator reports every job
-    # RUNNING again (on a cluster nothing would have stopped).
-    echo "demo: waiting for the real operator to report the jobs running again"
-    kubectl="${FLINKSTATE_TESTBED_KUBECTL:-kubectl}"
-    for _ in $(seq 1 90); do
-      states="$("$kubectl" -n data-processing get flinkdeployments -o jsonpath='{range .items[*]}{.status.jobStatus.state}{" "}{end}' 2>/dev/null || true)"
-      running=1
-      for st in $states; do [ "$st" = RUNNING ] || running=0; done
-      [ -n "${states// /}" ] && [ "$running" = 1 ] && break
-      sleep 2
-    done
-  fi
+  wait_jobs_running
   terraform destroy -auto-approve -input=false -compact-warnings
   ;;
 *)

@@ -58,7 +58,7 @@ func TestAccDeployment_failedCreateFailsAndLeavesNothing(t *testing.T) {
   }`)
 	}
 	const addr = "flinkstate_deployment.orders"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkDeploymentGone(t, ns),
 		Steps: []resource.TestStep{
@@ -109,7 +109,7 @@ func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 	var uid ktypes.UID
 	var started time.Time
 	const addr = "flinkstate_deployment.orders"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

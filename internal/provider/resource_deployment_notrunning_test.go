@@ -43,7 +43,7 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 	rec := &diagRecorder{}
 	var uid ktypes.UID
 	const addr = "flinkstate_deployment.orders"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
 			{
@@ -99,7 +99,7 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningProceedsFromHA(t *testing
 	rec := &diagRecorder{}
 	snapshots := 0
 	const addr = "flinkstate_deployment.orders"
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
 			{Config: notRunningConfig(ns, "flink:2.2.1-java17", "last-state")},

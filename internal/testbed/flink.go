@@ -277,6 +277,9 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 	return out
 }
 
+// testJVMOpt is added to the test bed's Flink JVMs (see launch).
+const testJVMOpt = "-XX:TieredStopAtLevel=1"
+
 // restPort is the port Flink's REST server listens on: rest.port, 8081 by
 // default (Flink 2.2 RestOptions.PORT), which is also the port the
 // operator calls (AbstractFlinkService.getClusterClient: RestOptions.PORT of
@@ -402,6 +405,11 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 		out = append(out, strings.Fields(c.Configuration["env.java.opts.all"])...)
 		out = append(out, strings.Fields(c.Configuration["env.java.opts."+opts])...)
 		out = append(out, jvmOpts...)
+		// The test bed's one JVM option of its own: only the C1 compiler
+		// (HotSpot's TieredStopAtLevel=1). The JVMs here live a minute or
+		// two on 2 shared cores, where C2's compiler threads cost more CPU
+		// than they save; it changes no behaviour of Flink's.
+		out = append(out, testJVMOpt)
 		out = append(out, "-Dlog4j.configurationFile="+filepath.Join(confDir, "log4j.properties"), "-cp", cp, main, "--configDir", confDir)
 		out = append(out, dynamic...)
 		return append(out, args...), nil
@@ -442,7 +450,7 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 // BASH_JAVA_UTILS_EXEC_RESULT: prefix are the JVM memory arguments and the
 // dynamic properties that fix the derived memory configuration.
 func bashJavaUtils(ctx context.Context, dist FlinkDist, cp, confDir, command string) (jvmArgs, dynamic []string, err error) {
-	out, err := exec.CommandContext(ctx, dist.Java, "-Xmx256m", "-cp", cp, "org.apache.flink.runtime.util.bash.BashJavaUtils",
+	out, err := exec.CommandContext(ctx, dist.Java, "-Xmx256m", testJVMOpt, "-cp", cp, "org.apache.flink.runtime.util.bash.BashJavaUtils",
 		command, "--configDir", confDir).CombinedOutput()
 	if err != nil {
 		return nil, nil, fmt.Errorf("BashJavaUtils %s: %w\n%s", command, err, out)

@@ -126,26 +126,45 @@ func readMetadataObject(ctx context.Context, c S3Reader, uri string) (*Metadata,
 // error is for what kept the check from being made: S3 errors, a _metadata
 // that cannot be read, a referenced file outside S3.
 func CheckComplete(ctx context.Context, c S3Reader, target string) (*Completeness, error) {
-	res := &Completeness{Target: target, MetadataURI: MetadataURI(target), Requests: 1}
+	res, found, err := openCheck(ctx, c, target)
+	if err != nil || !found {
+		return res, err
+	}
+	if err := res.lookForReferenced(ctx, c); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// openCheck starts the check of target: it reads the _metadata into a
+// Completeness and counts the files it references. found is false when
+// there is no _metadata (Missing then names it).
+func openCheck(ctx context.Context, c S3Reader, target string) (res *Completeness, found bool, err error) {
+	res = &Completeness{Target: target, MetadataURI: MetadataURI(target), Requests: 1}
 	m, modified, err := readMetadataObject(ctx, c, res.MetadataURI)
 	if notfound.Is(awsclient.NotFound(res.MetadataURI, err)) {
 		res.Missing = []string{res.MetadataURI}
-		return res, nil
+		return res, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	res.Metadata, res.MetadataModified = m, modified
-	uris := m.FileURIs()
-	res.Referenced = len(uris)
-	missing, requests, err := missingObjects(ctx, c, uris)
+	res.Referenced = len(m.FileURIs())
+	return res, true, nil
+}
+
+// lookForReferenced checks that every file the _metadata references
+// exists, by the _metadata and not by listing alone.
+func (res *Completeness) lookForReferenced(ctx context.Context, c S3Reader) error {
+	missing, requests, err := missingObjects(ctx, c, res.Metadata.FileURIs())
 	res.Requests += requests
 	if err != nil {
-		return nil, fmt.Errorf("checking the files %s references: %w", res.MetadataURI, err)
+		return fmt.Errorf("checking the files %s references: %w", res.MetadataURI, err)
 	}
 	res.Missing = missing
 	res.Present = res.Referenced - len(missing)
-	return res, nil
+	return nil
 }
 
 // missingObjects returns which of uris (distinct s3:// object URIs) do not

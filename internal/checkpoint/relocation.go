@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // Which snapshots restore from a copy in another bucket, as measured with
@@ -187,29 +184,20 @@ func (r *Restorability) Err() error {
 // another region can restore from. Files the rule refuses are not looked
 // for: in a disaster their bucket's region is gone.
 func CheckRestorable(ctx context.Context, c S3Reader, target string, rule RelocationRule) (*Restorability, error) {
-	res := &Completeness{Target: target, MetadataURI: MetadataURI(target), Requests: 1}
-	m, modified, err := readMetadataObject(ctx, c, res.MetadataURI)
-	if notfound.Is(awsclient.NotFound(res.MetadataURI, err)) {
-		res.Missing = []string{res.MetadataURI}
-		return &Restorability{Completeness: res}, nil
-	}
+	res, found, err := openCheck(ctx, c, target)
 	if err != nil {
 		return nil, err
 	}
-	res.Metadata, res.MetadataModified = m, modified
-	uris := m.FileURIs()
-	res.Referenced = len(uris)
-	rel := CheckRelocation(m, target)
+	if !found {
+		return &Restorability{Completeness: res}, nil
+	}
+	rel := CheckRelocation(res.Metadata, target)
 	out := &Restorability{Relocation: rel, Completeness: res, Rule: rule}
 	if len(rel.refused(rule)) > 0 {
 		return out, nil
 	}
-	missing, requests, err := missingObjects(ctx, c, uris)
-	res.Requests += requests
-	if err != nil {
-		return nil, fmt.Errorf("checking the files %s references: %w", res.MetadataURI, err)
+	if err := res.lookForReferenced(ctx, c); err != nil {
+		return nil, err
 	}
-	res.Missing = missing
-	res.Present = res.Referenced - len(missing)
 	return out, nil
 }

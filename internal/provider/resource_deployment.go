@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
@@ -476,13 +477,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		// fails without state: an error from Create with state would taint
 		// it, and the next apply would replace it. The next plan is a
 		// create of the fixed spec.
-		setWaitPending(ctx, private, "", diags)
-		gone := "it was deleted again"
-		if derr := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, live.GetUID(), time.Minute); derr != nil {
-			gone = "deleting it again failed (" + derr.Error() + "); delete it before applying again"
-		} else if rs, ok := state.(interface{ RemoveResource(context.Context) }); ok {
-			rs.RemoveResource(ctx)
-		}
+		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state, diags)
 		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Its JobManager never started, so no job ran and no "+
 			"state of it exists, and "+gone+".", "Fix what the operator names (the image, the pull secret, the pod template) and apply again: "+
 			"the next plan creates it.")
@@ -493,13 +488,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		// create made is deleted again (by its UID) and the create fails
 		// without state: the next plan is a create, never a replacement of
 		// a tainted deployment (an error from Create with state taints it).
-		setWaitPending(ctx, private, "", diags)
-		gone := "it was deleted again"
-		if derr := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, live.GetUID(), time.Minute); derr != nil {
-			gone = "deleting it again failed (" + derr.Error() + "); delete it before applying again"
-		} else if rs, ok := state.(interface{ RemoveResource(context.Context) }); ok {
-			rs.RemoveResource(ctx)
-		}
+		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state, diags)
 		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Nothing was deployed, and "+gone+".",
 			"Fix what the operator names and apply again.")
 	case create && errors.Is(err, kube.ErrSpecRejected):
@@ -823,4 +812,19 @@ func (r *deploymentResource) ImportState(ctx context.Context, req resource.Impor
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for"), "deployed")...)
 		markImported(ctx, resp)
 	}
+}
+
+// deleteFailedCreate deletes again (by its UID) the FlinkDeployment a
+// create made whose job never ran, and drops the resource from state, so
+// the create fails without state and the next plan is a create, not the
+// replacement of a tainted deployment. It says what became of the object.
+func deleteFailedCreate(ctx context.Context, c *kube.Client, ns, name string, uid k8stypes.UID, private privateSetter, state setter, diags *diag.Diagnostics) string {
+	setWaitPending(ctx, private, "", diags)
+	if err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, uid, time.Minute); err != nil {
+		return "deleting it again failed (" + err.Error() + "); delete it before applying again"
+	}
+	if rs, ok := state.(interface{ RemoveResource(context.Context) }); ok {
+		rs.RemoveResource(ctx)
+	}
+	return "it was deleted again"
 }

@@ -49,6 +49,21 @@ func newEKSStandIn(t *testing.T, clusters ...string) (*eksPodIdentityStandIn, *h
 	return s, srv
 }
 
+// RoleFor is the role associated with a ServiceAccount of cluster, "" for
+// none: what the EKS Pod Identity webhook and agent look up
+// (testbed.NodeOptions.PodIdentity).
+func (s *eksPodIdentityStandIn) RoleFor(cluster, ns, sa string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.assocs {
+		if a["clusterName"] == cluster && a["namespace"] == ns && a["serviceAccount"] == sa {
+			role, _ := a["roleArn"].(string)
+			return role
+		}
+	}
+	return ""
+}
+
 func (s *eksPodIdentityStandIn) Rejected() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

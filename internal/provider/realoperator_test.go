@@ -25,7 +25,8 @@ import (
 // the test bed's node stand-in and kube-controller-manager's garbage
 // collector; it skips, saying why, without the operator's jars
 // (FLINKSTATE_OPERATOR_DIR).
-func startRealOperator(t *testing.T, rf *realFlinkBed, ns string) *testbed.Node {
+// opts change the node's options (e.g. its Pod Identity associations).
+func startRealOperator(t *testing.T, rf *realFlinkBed, ns string, opts ...func(*testbed.NodeOptions)) *testbed.Node {
 	t.Helper()
 	requireOperatorJars(t)
 	ctx := context.Background()
@@ -33,7 +34,11 @@ func startRealOperator(t *testing.T, rf *realFlinkBed, ns string) *testbed.Node 
 		t.Fatal(err)
 	}
 	hosts := filepath.Join(t.TempDir(), "hosts")
-	node, err := testbed.StartNode(ctx, rf.dist, rf.env, testKube(t).Dynamic, testbed.NodeOptions{Namespaces: []string{ns}, HostsFile: hosts, Logf: t.Logf})
+	no := testbed.NodeOptions{Namespaces: []string{ns}, HostsFile: hosts, Logf: t.Logf}
+	for _, o := range opts {
+		o(&no)
+	}
+	node, err := testbed.StartNode(ctx, rf.dist, rf.env, testKube(t).Dynamic, no)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,9 @@ import (
 //   - as the kubelet: runs each pod as a Flink application cluster
 //     (StartFlink: a JobManager and one TaskManager JVM) with the
 //     configuration of the mounted config.yaml, the container's env, and
-//     the ServiceAccount's IRSA credentials as EKS's pod identity webhook
-//     injects them; writes the pod's status (Running, Ready once the REST
+//     the ServiceAccount's credentials as EKS delivers them (IRSA's env
+//     from its role annotation; EKS Pod Identity's agent URI and token
+//     when NodeOptions.PodIdentity names an association); writes the pod's status (Running, Ready once the REST
 //     API answers /config, as the pod's startupProbe asks); on a pod's
 //     deletion stops the processes and removes the pod, as a kubelet
 //     confirms a graceful deletion; a pod whose ConfigMap is not there yet
@@ -88,6 +89,10 @@ type NodeOptions struct {
 	Logf func(string, ...any)
 	// Poll is how often it looks (default 300 ms).
 	Poll time.Duration
+	// PodIdentity, when set, is the cluster's EKS Pod Identity
+	// associations: the role associated with a namespace's ServiceAccount,
+	// "" for none (see podIdentityEnv).
+	PodIdentity func(ctx context.Context, namespace, serviceAccount string) (roleARN string, err error)
 }
 
 // Node is a running node stand-in.
@@ -105,6 +110,7 @@ type Node struct {
 	pods    map[types.UID]*nodePod
 	history map[string][]*FlinkCluster // "<ns>/<deployment>" -> clusters, oldest first
 	hosts   string
+	agents  map[string]*PodIdentityAgent // role ARN -> the Pod Identity Agent stand-in serving it
 }
 
 // nodePod is a pod the node runs.
@@ -175,7 +181,10 @@ func (n *Node) Stop() {
 			c.Remove()
 		}
 	}
-	n.pods, n.history = map[types.UID]*nodePod{}, map[string][]*FlinkCluster{}
+	for _, a := range n.agents {
+		a.Close()
+	}
+	n.pods, n.history, n.agents = map[types.UID]*nodePod{}, map[string][]*FlinkCluster{}, nil
 	_ = os.RemoveAll(n.dir)
 }
 
@@ -653,6 +662,10 @@ func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured) (Flin
 	}
 	creds, err := n.irsaEnv(ctx, ns, sa, pod.GetName())
 	if err != nil {
+		return FlinkJob{}, err
+	}
+	job.Env = append(job.Env, creds...)
+	if creds, err = n.podIdentityEnv(ctx, ns, sa, pod.GetName()); err != nil {
 		return FlinkJob{}, err
 	}
 	job.Env = append(job.Env, creds...)

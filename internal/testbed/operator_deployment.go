@@ -574,8 +574,7 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		restore := o.restoreFrom(c.obj)
 		if restore != "" && restore != LastStateDummyPath {
 			if msg := o.restorable(ctx, restore); msg != "" {
-				st.JobState = flinkFailed
-				st.Error = operatorException("java.io.FileNotFoundException", msg)
+				o.restoreUnresolvable(ctx, dyn, c, restore, msg)
 				return
 			}
 		}
@@ -606,6 +605,36 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 	}
 	checkAndUpdateStableSpec(st)
 }
+
+// restoreUnresolvable is what a user sees when Flink cannot resolve the
+// restore path (AbstractFsCheckpointStorageAccess.resolveCheckpointPointer:
+// "Cannot find checkpoint or savepoint …"), as seen on the real operator
+// 1.15.0 with real Flink 2.2.1 and Kubernetes HA
+// (TestDifferential_restoreFromMissingPath). The JobMaster does not start
+// (JobInitializationException), so the application's main method fails
+// and the JobManager process exits ("Fatal error occurred in the cluster
+// entrypoint", ClusterEntrypoint); the failed job's result is in the
+// job-result-store under the HA storage directory, so the restarted
+// JobManager ignores the job ("the job already reached a globally-terminal
+// state in a previous execution", Dispatcher) and runs none. The operator
+// then finds no job: JobStatusObserver.onTargetJobNotFound sets
+// status.error to JOB_NOT_FOUND_ERR ("Job Not Found", a plain string),
+// the job RECONCILING, reconciliation DEPLOYED, and writes a Warning event
+// Missing at each observation; the lifecycle stays DEPLOYED and the
+// JobManager READY. Flink's own message is only in the JobManager's log.
+// (The crash in between reaches the operator as a CrashLoopBackOff event
+// when it observes the pod during it: not modelled.)
+func (o *Operator) restoreUnresolvable(ctx context.Context, dyn dynamic.Interface, c depCtx, path, flinkMsg string) {
+	o.logf("operator: Flink cannot restore %s from %s: %s", c.obj.GetName(), path, flinkMsg)
+	st := c.st
+	st.JMStatus, st.JobState, st.StartTime = jmReady, flinkReconciling, ""
+	st.ReconState = reconDeployed
+	st.Error = jobNotFound
+	o.eventEvery(ctx, dyn, c.obj, eventWarning, "Missing", jobNotFound, componentJob)
+}
+
+// jobNotFound is JobStatusObserver.JOB_NOT_FOUND_ERR.
+const jobNotFound = "Job Not Found"
 
 func (o *Operator) nextCheckpoint(jobID string) int {
 	o.mu.Lock()

@@ -28,6 +28,7 @@ const (
 	// the component of the deployment controller's spec-change and error
 	// events.
 	componentJobManager = "JobManagerDeployment"
+	componentJob        = "Job"
 	eventNormal         = "Normal"
 )
 

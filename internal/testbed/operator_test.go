@@ -516,16 +516,41 @@ func TestOperator_newNonceWithoutPathIsRejected(t *testing.T) {
 	}
 }
 
-func TestOperator_restoreFromMissingPathFails(t *testing.T) {
-	b := newBed(t)
-	_, sp := b.dirs("orders")
-	b.createDeployment(t, "orders", modeSavepoint, map[string]any{"initialSavepointPath": sp + "/no-such-savepoint"})
-	obj := b.until(t, true, "orders", "failed", func(o *unstructured.Unstructured) bool {
-		return readDeploymentStatus(o).JobState == flinkFailed
+func TestOperator_restoreFromMissingPathFindsNoJob(t *testing.T) { restoreFromMissingPath(t, newBed(t)) }
+
+// restoreFromMissingPath: a first deployment, with Kubernetes HA, whose
+// initialSavepointPath holds nothing. The operator records the path
+// (updateStatusBeforeFirstDeployment) and hands it to Flink, which cannot
+// resolve it: the JobManager exits, and once restarted runs no job (the
+// failed one is in the job-result-store), so the operator reports "Job Not
+// Found" with a Warning event Missing, the job RECONCILING and the
+// lifecycle DEPLOYED, never FAILED; Flink's "Cannot find checkpoint or
+// savepoint" reaches neither the status nor an event (restoreUnresolvable).
+// TestDifferential_restoreFromMissingPath holds the model to the real
+// operator here.
+func restoreFromMissingPath(t *testing.T, b *bed) {
+	cp, sp := b.dirs("orders")
+	path := sp + "/no-such-savepoint"
+	b.createDeploymentEdited(t, "orders", modeSavepoint, map[string]any{"initialSavepointPath": path}, func(spec map[string]any) {
+		conf := spec["flinkConfiguration"].(map[string]any)
+		if !haEnabled(spec) {
+			conf["high-availability.type"] = "kubernetes"
+			conf["high-availability.storageDir"] = strings.TrimSuffix(cp, "/checkpoints") + "/ha"
+		}
+	})
+	ev := b.eventOn(t, true, "orders", "Missing", func(kube.OperatorEvent) bool { return true })
+	if ev.Type != eventWarning || ev.Message != jobNotFound {
+		t.Errorf("event %+v, want a Warning Missing %q", ev, jobNotFound)
+	}
+	obj := b.until(t, true, "orders", "found no job", func(o *unstructured.Unstructured) bool {
+		return readDeploymentStatus(o).Error == jobNotFound
 	})
 	st := readDeploymentStatus(obj)
-	if st.lifecycle(false) != "FAILED" || !strings.Contains(st.Error, "Cannot find checkpoint or savepoint") || st.UpgradeSavepointPath != sp+"/no-such-savepoint" {
-		t.Fatalf("status %+v", st)
+	lc, _, _ := unstructured.NestedString(obj.Object, "status", "lifecycleState")
+	if st.JobState != flinkReconciling || st.JMStatus != jmReady || st.ReconState != reconDeployed || lc != "DEPLOYED" ||
+		st.UpgradeSavepointPath != path || st.ObservedGeneration != 1 {
+		t.Fatalf("status %v: want the job RECONCILING, the JobManager READY, reconciliation DEPLOYED, lifecycle DEPLOYED, "+
+			"upgradeSavepointPath %s, observedGeneration 1", obj.Object["status"], path)
 	}
 }
 

@@ -516,7 +516,9 @@ func TestOperator_newNonceWithoutPathIsRejected(t *testing.T) {
 	}
 }
 
-func TestOperator_restoreFromMissingPathFindsNoJob(t *testing.T) { restoreFromMissingPath(t, newBed(t)) }
+func TestOperator_restoreFromMissingPathFindsNoJob(t *testing.T) {
+	restoreFromMissingPath(t, newBed(t))
+}
 
 // restoreFromMissingPath: a first deployment, with Kubernetes HA, whose
 // initialSavepointPath holds nothing. The operator records the path

@@ -547,15 +547,7 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 			return
 		}
 		if cw := f.ContainerWaiting; cw != nil {
-			// FlinkDeploymentController on DeploymentFailedException
-			// (forContainerStatus: "[container] message"), with a Warning
-			// event whose reason is the container's waiting reason
-			// (triggerErrorEvent with dfe.getReason(); seen on the real
-			// operator 1.15.0: TestDifferential_createImagePullBackOff).
-			st.JMStatus, st.JobState = jmError, flinkReconciling
-			msg := fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message)
-			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException", msg)
-			o.recordEvent(ctx, dyn, c.obj, eventWarning, cw.Reason, msg, componentJobManager)
+			o.containerWaiting(ctx, dyn, c, cw)
 			return
 		}
 		st.JMStatus = jmDeployedNotReady
@@ -606,6 +598,20 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 	checkAndUpdateStableSpec(st)
 }
 
+// containerWaiting: the JobManager's container waits (a kubelet's reason
+// and message). FlinkDeploymentController on DeploymentFailedException
+// (forContainerStatus: "[container] message"), with a Warning event whose
+// reason is the container's waiting reason (triggerErrorEvent with
+// dfe.getReason(); seen on the real operator 1.15.0:
+// TestDifferential_createImagePullBackOff).
+func (o *Operator) containerWaiting(ctx context.Context, dyn dynamic.Interface, c depCtx, cw *ContainerState) {
+	st := c.st
+	st.JMStatus, st.JobState = jmError, flinkReconciling
+	msg := fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message)
+	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException", msg)
+	o.recordEvent(ctx, dyn, c.obj, eventWarning, cw.Reason, msg, componentJobManager)
+}
+
 // restoreUnresolvable is what a user sees when Flink cannot resolve the
 // restore path (AbstractFsCheckpointStorageAccess.resolveCheckpointPointer:
 // "Cannot find checkpoint or savepoint …"), as seen on the real operator
@@ -624,8 +630,21 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 // JobManager READY. Flink's own message is only in the JobManager's log.
 // (The crash in between reaches the operator as a CrashLoopBackOff event
 // when it observes the pod during it: not modelled.)
+//
+// Without HA the job-result-store is the JobManager's memory
+// (EmbeddedJobResultStore), so every restart submits the job again, fails
+// again and exits: the kubelet's crash loop (kuberuntime_manager.go:
+// "back-off <delay> restarting failed container=<name> pod=<pod>",
+// reason CrashLoopBackOff), which the operator reports as for any waiting
+// container (containerWaiting; seen on the real operator 1.15.0 with real
+// Flink 2.2.1: TestDifferential_restoreFromMissingPath/noHA).
 func (o *Operator) restoreUnresolvable(ctx context.Context, dyn dynamic.Interface, c depCtx, path, flinkMsg string) {
 	o.logf("operator: Flink cannot restore %s from %s: %s", c.obj.GetName(), path, flinkMsg)
+	if !haEnabled(c.spec) {
+		o.containerWaiting(ctx, dyn, c, &ContainerState{Reason: "CrashLoopBackOff",
+			Message: fmt.Sprintf("back-off 10s restarting failed container=flink-main-container pod=%s-jobmanager_%s(%s)", c.obj.GetName(), c.obj.GetNamespace(), c.obj.GetUID())})
+		return
+	}
 	st := c.st
 	st.JMStatus, st.JobState, st.StartTime = jmReady, flinkReconciling, ""
 	st.ReconState = reconDeployed

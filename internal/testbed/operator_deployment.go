@@ -478,7 +478,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 		// the error is reported and the last reconciled spec stays in
 		// force; before the first deployment nothing else is recorded (no
 		// observedGeneration).
-		o.eventEvery(ctx, dyn, obj, eventWarning, "ValidationError", msg, componentOperator)
+		o.warnEvery(ctx, dyn, obj, "ValidationError", msg, componentOperator)
 		st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ValidationException", msg)
 	} else if err := o.reconcile(ctx, dyn, c); err != nil {
 		// FlinkDeploymentController: ReconciliationException, error in status.
@@ -649,7 +649,7 @@ func (o *Operator) restoreUnresolvable(ctx context.Context, dyn dynamic.Interfac
 	st.JMStatus, st.JobState, st.StartTime = jmReady, flinkReconciling, ""
 	st.ReconState = reconDeployed
 	st.Error = jobNotFound
-	o.eventEvery(ctx, dyn, c.obj, eventWarning, "Missing", jobNotFound, componentJob)
+	o.warnEvery(ctx, dyn, c.obj, "Missing", jobNotFound, componentJob)
 }
 
 // jobNotFound is JobStatusObserver.JOB_NOT_FOUND_ERR.
@@ -827,7 +827,7 @@ func (o *Operator) upgradeFailure(ctx context.Context, dyn dynamic.Interface, c 
 	const msg = "JobManager deployment is missing and HA metadata is not available to make stateful upgrades. " +
 		"It is possible that the job has finished or terminally failed, or the configmaps have been deleted.Manual restore required."
 	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.UpgradeFailureException", msg)
-	o.eventEvery(ctx, dyn, c.obj, eventWarning, "UpgradeFailed", msg, componentJobManager)
+	o.warnEvery(ctx, dyn, c.obj, "UpgradeFailed", msg, componentJobManager)
 }
 
 // reconcileSpecChange is AbstractJobReconciler.reconcileSpecChange.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,6 +156,35 @@ func TestAccRealOperator_adoptExample(t *testing.T) {
 							return fmt.Errorf("the spec changed on adoption:\n%v\nwas\n%v", a, b)
 						}
 						return nil
+					}),
+					untouched,
+				},
+			},
+			{
+				// A change of a kubernetes.operator.* key changes the spec
+				// (a new generation), which the operator observes without
+				// touching the job: its spec diff is IGNORE for that prefix
+				// (AbstractFlinkSpec's flinkConfiguration @SpecDiff.Config,
+				// release-1.15.0), as the model's diffType says.
+				Config: fmt.Sprintf(strings.Replace(config, `= "NATIVE"`, `= "CANONICAL"`, 1), ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(adoptedAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAPI(func() error {
+						for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+							o, err := getDeployment(t, ns, name)
+							if err != nil {
+								return err
+							}
+							observed, _, _ := unstructured.NestedInt64(o.Object, "status", "observedGeneration")
+							if o.GetGeneration() == before0.GetGeneration()+1 && observed == o.GetGeneration() {
+								return nil
+							}
+							if time.Now().After(deadline) {
+								return fmt.Errorf("generation %d, observed %d: want the change written once and observed", o.GetGeneration(), observed)
+							}
+						}
 					}),
 					untouched,
 				},

@@ -679,7 +679,9 @@ func (o *Operator) hadCheckpoint(jobID string) bool {
 }
 
 // The path a deployed job restores from is what the operator passed Flink
-// as execution.state-recovery.path; the model keeps it per object.
+// (execution.savepoint.path from the real operator 1.15.0, the deprecated
+// key of Flink 2.2's execution.state-recovery.path); the model keeps it
+// per object.
 func (o *Operator) restoreFrom(obj *unstructured.Unstructured) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -31,6 +31,11 @@ func ReadDeploymentStatus(obj *unstructured.Unstructured) DeploymentStatus {
 	return st
 }
 
+// JobNotFound is status.error when the operator finds no job on a running
+// JobManager (JobStatusObserver.JOB_NOT_FOUND_ERR, onTargetJobNotFound;
+// flink-kubernetes-operator release-1.15.0), with a Warning event Missing.
+const JobNotFound = "Job Not Found"
+
 // ErrDeploymentTimeout is returned when a deployment is not ready in time.
 var ErrDeploymentTimeout = errors.New("FlinkDeployment not ready in time")
 
@@ -414,7 +419,13 @@ func WaitRestoredSince(ctx context.Context, dyn dynamic.Interface, namespace, na
 			err = upgradeRefused(ctx, dyn, obj, last, written)
 		}
 		recorded, _, _ = unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath")
-		return running && (path == "" || strings.TrimSuffix(recorded, "/") == strings.TrimSuffix(path, "/")), err
+		samePath := strings.TrimSuffix(recorded, "/") == strings.TrimSuffix(path, "/")
+		if err != nil && path != "" && samePath && last.Error == JobNotFound {
+			err = fmt.Errorf("%w. The operator handed Flink %s to restore from and finds no job: Flink could not start the job from it. "+
+				"Its reason is in the JobManager's log only (on a path Flink cannot resolve or read, the JobManager exits; restarted, "+
+				"with Kubernetes HA, it runs no job: seen on the real operator 1.15.0 with Flink 2.2.1)", err, path)
+		}
+		return running && (path == "" || samePath), err
 	}, func(readErr error, end waitEnd) error {
 		what := "its job running"
 		if path != "" {

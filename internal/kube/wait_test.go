@@ -168,6 +168,18 @@ func TestWaitRestored(t *testing.T) {
 		errors.Is(err, ErrDeploymentTimeout) || !strings.Contains(err.Error(), "Cannot find checkpoint") {
 		t.Fatalf("failed restore: got %v, want the operator's message at once", err)
 	}
+	// What the real operator 1.15.0 reports when Flink 2.2.1 cannot
+	// restore from the path (TestDifferential_restoreFromMissingPath):
+	// "Job Not Found" with the job RECONCILING, never FAILED. The wait ends
+	// at once and says what it means.
+	notFound := deploymentWithStatus(2, 2, "DEPLOYED", "RECONCILING")
+	_ = unstructured.SetNestedField(notFound.Object, "s3://b/sp/x", "status", "jobStatus", "upgradeSavepointPath")
+	_ = unstructured.SetNestedField(notFound.Object, JobNotFound, "status", "error")
+	if _, err := WaitRestored(context.Background(), fakeDynamic(notFound, 0, nil), "ns", "orders", "s3://b/sp/x", time.Minute, time.Millisecond); err == nil ||
+		errors.Is(err, ErrDeploymentTimeout) || !strings.Contains(err.Error(), "Job Not Found") ||
+		!strings.Contains(err.Error(), "Flink could not start the job from it") || !strings.Contains(err.Error(), "JobManager's log") {
+		t.Fatalf("a restore whose job Flink could not start: got %v, want at once what it means", err)
+	}
 }
 
 // A spec the operator's validator refused on create is ErrSpecRejected,

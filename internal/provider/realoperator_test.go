@@ -16,7 +16,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
@@ -65,6 +68,36 @@ func startRealOperator(t *testing.T, rf *realFlinkBed, ns string, opts ...func(*
 		node.Stop()
 	})
 	return node
+}
+
+// lastCluster is the newest Flink cluster the node ran for ns/name.
+func lastCluster(node *testbed.Node, ns, name string) (*testbed.FlinkCluster, error) {
+	cs := node.Clusters(ns, name)
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("the node runs no Flink cluster for %s/%s", ns, name)
+	}
+	return cs[len(cs)-1], nil
+}
+
+// restoredFrom checks what the real operator did with a restore path: it
+// recorded it in status.jobStatus.upgradeSavepointPath
+// (AbstractFlinkResourceReconciler.updateStatusBeforeFirstDeployment on a
+// first deploy, AbstractJobReconciler.redeployWithSavepoint on a new
+// savepointRedeployNonce; release-1.15.0) and handed it to Flink as
+// execution.savepoint.path (ApplicationReconciler.deploy, its Flink 1.20
+// client's key), which the node's Flink cluster ran with.
+func restoredFrom(t *testing.T, c *testbed.FlinkCluster, ns, name, path string) error {
+	obj, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if got, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath"); got != path {
+		return fmt.Errorf("status.jobStatus.upgradeSavepointPath %q, want %q", got, path)
+	}
+	if got := c.Configuration["execution.savepoint.path"]; got != path {
+		return fmt.Errorf("the node's Flink cluster ran with execution.savepoint.path %q, want %q", got, path)
+	}
+	return nil
 }
 
 // requireOperatorJars skips the test, saying why, without the operator's

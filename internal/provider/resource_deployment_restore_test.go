@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
@@ -544,6 +545,68 @@ resource "flinkstate_snapshot" "before" {
 					statecheck.ExpectKnownOutputValue("redeploy_nonce", knownvalue.Int64Exact(1)),
 				},
 				Check: checkRestoredFrom(t, ns, &savepoint),
+			},
+		},
+	})
+}
+
+// A redeploy from a savepoint that goes away after the provider checked it
+// (its _metadata deleted before the operator deploys): Flink cannot start
+// the job from it, which the operator reports as "Job Not Found", the job
+// RECONCILING, never as a failed job (so seen on the real operator 1.15.0
+// with Flink 2.2.1: TestDifferential_restoreFromMissingPath). The apply
+// fails at once, saying that Flink could not start the job from the path
+// and where its reason is.
+func TestAccDeployment_redeployFlinkCannotStartSaysSo(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	prefix := randName("restorefail-")
+	snapshot := fmt.Sprintf(`
+resource "flinkstate_snapshot" "sp" {
+  namespace       = %q
+  deployment_name = "orders"
+  %%s
+}
+`, ns)
+	wait := `  wait_for = "running"`
+	var savepoint string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: restoreConfig(ns, prefix, "flink:2.2.1-java17", "", wait) + fmt.Sprintf(snapshot, "depends_on = [flinkstate_deployment.orders]"),
+				Check: func(s *terraform.State) error {
+					savepoint = attrOf(s, "flinkstate_snapshot.sp", "path")
+					return nil
+				},
+			},
+			{
+				// The operator is held until the provider has checked the
+				// path and written the redeploy; then the path's _metadata
+				// goes, and the operator deploys from it.
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.Down = true })
+					go func() {
+						defer op.SetFaults(func(f *testbed.Faults) { f.Down = false })
+						for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+							obj, err := getDeployment(t, ns, "orders")
+							if err != nil {
+								continue
+							}
+							if n, ok, _ := unstructured.NestedInt64(obj.Object, "spec", "job", "savepointRedeployNonce"); ok && n > 0 {
+								bucket, key, _ := checkpoint.ParseS3URI(savepoint + "/_metadata")
+								if _, err := testAWS(t).S3.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: &bucket, Key: &key}); err != nil {
+									t.Errorf("deleting %s/_metadata: %v", savepoint, err)
+								}
+								return
+							}
+						}
+						t.Error("the redeploy was never written")
+					}()
+				},
+				Config:      restoreConfig(ns, prefix, "flink:2.2.1-java17", "initial_savepoint_path = flinkstate_snapshot.sp.path", wait) + fmt.Sprintf(snapshot, ""),
+				ExpectError: errorRE("Job Not Found", "Flink could not start the job from it", "JobManager's log"),
 			},
 		},
 	})

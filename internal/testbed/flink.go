@@ -270,8 +270,12 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 		out["kubernetes.config.file"] = tb.Kubeconfig
 	}
 	if job.RestorePath != "" {
-		// StateRecoveryOptions.SAVEPOINT_PATH, which the operator sets from
-		// spec.job.initialSavepointPath (FlinkConfigBuilder).
+		// StateRecoveryOptions.SAVEPOINT_PATH. The real operator 1.15.0
+		// hands Flink the restore path under its Flink 1.20 client's key,
+		// execution.savepoint.path (ApplicationReconciler.deploy), which
+		// Flink 2.2 reads as this option's deprecated key (the node runs
+		// what the operator rendered: TestAccRealOperator_restoreFrom*
+		// check that key); the runner writes the 2.2 name.
 		out["execution.state-recovery.path"] = job.RestorePath
 	}
 	return out

@@ -386,6 +386,19 @@ func TestDifferential_runningJobs(t *testing.T) {
 	}
 }
 
+// A first deployment restoring from a path that holds nothing, on the
+// model and on the real operator with real Flink (restoreFromMissingPath).
+func TestDifferential_restoreFromMissingPath(t *testing.T) {
+	for _, ha := range []bool{true, false} {
+		name := "HA"
+		if !ha {
+			name = "noHA"
+		}
+		t.Run(name+"/model", func(t *testing.T) { restoreFromMissingPath(t, newBed(t), ha) })
+		t.Run(name+"/real", func(t *testing.T) { restoreFromMissingPath(t, newRealStack(t, nil).bed, ha) })
+	}
+}
+
 // tools/kcm pins the kube-controller-manager of the same Kubernetes release
 // as the test bed's kube-apiserver (tools/kube): the same k8s.io/kubernetes
 // version and the same replacements of its staging modules.

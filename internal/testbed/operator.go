@@ -79,11 +79,15 @@
 //   - Flink's files: a running job's completed checkpoint is
 //     <checkpoint-dir>/<job-id>/chk-N/ with state files, shared/ and
 //     taskowned/ beside it, and chk-N/_metadata written last; a savepoint is
-//     <dir>/savepoint-<first 6 of job id>-<12 random hex>/_metadata; a restore
-//     from a path without _metadata fails the job (Flink
-//     AbstractFsCheckpointStorageAccess constants, initializeLocationForSavepoint
-//     and resolveCheckpointPointer; FsCheckpointStorageAccess; PendingCheckpoint
-//     .finalizeCheckpoint writes the metadata last) — flink.go.
+//     <dir>/savepoint-<first 6 of job id>-<12 random hex>/_metadata (Flink
+//     AbstractFsCheckpointStorageAccess constants, initializeLocationForSavepoint;
+//     FsCheckpointStorageAccess; PendingCheckpoint.finalizeCheckpoint writes
+//     the metadata last) — flink.go. A restore from a path without _metadata
+//     (resolveCheckpointPointer) makes the JobManager exit: with HA the
+//     operator then reports "Job Not Found" (job RECONCILING, lifecycle
+//     DEPLOYED), without HA a CrashLoopBackOff DeploymentFailedException,
+//     never a FAILED job (seen on the real operator 1.15.0 with Flink 2.2.1:
+//     TestDifferential_restoreFromMissingPath) — restoreUnresolvable.
 //   - Job ids: a new random JobID on every deployment that is not a
 //     last-state restore (ApplicationReconciler.setJobIdIfNecessary).
 //

@@ -478,7 +478,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 		// the error is reported and the last reconciled spec stays in
 		// force; before the first deployment nothing else is recorded (no
 		// observedGeneration).
-		o.eventEvery(ctx, dyn, obj, eventWarning, "ValidationError", msg, componentOperator)
+		o.warnEvery(ctx, dyn, obj, "ValidationError", msg, componentOperator)
 		st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ValidationException", msg)
 	} else if err := o.reconcile(ctx, dyn, c); err != nil {
 		// FlinkDeploymentController: ReconciliationException, error in status.
@@ -547,15 +547,7 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 			return
 		}
 		if cw := f.ContainerWaiting; cw != nil {
-			// FlinkDeploymentController on DeploymentFailedException
-			// (forContainerStatus: "[container] message"), with a Warning
-			// event whose reason is the container's waiting reason
-			// (triggerErrorEvent with dfe.getReason(); seen on the real
-			// operator 1.15.0: TestDifferential_createImagePullBackOff).
-			st.JMStatus, st.JobState = jmError, flinkReconciling
-			msg := fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message)
-			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException", msg)
-			o.recordEvent(ctx, dyn, c.obj, eventWarning, cw.Reason, msg, componentJobManager)
+			o.containerWaiting(ctx, dyn, c, cw)
 			return
 		}
 		st.JMStatus = jmDeployedNotReady
@@ -574,8 +566,7 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		restore := o.restoreFrom(c.obj)
 		if restore != "" && restore != LastStateDummyPath {
 			if msg := o.restorable(ctx, restore); msg != "" {
-				st.JobState = flinkFailed
-				st.Error = operatorException("java.io.FileNotFoundException", msg)
+				o.restoreUnresolvable(ctx, dyn, c, restore, msg)
 				return
 			}
 		}
@@ -607,6 +598,63 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 	checkAndUpdateStableSpec(st)
 }
 
+// containerWaiting: the JobManager's container waits (a kubelet's reason
+// and message). FlinkDeploymentController on DeploymentFailedException
+// (forContainerStatus: "[container] message"), with a Warning event whose
+// reason is the container's waiting reason (triggerErrorEvent with
+// dfe.getReason(); seen on the real operator 1.15.0:
+// TestDifferential_createImagePullBackOff).
+func (o *Operator) containerWaiting(ctx context.Context, dyn dynamic.Interface, c depCtx, cw *ContainerState) {
+	st := c.st
+	st.JMStatus, st.JobState = jmError, flinkReconciling
+	msg := fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message)
+	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException", msg)
+	o.recordEvent(ctx, dyn, c.obj, eventWarning, cw.Reason, msg, componentJobManager)
+}
+
+// restoreUnresolvable is what a user sees when Flink cannot resolve the
+// restore path (AbstractFsCheckpointStorageAccess.resolveCheckpointPointer:
+// "Cannot find checkpoint or savepoint …"), as seen on the real operator
+// 1.15.0 with real Flink 2.2.1 and Kubernetes HA
+// (TestDifferential_restoreFromMissingPath). The JobMaster does not start
+// (JobInitializationException), so the application's main method fails
+// and the JobManager process exits ("Fatal error occurred in the cluster
+// entrypoint", ClusterEntrypoint); the failed job's result is in the
+// job-result-store under the HA storage directory, so the restarted
+// JobManager ignores the job ("the job already reached a globally-terminal
+// state in a previous execution", Dispatcher) and runs none. The operator
+// then finds no job: JobStatusObserver.onTargetJobNotFound sets
+// status.error to JOB_NOT_FOUND_ERR ("Job Not Found", a plain string),
+// the job RECONCILING, reconciliation DEPLOYED, and writes a Warning event
+// Missing at each observation; the lifecycle stays DEPLOYED and the
+// JobManager READY. Flink's own message is only in the JobManager's log.
+// (The crash in between reaches the operator as a CrashLoopBackOff event
+// when it observes the pod during it: not modelled.)
+//
+// Without HA the job-result-store is the JobManager's memory
+// (EmbeddedJobResultStore), so every restart submits the job again, fails
+// again and exits: the kubelet's crash loop (kuberuntime_manager.go:
+// "back-off <delay> restarting failed container=<name> pod=<pod>",
+// reason CrashLoopBackOff), which the operator reports as for any waiting
+// container (containerWaiting; seen on the real operator 1.15.0 with real
+// Flink 2.2.1: TestDifferential_restoreFromMissingPath/noHA).
+func (o *Operator) restoreUnresolvable(ctx context.Context, dyn dynamic.Interface, c depCtx, path, flinkMsg string) {
+	o.logf("operator: Flink cannot restore %s from %s: %s", c.obj.GetName(), path, flinkMsg)
+	if !haEnabled(c.spec) {
+		o.containerWaiting(ctx, dyn, c, &ContainerState{Reason: "CrashLoopBackOff",
+			Message: fmt.Sprintf("back-off 10s restarting failed container=flink-main-container pod=%s-jobmanager_%s(%s)", c.obj.GetName(), c.obj.GetNamespace(), c.obj.GetUID())})
+		return
+	}
+	st := c.st
+	st.JMStatus, st.JobState, st.StartTime = jmReady, flinkReconciling, ""
+	st.ReconState = reconDeployed
+	st.Error = jobNotFound
+	o.warnEvery(ctx, dyn, c.obj, "Missing", jobNotFound, componentJob)
+}
+
+// jobNotFound is JobStatusObserver.JOB_NOT_FOUND_ERR.
+const jobNotFound = "Job Not Found"
+
 func (o *Operator) nextCheckpoint(jobID string) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -631,7 +679,9 @@ func (o *Operator) hadCheckpoint(jobID string) bool {
 }
 
 // The path a deployed job restores from is what the operator passed Flink
-// as execution.state-recovery.path; the model keeps it per object.
+// (execution.savepoint.path from the real operator 1.15.0, the deprecated
+// key of Flink 2.2's execution.state-recovery.path); the model keeps it
+// per object.
 func (o *Operator) restoreFrom(obj *unstructured.Unstructured) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -779,7 +829,7 @@ func (o *Operator) upgradeFailure(ctx context.Context, dyn dynamic.Interface, c 
 	const msg = "JobManager deployment is missing and HA metadata is not available to make stateful upgrades. " +
 		"It is possible that the job has finished or terminally failed, or the configmaps have been deleted.Manual restore required."
 	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.UpgradeFailureException", msg)
-	o.eventEvery(ctx, dyn, c.obj, eventWarning, "UpgradeFailed", msg, componentJobManager)
+	o.warnEvery(ctx, dyn, c.obj, "UpgradeFailed", msg, componentJobManager)
 }
 
 // reconcileSpecChange is AbstractJobReconciler.reconcileSpecChange.

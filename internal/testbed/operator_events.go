@@ -28,6 +28,7 @@ const (
 	// the component of the deployment controller's spec-change and error
 	// events.
 	componentJobManager = "JobManagerDeployment"
+	componentJob        = "Job"
 	eventNormal         = "Normal"
 )
 
@@ -83,10 +84,11 @@ func (o *Operator) recordEvent(ctx context.Context, dyn dynamic.Interface, obj *
 	}
 }
 
-// eventEvery records an event that the operator says once per
+// warnEvery records a Warning event that the operator says once per
 // reconciliation of a resource it reschedules every reconcile interval
-// (a refused snapshot, a failed cleanup): at most once per interval.
-func (o *Operator) eventEvery(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, typ, reason, message, component string) {
+// (a refused snapshot, a failed cleanup, a job not found): at most once
+// per interval.
+func (o *Operator) warnEvery(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, reason, message, component string) {
 	key := string(obj.GetUID()) + "/" + reason + "/" + message
 	o.mu.Lock()
 	if o.said == nil {
@@ -98,7 +100,7 @@ func (o *Operator) eventEvery(ctx context.Context, dyn dynamic.Interface, obj *u
 	}
 	o.mu.Unlock()
 	if due {
-		o.recordEvent(ctx, dyn, obj, typ, reason, message, component)
+		o.recordEvent(ctx, dyn, obj, eventWarning, reason, message, component)
 	}
 }
 

@@ -121,7 +121,7 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 		// FlinkStateSnapshotController.reconcile: validateSnapshot fails,
 		// the reconciler does not run, and no status is written; the
 		// ValidationError event is said again every reconcile interval.
-		o.eventEvery(ctx, dyn, obj, eventWarning, "ValidationError", msg, componentOperator)
+		o.warnEvery(ctx, dyn, obj, "ValidationError", msg, componentOperator)
 		return
 	}
 	if err == nil {

@@ -516,16 +516,71 @@ func TestOperator_newNonceWithoutPathIsRejected(t *testing.T) {
 	}
 }
 
-func TestOperator_restoreFromMissingPathFails(t *testing.T) {
-	b := newBed(t)
-	_, sp := b.dirs("orders")
-	b.createDeployment(t, "orders", modeSavepoint, map[string]any{"initialSavepointPath": sp + "/no-such-savepoint"})
-	obj := b.until(t, true, "orders", "failed", func(o *unstructured.Unstructured) bool {
-		return readDeploymentStatus(o).JobState == flinkFailed
+func TestOperator_restoreFromMissingPathFindsNoJob(t *testing.T) {
+	restoreFromMissingPath(t, newBed(t), true)
+}
+
+func TestOperator_restoreFromMissingPathWithoutHACrashLoops(t *testing.T) {
+	restoreFromMissingPath(t, newBed(t), false)
+}
+
+// restoreFromMissingPath: a first deployment whose initialSavepointPath
+// holds nothing. The operator records the path
+// (updateStatusBeforeFirstDeployment) and hands it to Flink, which cannot
+// resolve it and whose JobManager exits (restoreUnresolvable). With
+// Kubernetes HA the restarted JobManager runs no job (the failed one is in
+// the job-result-store), so the operator reports "Job Not Found" with a
+// Warning event Missing, the job RECONCILING and the JobManager READY;
+// without HA the JobManager exits at every start, a crash loop the
+// operator reports as a DeploymentFailedException (CrashLoopBackOff), the
+// JobManager in ERROR. Either way the lifecycle stays DEPLOYED, never
+// FAILED, and Flink's "Cannot find checkpoint or savepoint" reaches
+// neither the status nor an event. TestDifferential_restoreFromMissingPath
+// holds the model to the real operator here.
+func restoreFromMissingPath(t *testing.T, b *bed, ha bool) {
+	cp, sp := b.dirs("orders")
+	path := sp + "/no-such-savepoint"
+	b.createDeploymentEdited(t, "orders", modeSavepoint, map[string]any{"initialSavepointPath": path}, func(spec map[string]any) {
+		conf := spec["flinkConfiguration"].(map[string]any)
+		switch {
+		case ha && !haEnabled(spec):
+			conf["high-availability.type"] = "kubernetes"
+			conf["high-availability.storageDir"] = strings.TrimSuffix(cp, "/checkpoints") + "/ha"
+		case !ha:
+			for k := range conf {
+				if strings.HasPrefix(k, "high-availability") {
+					delete(conf, k)
+				}
+			}
+		}
+	})
+	reason, jm, done := "Missing", jmReady, func(st deploymentStatus) bool { return st.Error == jobNotFound }
+	if !ha {
+		reason, jm = "CrashLoopBackOff", jmError
+		done = func(st deploymentStatus) bool { return strings.Contains(st.Error, "DeploymentFailedException") }
+	}
+	ev := b.eventOn(t, true, "orders", reason, func(kube.OperatorEvent) bool { return true })
+	obj := b.until(t, true, "orders", "reported the restore's end", func(o *unstructured.Unstructured) bool {
+		return done(readDeploymentStatus(o))
 	})
 	st := readDeploymentStatus(obj)
-	if st.lifecycle(false) != "FAILED" || !strings.Contains(st.Error, "Cannot find checkpoint or savepoint") || st.UpgradeSavepointPath != sp+"/no-such-savepoint" {
-		t.Fatalf("status %+v", st)
+	switch {
+	case ev.Type != eventWarning:
+		t.Errorf("event %+v, want a Warning", ev)
+	case ha && ev.Message != jobNotFound:
+		t.Errorf("event %+v, want %q", ev, jobNotFound)
+	case !ha && !strings.HasPrefix(ev.Message, "[flink-main-container] back-off "):
+		t.Errorf("event %+v, want the kubelet's back-off of flink-main-container", ev)
+	case !ha && !strings.HasPrefix(kube.OperatorMessage(st.Error), "[flink-main-container] back-off "):
+		t.Errorf("status.error %q, want the kubelet's back-off of flink-main-container", st.Error)
+	}
+	if strings.Contains(st.Error, "Cannot find checkpoint or savepoint") || strings.Contains(ev.Message, "Cannot find checkpoint or savepoint") {
+		t.Errorf("Flink's message reached the status or an event (the real operator never shows it): %q, %q", st.Error, ev.Message)
+	}
+	lc, _, _ := unstructured.NestedString(obj.Object, "status", "lifecycleState")
+	if st.JobState != flinkReconciling || st.JMStatus != jm || lc != "DEPLOYED" || st.UpgradeSavepointPath != path || st.ObservedGeneration != 1 {
+		t.Fatalf("status %v: want the job RECONCILING, the JobManager %s, lifecycle DEPLOYED, upgradeSavepointPath %s, observedGeneration 1",
+			obj.Object["status"], jm, path)
 	}
 }
 

@@ -129,6 +129,14 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 	}
 	if err != nil {
 		o.snapshotError(uid, spec, &st, err)
+		// FlinkStateSnapshotController.updateErrorStatus: a Warning
+		// SavepointError (CheckpointError) event whose message is the
+		// status.error just written, on every failed attempt.
+		reason := "CheckpointError"
+		if spec.savepoint {
+			reason = "SavepointError"
+		}
+		o.recordEvent(ctx, dyn, obj, eventWarning, reason, st.Error, componentSnapshot)
 	}
 	if st.State == kube.SnapshotAbandoned && before.State != kube.SnapshotAbandoned {
 		// FlinkStateSnapshotUtils.snapshotAbandoned: a Warning

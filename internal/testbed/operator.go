@@ -160,6 +160,12 @@ type Faults struct {
 	// until a trigger timed out) is the one issue 36 reports from the real
 	// operator 1.15.0; the model cannot time it as the real one would.
 	JobManagerUnreachable bool
+	// DeploymentCreateRefused: the API server refuses the JobManager
+	// Deployment's create with this message (an admission policy, a
+	// quota), as testbed.RefuseDeploymentCreates makes the real one do. A
+	// first deployment then fails in the operator and is retried until the
+	// fault is cleared (deployRefused).
+	DeploymentCreateRefused string
 }
 
 // ContainerState is a container's waiting state as the kubelet reports it.
@@ -198,6 +204,9 @@ type Operator struct {
 	unreachable map[string]bool
 	nextChk     map[string]int    // job id -> checkpoints completed
 	restores    map[string]string // deployment UID -> path its job restores from
+	// refused: FlinkDeployment UIDs whose first deployment the API server
+	// refused (Faults.DeploymentCreateRefused).
+	refused map[string]bool
 }
 
 // SetDefaultConfig changes the operator's default configuration while it

@@ -724,7 +724,7 @@ func (o *Operator) deployRefused(ctx context.Context, dyn dynamic.Interface, c d
 	refusal := fmt.Sprintf("deployments.apps %q is forbidden: %s", c.obj.GetName(), msg)
 	event := fmt.Sprintf("Could not create Kubernetes cluster %q. -> %s", c.obj.GetName(), refusal)
 	o.recordEvent(ctx, dyn, c.obj, eventWarning, "Error", event, componentJobManager)
-	return fmt.Errorf("org.apache.flink.client.deployment.ClusterDeploymentException: Could not create Kubernetes cluster %q.", c.obj.GetName())
+	return fmt.Errorf("org.apache.flink.client.deployment.ClusterDeploymentException: Could not create Kubernetes cluster %q.", c.obj.GetName()) //nolint:staticcheck // ST1005: Flink's wording
 }
 
 // firstDeploy is the isBeforeFirstDeployment branch with

@@ -659,11 +659,16 @@ func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCt
 	if retry && wait {
 		return nil // the Java Operator SDK's retry is not due yet: the status stays as it is
 	}
-	if retry {
-		// A first deployment that never went through is deployed again
+	if retry && last != nil {
+		// A first deployment that never went through is deployed again:
+		// the observer clears its spec first
 		// (AbstractFlinkResourceObserver.isResourceReadyToBeObserved:
-		// clearLastReconciledSpecIfFirstDeploy).
-		last = nil
+		// clearLastReconciledSpecIfFirstDeploy), and
+		// FlinkDeploymentController.reconcile writes that status, the
+		// error still set (lifecycle FAILED for a moment), before the
+		// reconciler deploys again (the model's next pass).
+		st.LastReconciledSpec, st.ReconState = "", reconUpgrading
+		return nil
 	}
 	if last == nil {
 		if msg := o.currentFaults().DeploymentCreateRefused; msg != "" {

@@ -185,6 +185,12 @@ type Operator struct {
 	// (operator_realflink.go) instead of reporting it and writing
 	// placeholder files.
 	Flink *RealFlink
+	// ClientTimeout is the operator's kubernetes.operator.flink.client.timeout
+	// (10 s by default, KubernetesOperatorConfigOptions): with
+	// Faults.JobManagerUnreachable a snapshot trigger fails only once it
+	// has waited this long (AbstractFlinkService.triggerSavepoint: the REST
+	// call's get(timeout)). Zero fails it at once, for fast tests.
+	ClientTimeout time.Duration
 	// ReconcileInterval is the operator's kubernetes.operator.reconcile.interval
 	// (60 s when zero): how often it says an event again for a resource it
 	// reschedules (a refused snapshot, a failed cleanup).
@@ -202,6 +208,9 @@ type Operator struct {
 	// unreachable: FlinkDeployment UIDs whose JobManager a savepoint
 	// trigger found unreachable (Faults.JobManagerUnreachable).
 	unreachable map[string]bool
+	// triggering: snapshot UID -> when its trigger call to an unreachable
+	// JobManager began (ClientTimeout).
+	triggering map[string]time.Time
 	nextChk     map[string]int    // job id -> checkpoints completed
 	restores    map[string]string // deployment UID -> path its job restores from
 	// refused: FlinkDeployment UIDs whose first deployment the API server

@@ -536,8 +536,23 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 	unreachable := f.JobManagerUnreachable && o.unreachable[string(c.obj.GetUID())]
 	o.mu.Unlock()
 	if unreachable {
+		// Seen on the real operator 1.15.0 with the JobManager's process
+		// stopped (TestDifferential_finalSavepointUnreachable): the job
+		// status request times out (kubernetes.operator.flink.client.timeout),
+		// JobStatusObserver.observe moves a RUNNING job to RECONCILING
+		// (ifRunningMoveToReconciling) and, on the TimeoutException,
+		// ApplicationObserver.onTimeout → observeJmDeployment finds the
+		// Deployment available and the port open (a stopped JVM's socket
+		// still accepts) and says DEPLOYED_NOT_READY; the next observe
+		// takes DEPLOYED_NOT_READY to READY without a call, and the one
+		// after times out again: the JobManager flips between the two.
 		if st.JobState == flinkRunning {
-			st.JobState = flinkReconciling // JobStatusObserver: ifRunningMoveToReconciling
+			st.JobState = flinkReconciling
+		}
+		if st.JMStatus == jmReady {
+			st.JMStatus = jmDeployedNotReady
+		} else if st.JMStatus == jmDeployedNotReady {
+			st.JMStatus = jmReady
 		}
 		return
 	}

@@ -277,6 +277,19 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 	}
 	if o.currentFaults().JobManagerUnreachable {
 		o.mu.Lock()
+		if o.triggering == nil {
+			o.triggering = map[string]time.Time{}
+		}
+		began, ok := o.triggering[string(obj.GetUID())]
+		if !ok {
+			began = time.Now()
+			o.triggering[string(obj.GetUID())] = began
+		}
+		if time.Since(began) < o.ClientTimeout {
+			o.mu.Unlock()
+			return nil // the REST call still waits
+		}
+		delete(o.triggering, string(obj.GetUID()))
 		if o.unreachable == nil {
 			o.unreachable = map[string]bool{}
 		}

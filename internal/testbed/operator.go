@@ -211,8 +211,8 @@ type Operator struct {
 	// triggering: snapshot UID -> when its trigger call to an unreachable
 	// JobManager began (ClientTimeout).
 	triggering map[string]time.Time
-	nextChk     map[string]int    // job id -> checkpoints completed
-	restores    map[string]string // deployment UID -> path its job restores from
+	nextChk    map[string]int    // job id -> checkpoints completed
+	restores   map[string]string // deployment UID -> path its job restores from
 	// refused: FlinkDeployment UIDs whose first deployment the API server
 	// refused (Faults.DeploymentCreateRefused).
 	refused map[string]bool

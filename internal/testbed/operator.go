@@ -156,9 +156,11 @@ type Faults struct {
 	// then on the observer's job status request fails too, which moves a
 	// RUNNING job to RECONCILING (JobStatusObserver.observe:
 	// ifRunningMoveToReconciling), so the retried trigger finds a job that
-	// is not running and abandons the snapshot. The order (status RUNNING
-	// until a trigger timed out) is the one issue 36 reports from the real
-	// operator 1.15.0; the model cannot time it as the real one would.
+	// is not running and abandons the snapshot. Held to the real operator
+	// 1.15.0 with the JobManager's process stopped
+	// (TestDifferential_finalSavepointUnreachable: one trigger timeout,
+	// SavepointError, the job RECONCILING, ABANDONED on the retry, 20.5 s
+	// in all); the trigger's wait is ClientTimeout.
 	JobManagerUnreachable bool
 	// DeploymentCreateRefused: the API server refuses the JobManager
 	// Deployment's create with this message (an admission policy, a

@@ -549,9 +549,10 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		if st.JobState == flinkRunning {
 			st.JobState = flinkReconciling
 		}
-		if st.JMStatus == jmReady {
+		switch st.JMStatus {
+		case jmReady:
 			st.JMStatus = jmDeployedNotReady
-		} else if st.JMStatus == jmDeployedNotReady {
+		case jmDeployedNotReady:
 			st.JMStatus = jmReady
 		}
 		return

@@ -149,9 +149,18 @@ func DeploymentReady(obj *unstructured.Unstructured, waitFor string) (st Deploym
 		return st, current, false, fmt.Errorf("%w: FlinkDeployment %s/%s was refused by the operator's validator before anything was deployed: %s",
 			ErrSpecRejected, obj.GetNamespace(), obj.GetName(), OperatorMessage(st.Error))
 	case !current:
-	case st.LifecycleState != "FAILED" && retriedError(st.Error):
+	case retriedError(st.Error) && (st.LifecycleState != "FAILED" || !DeployedOnce(obj)):
 		// Progress, not the end: the operator retries it and may recover
-		// (the wait's end reports it: operatorActivity).
+		// (the wait's end reports it: operatorActivity). A first
+		// deployment that failed so shows FAILED for a moment on each
+		// retry: the observer clears its lastReconciledSpec
+		// (AbstractFlinkResourceObserver.isResourceReadyToBeObserved →
+		// ReconciliationUtils.clearLastReconciledSpecIfFirstDeploy) and
+		// FlinkDeploymentController.reconcile writes that status, error
+		// still set, before the reconciler records the spec again and
+		// clears the error (updateStatusBeforeFirstDeployment), and
+		// CommonStatus.getLifecycleState says FAILED for an error before
+		// the first deployment. That FAILED is the retry, not an end.
 	case st.LifecycleState == "FAILED" || st.Error != "":
 		msg := OperatorMessage(st.Error)
 		if msg == "" {

@@ -252,8 +252,17 @@ func TestDeploymentReady_retriedErrorIsProgress(t *testing.T) {
 	}
 	failed := deploymentWithStatus(2, 2, "FAILED", "FAILED")
 	_ = unstructured.SetNestedField(failed.Object, retried, "status", "error")
+	_ = unstructured.SetNestedField(failed.Object, `{"spec":{},"resource_metadata":{}}`, "status", "reconciliationStatus", "lastReconciledSpec")
 	if _, _, _, err := DeploymentReady(failed, "deployed"); err == nil || !strings.Contains(err.Error(), "SocketTimeoutException") {
 		t.Fatalf("FAILED: got %v, want the operator's message", err)
+	}
+	// The moment of a retried first deployment when the operator has
+	// cleared its lastReconciledSpec: FAILED, but still a retry.
+	retrying := deploymentWithStatus(1, 1, "FAILED", "")
+	_ = unstructured.SetNestedField(retrying.Object, retried, "status", "error")
+	unstructured.RemoveNestedField(retrying.Object, "status", "reconciliationStatus", "lastReconciledSpec")
+	if _, _, ready, err := DeploymentReady(retrying, "running"); err != nil || ready {
+		t.Fatalf("retried first deployment between attempts: ready=%v err=%v, want a wait that goes on", ready, err)
 	}
 	other := deploymentWithStatus(2, 2, "DEPLOYED", "RECONCILING")
 	_ = unstructured.SetNestedField(other.Object, `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"ImagePullBackOff"}`, "status", "error")

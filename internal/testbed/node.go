@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -880,4 +881,39 @@ func (c *FlinkCluster) alive() bool {
 		}
 	}
 	return true
+}
+
+// Freeze makes the JobManager of the deployment's current cluster stop
+// answering while its pod stays Running and Ready, as a hung JVM does
+// (a long GC pause, a deadlock): its processes are stopped (SIGSTOP), so
+// every REST and RPC call to it times out, and the node keeps reporting
+// the pod as it was. That is what the kubelet reports for such a pod: the
+// only probe on the JobManager's container is the operator's startupProbe
+// (FlinkConfigBuilder with kubernetes.operator.jm-deployment.startup.probe.enabled,
+// true by default; FlinkUtils.addStartupProbe: GET /config, period 1 s,
+// failureThreshold Integer.MAX_VALUE; none of Flink's kubeclient
+// decorators in the operator's jar adds a probe), and Kubernetes runs a
+// startup probe only until it first succeeds ("Configure Liveness,
+// Readiness and Startup Probes": once it succeeds the other probes take
+// over; without a readiness probe the container stays Ready). The
+// TaskManager, a pod of its own in a real cluster, keeps running.
+func (n *Node) Freeze(ns, name string) error { return n.signalJobManager(ns, name, syscall.SIGSTOP) }
+
+// Thaw lets a frozen JobManager run again (SIGCONT).
+func (n *Node) Thaw(ns, name string) error { return n.signalJobManager(ns, name, syscall.SIGCONT) }
+
+func (n *Node) signalJobManager(ns, name string, sig syscall.Signal) error {
+	n.mu.Lock()
+	cs := n.history[ns+"/"+name]
+	n.mu.Unlock()
+	if len(cs) == 0 || !cs[len(cs)-1].alive() {
+		return fmt.Errorf("node: no running cluster for %s/%s", ns, name)
+	}
+	// The JobManager is the cluster's first process, the leader of its own
+	// process group (spawnWithEnv: Setpgid).
+	if err := syscall.Kill(-cs[len(cs)-1].pids[0], sig); err != nil {
+		return fmt.Errorf("node: %s to the JobManager of %s/%s: %w", sig, ns, name, err)
+	}
+	n.logf("node: JobManager of %s/%s: %s", ns, name, sig)
+	return nil
 }

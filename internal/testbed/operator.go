@@ -160,10 +160,18 @@ type Faults struct {
 	// then on the observer's job status request fails too, which moves a
 	// RUNNING job to RECONCILING (JobStatusObserver.observe:
 	// ifRunningMoveToReconciling), so the retried trigger finds a job that
-	// is not running and abandons the snapshot. The order (status RUNNING
-	// until a trigger timed out) is the one issue 36 reports from the real
-	// operator 1.15.0; the model cannot time it as the real one would.
+	// is not running and abandons the snapshot. Held to the real operator
+	// 1.15.0 with the JobManager's process stopped
+	// (TestDifferential_finalSavepointUnreachable: one trigger timeout,
+	// SavepointError, the job RECONCILING, ABANDONED on the retry, 20.5 s
+	// in all); the trigger's wait is ClientTimeout.
 	JobManagerUnreachable bool
+	// DeploymentCreateRefused: the API server refuses the JobManager
+	// Deployment's create with this message (an admission policy, a
+	// quota), as testbed.RefuseDeploymentCreates makes the real one do. A
+	// first deployment then fails in the operator and is retried until the
+	// fault is cleared (deployRefused).
+	DeploymentCreateRefused string
 }
 
 // ContainerState is a container's waiting state as the kubelet reports it.
@@ -183,6 +191,12 @@ type Operator struct {
 	// (operator_realflink.go) instead of reporting it and writing
 	// placeholder files.
 	Flink *RealFlink
+	// ClientTimeout is the operator's kubernetes.operator.flink.client.timeout
+	// (10 s by default, KubernetesOperatorConfigOptions): with
+	// Faults.JobManagerUnreachable a snapshot trigger fails only once it
+	// has waited this long (AbstractFlinkService.triggerSavepoint: the REST
+	// call's get(timeout)). Zero fails it at once, for fast tests.
+	ClientTimeout time.Duration
 	// ReconcileInterval is the operator's kubernetes.operator.reconcile.interval
 	// (60 s when zero): how often it says an event again for a resource it
 	// reschedules (a refused snapshot, a failed cleanup).
@@ -200,8 +214,14 @@ type Operator struct {
 	// unreachable: FlinkDeployment UIDs whose JobManager a savepoint
 	// trigger found unreachable (Faults.JobManagerUnreachable).
 	unreachable map[string]bool
-	nextChk     map[string]int    // job id -> checkpoints completed
-	restores    map[string]string // deployment UID -> path its job restores from
+	// triggering: snapshot UID -> when its trigger call to an unreachable
+	// JobManager began (ClientTimeout).
+	triggering map[string]time.Time
+	nextChk    map[string]int    // job id -> checkpoints completed
+	restores   map[string]string // deployment UID -> path its job restores from
+	// refused: FlinkDeployment UIDs whose first deployment the API server
+	// refused (Faults.DeploymentCreateRefused).
+	refused map[string]bool
 }
 
 // SetDefaultConfig changes the operator's default configuration while it

@@ -536,8 +536,24 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 	unreachable := f.JobManagerUnreachable && o.unreachable[string(c.obj.GetUID())]
 	o.mu.Unlock()
 	if unreachable {
+		// Seen on the real operator 1.15.0 with the JobManager's process
+		// stopped (TestDifferential_finalSavepointUnreachable): the job
+		// status request times out (kubernetes.operator.flink.client.timeout),
+		// JobStatusObserver.observe moves a RUNNING job to RECONCILING
+		// (ifRunningMoveToReconciling) and, on the TimeoutException,
+		// ApplicationObserver.onTimeout → observeJmDeployment finds the
+		// Deployment available and the port open (a stopped JVM's socket
+		// still accepts) and says DEPLOYED_NOT_READY; the next observe
+		// takes DEPLOYED_NOT_READY to READY without a call, and the one
+		// after times out again: the JobManager flips between the two.
 		if st.JobState == flinkRunning {
-			st.JobState = flinkReconciling // JobStatusObserver: ifRunningMoveToReconciling
+			st.JobState = flinkReconciling
+		}
+		switch st.JMStatus {
+		case jmReady:
+			st.JMStatus = jmDeployedNotReady
+		case jmDeployedNotReady:
+			st.JMStatus = jmReady
 		}
 		return
 	}
@@ -702,7 +718,31 @@ func (o *Operator) setRestore(obj *unstructured.Unstructured, path string) {
 func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCtx) error {
 	st := c.st
 	last := parseReconciled(st.LastReconciledSpec)
+	o.mu.Lock()
+	retry := o.refused[string(c.obj.GetUID())]
+	wait := time.Now().Before(o.retryAt[string(c.obj.GetUID())])
+	o.mu.Unlock()
+	if retry && wait {
+		return nil // the Java Operator SDK's retry is not due yet: the status stays as it is
+	}
+	if retry && last != nil {
+		// A first deployment that never went through is deployed again:
+		// the observer clears its spec first
+		// (AbstractFlinkResourceObserver.isResourceReadyToBeObserved:
+		// clearLastReconciledSpecIfFirstDeploy), and
+		// FlinkDeploymentController.reconcile writes that status, the
+		// error still set (lifecycle FAILED for a moment), before the
+		// reconciler deploys again (the model's next pass).
+		st.LastReconciledSpec, st.ReconState = "", reconUpgrading
+		return nil
+	}
 	if last == nil {
+		if msg := o.currentFaults().DeploymentCreateRefused; msg != "" {
+			return o.deployRefused(ctx, dyn, c, msg)
+		}
+		o.mu.Lock()
+		delete(o.refused, string(c.obj.GetUID()))
+		o.mu.Unlock()
 		return o.firstDeploy(c)
 	}
 	diff := diffType(last.Spec, c.spec)
@@ -725,6 +765,37 @@ func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCt
 			fmt.Sprintf("SpecChange: %d", c.obj.GetGeneration()))
 	}
 	return o.reconcileSpecChange(ctx, dyn, c, diff, last.Spec)
+}
+
+// deployRefused is a first deployment whose JobManager Deployment the API
+// server refuses: the spec is recorded as upgrading before the attempt
+// (updateStatusBeforeFirstDeployment → updateStatusBeforeDeploymentAttempt),
+// Flink's KubernetesClusterDescriptor.deployClusterInternal fails with
+// ClusterDeploymentException "Could not create Kubernetes cluster", and
+// FlinkDeploymentController.reconcile writes a Warning Error event
+// (triggerErrorEvent, ExceptionUtils.getExceptionMessage) and throws a
+// ReconciliationException, which updateErrorStatus records in
+// status.error; the Java Operator SDK retries it.
+func (o *Operator) deployRefused(ctx context.Context, dyn dynamic.Interface, c depCtx, msg string) error {
+	o.mu.Lock()
+	if o.refused == nil {
+		o.refused = map[string]bool{}
+	}
+	o.refused[string(c.obj.GetUID())] = true
+	if o.retryAt == nil {
+		o.retryAt = map[string]time.Time{}
+	}
+	// GenericRetry's first interval, kubernetes.operator.retry.initial.interval
+	// (5 s by default: KubernetesOperatorConfigOptions), scaled as the
+	// snapshot retries are (RetryBase stands for 10 s), at least 500 ms
+	// apart so that a fast model does not flood the API server.
+	o.retryAt[string(c.obj.GetUID())] = time.Now().Add(max(o.RetryBase/2, 500*time.Millisecond))
+	o.mu.Unlock()
+	recordSpec(c, withUpgradeMode(c.spec, modeStateless), jobSuspended, true)
+	refusal := fmt.Sprintf("deployments.apps %q is forbidden: %s", c.obj.GetName(), msg)
+	event := fmt.Sprintf("Could not create Kubernetes cluster %q. -> %s", c.obj.GetName(), refusal)
+	o.recordEvent(ctx, dyn, c.obj, eventWarning, "Error", event, componentJobManager)
+	return fmt.Errorf("org.apache.flink.client.deployment.ClusterDeploymentException: Could not create Kubernetes cluster %q.", c.obj.GetName()) //nolint:staticcheck // ST1005: Flink's wording
 }
 
 // firstDeploy is the isBeforeFirstDeployment branch with

@@ -130,8 +130,8 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 	if err != nil {
 		o.snapshotError(uid, spec, &st, err)
 		// FlinkStateSnapshotController.updateErrorStatus: a Warning
-		// SavepointError (CheckpointError) event, component Snapshot,
-		// whose message is status.error, at every failure.
+		// SavepointError (CheckpointError) event whose message is the
+		// status.error just written, on every failed attempt.
 		reason := "CheckpointError"
 		if spec.savepoint {
 			reason = "SavepointError"
@@ -285,6 +285,19 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 	}
 	if o.currentFaults().JobManagerUnreachable {
 		o.mu.Lock()
+		if o.triggering == nil {
+			o.triggering = map[string]time.Time{}
+		}
+		began, ok := o.triggering[string(obj.GetUID())]
+		if !ok {
+			began = time.Now()
+			o.triggering[string(obj.GetUID())] = began
+		}
+		if time.Since(began) < o.ClientTimeout {
+			o.mu.Unlock()
+			return nil // the REST call still waits
+		}
+		delete(o.triggering, string(obj.GetUID()))
 		if o.unreachable == nil {
 			o.unreachable = map[string]bool{}
 		}

@@ -426,6 +426,9 @@ func stopPIDs(pids []int) {
 	for i := len(pids) - 1; i >= 0; i-- {
 		if alive(pids[i]) {
 			_ = syscall.Kill(-pids[i], syscall.SIGTERM)
+			// A frozen process (Node.Freeze) gets its SIGTERM once it
+			// runs again.
+			_ = syscall.Kill(-pids[i], syscall.SIGCONT)
 		}
 	}
 	deadline := time.Now().Add(15 * time.Second)

@@ -503,3 +503,52 @@ func TestNode_deploymentStatusAndPods(t *testing.T) {
 		t.Errorf("a pass after scaling to zero created %d pods", len(pods))
 	}
 }
+
+// The node "has" Flink 2.2.1's images only (the runner's distribution
+// stands in for them); a pod of any other image waits in ImagePullBackOff
+// with the kubelet's message, and no Flink process is started for it.
+func TestNode_imageItCannotPull(t *testing.T) {
+	for image, want := range map[string]bool{
+		"flink:2.2.1": true, "flink:2.2.1-java17": true, "flink:2.2.1-java21": true, "flink:2.2.1-java17-next": true,
+		"registry.example.com/library/flink:2.2.1-java17": true,
+		"flink:no-such-tag": false, "flink:2.2.0-java17": false, "flink:2.2.10": false, "flink:1.20.1": false, "flink": false,
+		"flink:latest": false, "myorg/flink-job:2.2.1": false, "flink@sha256:0123": false, "": false,
+	} {
+		if got := nodeHasImage(image); got != want {
+			t.Errorf("nodeHasImage(%q) = %t, want %t", image, got, want)
+		}
+	}
+
+	ctx := context.Background()
+	dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
+		deploymentsGVR: "DeploymentList", podsGVR: "PodList", servicesGVR: "ServiceList",
+	})
+	pod := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "orders-abcde", "namespace": "ns", "uid": "pod-uid",
+			"labels": map[string]any{"app": "orders", "component": "jobmanager", "type": "flink-native-kubernetes"}},
+		"spec": map[string]any{"nodeName": NodeName, "containers": []any{map[string]any{"name": mainContainer, "image": "flink:no-such-tag"}}},
+	}}
+	if _, err := dyn.Resource(podsGVR).Namespace("ns").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	n := &Node{dyn: dyn, pods: map[types.UID]*nodePod{}, history: map[string][]*FlinkCluster{}}
+	n.syncPod(ctx, pod)
+	n.syncPod(ctx, pod)
+	got, err := dyn.Resource(podsGVR).Namespace("ns").Get(ctx, "orders-abcde", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase, _, _ := unstructured.NestedString(got.Object, "status", "phase")
+	statuses, _, _ := unstructured.NestedSlice(got.Object, "status", "containerStatuses")
+	if phase != "Pending" || len(statuses) != 1 {
+		t.Fatalf("status %v", got.Object["status"])
+	}
+	waiting, _, _ := unstructured.NestedStringMap(statuses[0].(map[string]any), "state", "waiting")
+	if waiting["reason"] != "ImagePullBackOff" || waiting["message"] != `Back-off pulling image "flink:no-such-tag"` || podReady(got) {
+		t.Errorf("container status %v, ready %t", statuses[0], podReady(got))
+	}
+	if p := n.pods["pod-uid"]; p == nil || p.starting || p.cluster != nil || len(n.history) != 0 {
+		t.Errorf("the node started the pod of an image it cannot pull: %+v", p)
+	}
+}

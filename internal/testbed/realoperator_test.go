@@ -514,3 +514,112 @@ func (b *bed) imagePullBackOffPod(t *testing.T, name, message string) {
 		t.Fatal(err)
 	}
 }
+
+// Row 7 of issue 36, the branch that proceeds from HA metadata: a
+// last-state job with Kubernetes HA runs and checkpoints; an upgrade to an
+// image that cannot be pulled leaves it not running (JobManager ERROR,
+// DeploymentFailedException "[flink-main-container] Back-off pulling image
+// …", the job RECONCILING) while its HA metadata stays (a last-state
+// upgrade keeps it: the operator deletes the cluster without its HA data).
+// What kube.NotRunningRestore, the provider's reading of the operator,
+// says then: the fix proceeds from the HA metadata. And the operator does
+// so: the change that fixes the image is applied without a savepoint
+// (ApplicationReconciler.getJobUpgrade: "Job is not running but HA
+// metadata is available for last state restore, ready for upgrade",
+// JobUpgrade.lastStateUsingHaMeta), the job keeps its id, and the operator
+// records the last-state dummy path as the restore path
+// (ApplicationReconciler.deploy: LAST_STATE_DUMMY_SP_PATH when HA
+// metadata is required and a checkpoint exists). On the real operator the
+// node runs the job as real Flink (the bad image waits in ImagePullBackOff
+// on the node) and the restored job's counters continue from the last
+// checkpoint; the model's ContainerWaiting fault stands in for the image.
+func TestDifferential_fixNotRunningLastState(t *testing.T) {
+	t.Run("model", func(t *testing.T) { fixNotRunningLastState(t, newBed(t), nil) })
+	t.Run("real", func(t *testing.T) {
+		s := newRealStack(t, nil)
+		fixNotRunningLastState(t, s.bed, s)
+	})
+}
+
+func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
+	ctx := context.Background()
+	const pullMsg = `Back-off pulling image "flink:no-such-tag"`
+	b.createDeploymentEdited(t, "orders", modeLastState, nil, func(spec map[string]any) {
+		// Kubernetes HA, as the provider writes it for last-state (the
+		// real stack's spec has it already).
+		conf := spec["flinkConfiguration"].(map[string]any)
+		if _, ok := conf["high-availability.type"]; !ok {
+			cp, _ := b.dirs("orders")
+			conf["high-availability.type"] = "kubernetes"
+			conf["high-availability.storageDir"] = strings.TrimSuffix(cp, "/checkpoints") + "/ha"
+		}
+	})
+	first := b.runningAt(t, "orders")
+	b.checkpointed(t, "orders", first.JobID)
+	var old *FlinkCluster
+	if s != nil {
+		old = s.current(t, "orders")
+		// Counts past the first checkpoints: the restored job must go on
+		// from more than 1.
+		if _, _, err := old.WaitCounts(ctx, 4, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Second) // two more checkpoints (2 s interval)
+	} else {
+		b.op.SetFaults(func(f *Faults) { f.ContainerWaiting = &ContainerState{Reason: "ImagePullBackOff", Message: pullMsg} })
+	}
+
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:no-such-tag"}}`)
+	obj := b.until(t, true, "orders", "not running: the image cannot be pulled", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == 2 && st.JMStatus == jmError && strings.Contains(st.Error, "DeploymentFailedException")
+	})
+	st := readDeploymentStatus(obj)
+	if want := "[flink-main-container] " + pullMsg + " ("; st.JobState != flinkReconciling || !strings.HasPrefix(kube.OperatorMessage(st.Error), want) {
+		t.Errorf("after the bad image: job %s, error %q, want RECONCILING and %q…", st.JobState, st.Error, want)
+	}
+	if s != nil && old.alive() {
+		t.Error("the old cluster's processes still run after the upgrade")
+	}
+	ha, err := kube.HAMetadataAvailable(ctx, b.dyn, b.ns, "orders")
+	if err != nil || !ha {
+		t.Fatalf("HA metadata after the last-state upgrade: %t %v", ha, err)
+	}
+	src, err := kube.NotRunningRestore(ctx, b.dyn, obj, "last-state", true)
+	if err != nil || !src.Proceeds || !strings.Contains(src.From, "HA metadata") {
+		t.Fatalf("kube.NotRunningRestore: %+v %v, want it to proceed from the HA metadata", src, err)
+	}
+
+	if s == nil {
+		b.op.SetFaults(func(f *Faults) { f.ContainerWaiting = nil })
+	}
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java17"}}`)
+	fixed := b.runningAt(t, "orders")
+	if fixed.ObservedGeneration != 3 || fixed.JobID != first.JobID || fixed.UpgradeSavepointPath != kube.LastStateDummyPath {
+		t.Errorf("after the fix: observed %d, job %s (first %s), upgradeSavepointPath %q; want 3, the same job, %q",
+			fixed.ObservedGeneration, fixed.JobID, first.JobID, fixed.UpgradeSavepointPath, kube.LastStateDummyPath)
+	}
+	if s == nil {
+		return
+	}
+	c := s.current(t, "orders")
+	if c == old {
+		t.Fatal("the node runs the first cluster still")
+	}
+	if got := c.Configuration["execution.savepoint.path"]; got != kube.LastStateDummyPath {
+		t.Errorf("the fixed cluster's execution.savepoint.path %q, want the operator's last-state dummy %q", got, kube.LastStateDummyPath)
+	}
+	_, before := old.Counts()
+	firstNew, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range firstNew {
+		// Restored from the last checkpoint: on from (at most) the last
+		// count the first cluster printed, not from 1.
+		if n <= 1 || n > before[k]+1 {
+			t.Errorf("key %d: the fixed job printed %d first, the first one %d last: want it to continue", k, n, before[k])
+		}
+	}
+	t.Logf("the fixed job's first counts %v, the first job's last %v", firstNew, before)
+}

@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -622,4 +623,209 @@ func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
 		}
 	}
 	t.Logf("the fixed job's first counts %v, the first job's last %v", firstNew, before)
+}
+
+// Suspend and resume in savepoint mode (issue 34). Suspending
+// (job.state = suspended) stops the job with a savepoint, which the
+// operator records in status.jobStatus.upgradeSavepointPath
+// (AbstractJobReconciler.reconcileSpecChange → cancelJob with
+// SuspendMode.SAVEPOINT; ApplicationReconciler.cancelJob deletes the
+// cluster afterwards), the lifecycle is SUSPENDED
+// (ResourceLifecycleState: a deployed, reconciled spec whose job state is
+// suspended) and the JobManager's processes stop; resuming
+// (job.state = running) deploys a new job from that savepoint
+// (AbstractJobReconciler.resumeJob → restoreJob with the status
+// savepoint). On the real operator the node's real Flink shows the
+// processes stopping and the resumed job's counters continuing.
+func TestDifferential_suspendResume(t *testing.T) {
+	t.Run("model", func(t *testing.T) { suspendResume(t, newBed(t), nil) })
+	t.Run("real", func(t *testing.T) {
+		s := newRealStack(t, nil)
+		suspendResume(t, s.bed, s)
+	})
+}
+
+func suspendResume(t *testing.T, b *bed, s *realStack) {
+	ctx := context.Background()
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+	var old *FlinkCluster
+	if s != nil {
+		old = s.current(t, "orders")
+		if _, _, err := old.WaitCounts(ctx, 2, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.patch(t, true, "orders", `{"spec":{"job":{"state":"suspended"}}}`)
+	obj := b.until(t, true, "orders", "suspended", func(o *unstructured.Unstructured) bool {
+		lc, _, _ := unstructured.NestedString(o.Object, "status", "lifecycleState")
+		return readDeploymentStatus(o).ObservedGeneration == 2 && lc == "SUSPENDED"
+	})
+	st := readDeploymentStatus(obj)
+	_, sp := b.dirs("orders")
+	t.Logf("suspended: job %s, JobManager %s, upgradeSavepointPath %s, error %q", st.JobState, st.JMStatus, st.UpgradeSavepointPath, st.Error)
+	if !strings.HasPrefix(st.UpgradeSavepointPath, sp+"/savepoint-"+first.JobID[:6]+"-") || !b.exists(t, st.UpgradeSavepointPath+"/_metadata") {
+		t.Errorf("upgradeSavepointPath %q: want the suspend's savepoint of job %s under %s, with _metadata", st.UpgradeSavepointPath, first.JobID, sp)
+	}
+	if st.JobState != "FINISHED" || st.Error != "" {
+		t.Errorf("suspended: job state %s, error %q; want FINISHED and no error", st.JobState, st.Error)
+	}
+	suspendSavepoint := st.UpgradeSavepointPath
+	if s != nil {
+		for deadline := time.Now().Add(90 * time.Second); (old.alive() || s.node.Running() != 0) && time.Now().Before(deadline); time.Sleep(time.Second) {
+		}
+		if old.alive() || s.node.Running() != 0 {
+			t.Errorf("suspended: the JobManager's processes still run (%d pods)", s.node.Running())
+		}
+	}
+
+	b.patch(t, true, "orders", `{"spec":{"job":{"state":"running"}}}`)
+	resumed := b.runningAt(t, "orders")
+	if resumed.JobID == first.JobID || resumed.UpgradeSavepointPath != suspendSavepoint {
+		t.Errorf("resumed: job %s (first %s), upgradeSavepointPath %q; want a new job from %s", resumed.JobID, first.JobID, resumed.UpgradeSavepointPath, suspendSavepoint)
+	}
+	if s == nil {
+		return
+	}
+	c := s.current(t, "orders")
+	if got := c.Configuration["execution.savepoint.path"]; c == old || got != suspendSavepoint {
+		t.Fatalf("the resumed cluster restored from %q, want %q", got, suspendSavepoint)
+	}
+	_, before := old.Counts()
+	firstNew, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range firstNew {
+		if n <= 1 || n > before[k]+1 {
+			t.Errorf("key %d: the resumed job printed %d first, the suspended one %d last: want it to continue", k, n, before[k])
+		}
+	}
+}
+
+// The nonce redeploy (issue 34), the model's rules
+// TestOperator_initialSavepointPathNeedsNonce and
+// TestOperator_newNonceWithoutPathIsRejected held to the real operator:
+//   - a change of job.initialSavepointPath alone is ignored (JobSpec:
+//     @SpecDiff(DiffType.IGNORE)); the generation is observed
+//     (ReconciliationUtils.updateReconciliationMetadata) and the job keeps
+//     running, its recorded spec unchanged;
+//   - a new savepointRedeployNonce (@SpecDiff SAVEPOINT_REDEPLOY) redeploys
+//     a new job from initialSavepointPath, recorded as
+//     upgradeSavepointPath; on the real operator and node the job's
+//     counters continue from that savepoint; the same nonce again does
+//     nothing;
+//   - a new nonce without a path is refused by the validator
+//     (DefaultValidator: "InitialSavepointPath must not be empty for
+//     savepoint redeployment"), the job keeps running and the generation
+//     is not observed.
+func TestDifferential_nonceRedeploy(t *testing.T) {
+	t.Run("model", func(t *testing.T) { nonceRedeploy(t, newBed(t), nil) })
+	t.Run("real", func(t *testing.T) {
+		s := newRealStack(t, nil)
+		nonceRedeploy(t, s.bed, s)
+	})
+}
+
+func nonceRedeploy(t *testing.T, b *bed, s *realStack) {
+	ctx := context.Background()
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+	var old *FlinkCluster
+	if s != nil {
+		old = s.current(t, "orders")
+		if _, _, err := old.WaitCounts(ctx, 2, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.createSnapshot(t, "sp", "orders", 1, map[string]any{})
+	sp := b.snapshotEnds(t, "sp")
+	if sp.State != kube.SnapshotCompleted {
+		t.Fatalf("savepoint %+v", sp)
+	}
+	var taken map[int]int64
+	if s != nil {
+		_, taken = old.Counts()
+	}
+
+	b.patch(t, true, "orders", fmt.Sprintf(`{"spec":{"job":{"initialSavepointPath":%q}}}`, sp.Path))
+	obj := b.until(t, true, "orders", "observed the path change", func(o *unstructured.Unstructured) bool {
+		return readDeploymentStatus(o).ObservedGeneration == o.GetGeneration()
+	})
+	st := readDeploymentStatus(obj)
+	if st.JobID != first.JobID || st.JobState != flinkRunning || st.UpgradeSavepointPath != "" {
+		t.Errorf("initialSavepointPath alone: job %s -> %s (%s), upgradeSavepointPath %q; want it ignored", first.JobID, st.JobID, st.JobState, st.UpgradeSavepointPath)
+	}
+	if job, _ := LastReconciledSpec(obj)["job"].(map[string]any); job["initialSavepointPath"] != nil {
+		t.Errorf("an ignored change was recorded as reconciled: %v", job)
+	}
+
+	b.patch(t, true, "orders", `{"spec":{"job":{"savepointRedeployNonce":1}}}`)
+	obj = b.until(t, true, "orders", "redeployed", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == o.GetGeneration() && st.JobState == flinkRunning && st.JobID != first.JobID
+	})
+	st = readDeploymentStatus(obj)
+	if st.UpgradeSavepointPath != sp.Path {
+		t.Errorf("a new nonce: upgradeSavepointPath %q, want %s", st.UpgradeSavepointPath, sp.Path)
+	}
+	if s != nil {
+		c := s.current(t, "orders")
+		if got := c.Configuration["execution.savepoint.path"]; c == old || got != sp.Path {
+			t.Errorf("the redeployed cluster restored from %q, want %q", got, sp.Path)
+		}
+		firstNew, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, n := range firstNew {
+			// From the savepoint: on from at most what was printed when it
+			// completed, not from 1.
+			if n <= 1 || n > taken[k]+1 {
+				t.Errorf("key %d: the redeployed job printed %d first, %d when the savepoint completed: want it to continue", k, n, taken[k])
+			}
+		}
+	}
+	redeployed := st.JobID
+
+	// The same nonce again (another change the operator ignores): nothing.
+	b.patch(t, true, "orders", `{"metadata":{"labels":{"x":"y"}},"spec":{"job":{"savepointRedeployNonce":1}}}`)
+	time.Sleep(3 * time.Second)
+	if again := b.runningAt(t, "orders"); again.JobID != redeployed {
+		t.Errorf("an unchanged nonce redeployed: %s -> %s", redeployed, again.JobID)
+	}
+
+	gen := b.get(t, true, "orders").GetGeneration()
+	b.patch(t, true, "orders", `{"spec":{"job":{"savepointRedeployNonce":7,"initialSavepointPath":null}}}`)
+	obj = b.until(t, true, "orders", "reported the validation error", func(o *unstructured.Unstructured) bool {
+		return strings.Contains(readDeploymentStatus(o).Error, "InitialSavepointPath must not be empty for savepoint redeployment")
+	})
+	st = readDeploymentStatus(obj)
+	if st.JobID != redeployed || st.ObservedGeneration != gen || obj.GetGeneration() != gen+1 {
+		t.Errorf("a nonce without a path was acted on: job %s -> %s, observed %d, generation %d", redeployed, st.JobID, st.ObservedGeneration, obj.GetGeneration())
+	}
+}
+
+// The model's rule TestOperator_restoreFromMissingPathFails held to the
+// real operator: a first deployment whose job.initialSavepointPath names no
+// savepoint. The model reports the job FAILED, lifecycle FAILED, Flink's
+// "Cannot find checkpoint or savepoint" in status.error and the path as
+// upgradeSavepointPath (ApplicationReconciler.deploy records the restore
+// path it deploys with).
+func TestDifferential_restoreFromMissingPath(t *testing.T) {
+	t.Run("model", func(t *testing.T) { restoreFromMissingPath(t, newBed(t)) })
+	t.Run("real", func(t *testing.T) { restoreFromMissingPath(t, newRealStack(t, nil).bed) })
+}
+
+func restoreFromMissingPath(t *testing.T, b *bed) {
+	_, sp := b.dirs("orders")
+	b.createDeployment(t, "orders", modeSavepoint, map[string]any{"initialSavepointPath": sp + "/no-such-savepoint"})
+	obj := b.until(t, true, "orders", "failed", func(o *unstructured.Unstructured) bool {
+		return readDeploymentStatus(o).JobState == flinkFailed
+	})
+	st := readDeploymentStatus(obj)
+	t.Logf("status: job %s, JobManager %s, lifecycle %s, upgradeSavepointPath %q, error %q", st.JobState, st.JMStatus, st.lifecycle(false), st.UpgradeSavepointPath, st.Error)
+	if st.lifecycle(false) != "FAILED" || !strings.Contains(st.Error, "Cannot find checkpoint or savepoint") || st.UpgradeSavepointPath != sp+"/no-such-savepoint" {
+		t.Errorf("status %+v", st)
+	}
 }

@@ -381,6 +381,15 @@ func (n *Node) writeDeploymentStatus(ctx context.Context, dep *unstructured.Unst
 		progReason, progMsg = "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q has successfully progressed.", dep.GetName())
 	}
 	old, _, _ := unstructured.NestedMap(dep.Object, "status")
+	if conds, _, _ := unstructured.NestedSlice(old, "conditions"); len(conds) == 0 {
+		// The first sync: the deployment controller syncs a new Deployment
+		// as soon as its informer sees it, so on a cluster its first
+		// conditions carry the second it was created in; the operator reads
+		// exactly that (FlinkUtils.jmPodNeverStarted: Available False with
+		// lastTransitionTime equal to creationTimestamp). The node's first
+		// pass can come a poll later: the creation second is written.
+		now = dep.GetCreationTimestamp().UTC().Format(time.RFC3339)
+	}
 	since := func(typ, status string) string {
 		conds, _, _ := unstructured.NestedSlice(old, "conditions")
 		for _, c := range conds {

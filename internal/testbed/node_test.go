@@ -590,7 +590,8 @@ func TestRealOperator_fixNotRunningSavepoint(t *testing.T) {
 	if !kube.JobManagerNeverStarted(ctx, s.dyn, s.ns, "orders") {
 		t.Error("kube.JobManagerNeverStarted is false for the JobManager of an image that cannot be pulled")
 	}
-	ha := strings.Contains(fmt.Sprint(obj.Object["spec"]), "high-availability.type:kubernetes")
+	haType, _, _ := unstructured.NestedString(obj.Object, "spec", "flinkConfiguration", "high-availability.type")
+	ha := haType != "" && !strings.EqualFold(haType, "none")
 	src, err := kube.NotRunningRestore(ctx, s.dyn, obj, "savepoint", ha)
 	if err != nil || !src.Proceeds || src.Path != recorded {
 		t.Fatalf("kube.NotRunningRestore: %+v %v, want it to proceed from %s", src, err, recorded)

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -363,6 +364,7 @@ func spawnWithEnv(bin string, args, env []string, logPath string) (int, error) {
 		return 0, err
 	}
 	defer logFile.Close()
+	inheritedCloseOnExec.Do(closeInheritedOnExec)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
@@ -376,6 +378,30 @@ func spawnWithEnv(bin string, args, env []string, logPath string) (int, error) {
 	// Reap it when it exits so it never lingers as a zombie of a long-lived parent.
 	go func() { _ = cmd.Wait() }()
 	return pid, nil
+}
+
+// inheritedCloseOnExec marks, once, the descriptors this process inherited
+// close-on-exec.
+var inheritedCloseOnExec sync.Once
+
+// closeInheritedOnExec keeps the descriptors this process was started with
+// (beyond stdin, stdout and stderr) out of what it spawns. Go opens its own
+// files close-on-exec, but one inherited without that flag is passed on to
+// every child (syscall.forkExec closes only close-on-exec ones), and a
+// daemon spawned here outlives the test: a lock a wrapper such as
+// `flock FILE go test …` holds through such a descriptor (flock(1) keeps
+// it open for the command) was held on by kube-controller-manager after
+// the test ended, so every later `flock FILE …` waited for ever.
+func closeInheritedOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return // not Linux: nothing known to leak
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 func alive(pid int) bool {

@@ -1,0 +1,47 @@
+package testbed
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// A descriptor the test process inherited without close-on-exec (here one
+// opened that way) does not reach a process spawnWithEnv starts: a lock
+// held through it (flock FILE go test …) must end with the test, not live
+// on in a daemon such as kube-controller-manager.
+func TestSpawnKeepsInheritedDescriptors(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	lock := filepath.Join(t.TempDir(), "lock")
+	fd, err := syscall.Open(lock, syscall.O_CREAT|syscall.O_RDWR, 0o644) // no O_CLOEXEC, as flock(1) opens it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	out := filepath.Join(t.TempDir(), "fds")
+	pid, err := spawnWithEnv(sh, []string{"-c", "ls -l /proc/$$/fd > " + out}, os.Environ(), filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	for i := 0; i < 100 && (len(b) == 0 || alive(pid)); i++ {
+		b, _ = os.ReadFile(out)
+		syscall.Nanosleep(&syscall.Timespec{Nsec: 50e6}, nil)
+	}
+	if len(b) == 0 {
+		t.Fatal("the spawned shell listed no descriptors")
+	}
+	if strings.Contains(string(b), lock) {
+		t.Fatalf("the spawned process holds the inherited descriptor of %s:\n%s", lock, b)
+	}
+}

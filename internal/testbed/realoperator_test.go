@@ -805,27 +805,3 @@ func nonceRedeploy(t *testing.T, b *bed, s *realStack) {
 		t.Errorf("a nonce without a path was acted on: job %s -> %s, observed %d, generation %d", redeployed, st.JobID, st.ObservedGeneration, obj.GetGeneration())
 	}
 }
-
-// The model's rule TestOperator_restoreFromMissingPathFails held to the
-// real operator: a first deployment whose job.initialSavepointPath names no
-// savepoint. The model reports the job FAILED, lifecycle FAILED, Flink's
-// "Cannot find checkpoint or savepoint" in status.error and the path as
-// upgradeSavepointPath (ApplicationReconciler.deploy records the restore
-// path it deploys with).
-func TestDifferential_restoreFromMissingPath(t *testing.T) {
-	t.Run("model", func(t *testing.T) { restoreFromMissingPath(t, newBed(t)) })
-	t.Run("real", func(t *testing.T) { restoreFromMissingPath(t, newRealStack(t, nil).bed) })
-}
-
-func restoreFromMissingPath(t *testing.T, b *bed) {
-	_, sp := b.dirs("orders")
-	b.createDeployment(t, "orders", modeSavepoint, map[string]any{"initialSavepointPath": sp + "/no-such-savepoint"})
-	obj := b.until(t, true, "orders", "failed", func(o *unstructured.Unstructured) bool {
-		return readDeploymentStatus(o).JobState == flinkFailed
-	})
-	st := readDeploymentStatus(obj)
-	t.Logf("status: job %s, JobManager %s, lifecycle %s, upgradeSavepointPath %q, error %q", st.JobState, st.JMStatus, st.lifecycle(false), st.UpgradeSavepointPath, st.Error)
-	if st.lifecycle(false) != "FAILED" || !strings.Contains(st.Error, "Cannot find checkpoint or savepoint") || st.UpgradeSavepointPath != sp+"/no-such-savepoint" {
-		t.Errorf("status %+v", st)
-	}
-}

@@ -756,7 +756,9 @@ func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restor
 // MSG_MANUAL_RESTORE_REQUIRED, CommonStatus), which the operator records in
 // status.error instead of waiting. (For a savepoint-mode JobManager that never
 // started the real operator first deletes it and fails on "last checkpoint is
-// unknown" — the same exception, also ending in "Manual restore required.")
+// unknown" — the same exception, also ending in "Manual restore required."
+// — when its status savepoint is the last-state dummy; with a savepoint
+// recorded it restores from it: reconcileSpecChange.)
 // HA metadata exists in the model once the job completed a checkpoint, as in
 // deploy's requireHA.
 //
@@ -815,6 +817,30 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 			// metadata is the job's completed checkpoint, whose ConfigMap
 			// it writes: writeHAConfigMap).
 			suspend, restore, ok = modeLastState, modeLastState, true
+		}
+		if !ok && st.JMStatus == jmError && st.StartTime == "" && jobField(last, "upgradeMode", modeStateless) != modeLastState &&
+			jobField(c.spec, "upgradeMode", modeStateless) != modeStateless {
+			// ApplicationReconciler.getJobUpgrade: a JobManager that never
+			// started (FlinkUtils.jmPodNeverStarted; in the model: in ERROR
+			// before its job ever ran) of a job not last deployed
+			// last-state is deleted (deleteJmThatNeverStarted: the job
+			// FAILED, HA data kept), and the terminal job restores from the
+			// savepoint in its status (AbstractJobReconciler.getJobUpgrade,
+			// useStatusSavepoint; seen on the real operator 1.15.0 with a
+			// savepoint on record: TestRealOperator_fixNotRunningSavepoint).
+			// Only that case is modelled: with the last-state dummy there
+			// the operator says "last checkpoint is unknown", and with no
+			// savepoint at all it would restore nothing; neither was run on
+			// the real operator with a node, so both stay with
+			// upgradeFailure.
+			if p := st.UpgradeSavepointPath; p != "" && p != LastStateDummyPath {
+				st.JobState, st.JMStatus = flinkFailed, jmMissing
+				if o.Flink != nil {
+					o.Flink.stop(c.obj, false)
+				}
+				recordSpec(c, withUpgradeMode(c.spec, modeSavepoint), jobSuspended, desired == jobRunning)
+				return nil
+			}
 		}
 		if !ok {
 			// "Job is not running and checkpoint information is not

@@ -25,9 +25,12 @@ import (
 // operator stopped the job with a savepoint it records in
 // status.jobStatus.upgradeSavepointPath (AbstractJobReconciler
 // .reconcileSpecChange, SuspendMode.SAVEPOINT), Flink's _metadata is
-// there, and the JobManager's processes are gone. The resume restores from
-// that savepoint (AbstractJobReconciler.resumeJob) and the counters
-// continue.
+// there, and the job stops; its JobManager stays up (a native savepoint
+// suspend does not delete the cluster: AbstractFlinkService.cancelJob,
+// SuspendMode.SAVEPOINT.deleteCluster() false) until the resume deletes
+// it (ApplicationReconciler.deploy, "Deleting cluster with terminated
+// application before new deployment"). The resume restores from that
+// savepoint (AbstractJobReconciler.resumeJob) and the counters continue.
 func TestAccRealOperator_suspendResume(t *testing.T) {
 	requireOperatorJars(t)
 	rf := newRealFlink(t)
@@ -78,12 +81,15 @@ func TestAccRealOperator_suspendResume(t *testing.T) {
 						if err := wholeMetadata(t, suspendSavepoint); err != nil {
 							return fmt.Errorf("the suspend's savepoint %q: %w", suspendSavepoint, err)
 						}
-						for deadline := time.Now().Add(90 * time.Second); node.Running() != 0 && time.Now().Before(deadline); time.Sleep(time.Second) {
+						if jm, _, _ := unstructured.NestedString(obj.Object, "status", "jobManagerDeploymentStatus"); jm != "READY" {
+							return fmt.Errorf("suspended: JobManager %s, want READY (the cluster stays up)", jm)
 						}
-						if n := node.Running(); n != 0 {
-							return fmt.Errorf("suspended, the node still runs %d JobManager pods", n)
-						}
+						// The job has stopped: its counts no longer move.
 						_, before = first.Counts()
+						time.Sleep(5 * time.Second)
+						if _, later := first.Counts(); fmt.Sprint(later) != fmt.Sprint(before) {
+							return fmt.Errorf("suspended: the job still counts (%v, then %v)", before, later)
+						}
 						return nil
 					}),
 				},

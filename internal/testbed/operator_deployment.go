@@ -350,6 +350,7 @@ type depCtx struct {
 	obj  *unstructured.Unstructured
 	spec map[string]any
 	st   *deploymentStatus
+	dyn  dynamic.Interface
 }
 
 // recordSpec is ReconciliationUtils.updateStatusForSpecReconciliation:
@@ -466,7 +467,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 	st := readDeploymentStatus(obj)
 	before := st
 	spec, _, _ := unstructured.NestedMap(obj.Object, "spec")
-	c := depCtx{obj: obj, spec: spec, st: &st}
+	c := depCtx{obj: obj, spec: spec, st: &st, dyn: dyn}
 	o.observe(ctx, dyn, c)
 	var last map[string]any
 	if l := parseReconciled(st.LastReconciledSpec); l != nil {
@@ -702,6 +703,19 @@ func (o *Operator) firstDeploy(c depCtx) error {
 // JobManager DEPLOYING.
 func (o *Operator) deploy(c depCtx, savepoint string, requireHA bool) {
 	st := c.st
+	if st.JMStatus != jmMissing && st.JMStatus != "" && (st.JobState == flinkFinished || st.JobState == flinkFailed || st.JobState == "CANCELED") {
+		// ApplicationReconciler.deploy: "Deleting cluster with terminated
+		// application before new deployment" (deleteClusterDeployment,
+		// its HA data too unless HA metadata is required), e.g. the cluster
+		// a savepoint suspend or upgrade left up.
+		st.JMStatus = jmMissing
+		if !requireHA {
+			o.deleteHAConfigMaps(context.Background(), c.dyn, c.obj)
+		}
+		if o.Flink != nil {
+			o.Flink.stop(c.obj, !requireHA)
+		}
+	}
 	restore := savepoint
 	if restore == "" && requireHA && st.JobID != "" && o.hadCheckpoint(st.JobID) {
 		restore = LastStateDummyPath
@@ -909,10 +923,24 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 			o.logf("operator: upgrade snapshot of %s: %v", c.obj.GetName(), err)
 		}
 	}
-	st.JobState, st.JMStatus = flinkFinished, jmMissing
+	st.JobState = flinkFinished
+	if suspend == modeSavepoint {
+		// AbstractFlinkService.cancelJob deletes the cluster only for the
+		// suspend modes that ask it (SuspendMode.deleteCluster: STATELESS
+		// and LAST_STATE) or in standalone mode; after a native
+		// stop-with-savepoint the application cluster stays up with its
+		// job FINISHED (FlinkConfigBuilder sets
+		// execution.shutdown-on-application-finish false) until the next
+		// deploy deletes it ("Deleting cluster with terminated application
+		// before new deployment": ApplicationReconciler.deploy). Seen on
+		// the real operator 1.15.0 with the node: a suspended job's
+		// JobManager keeps running (TestDifferential_suspendResume).
+		return nil
+	}
+	st.JMStatus = jmMissing
+	// A stateless cancel deletes the cluster's HA data
+	// (AbstractFlinkService.deleteClusterDeployment with deleteHaData).
 	if suspend != modeLastState {
-		// A stateless or savepoint cancel deletes the cluster's HA data
-		// (AbstractFlinkService.deleteClusterDeployment with deleteHaData).
 		o.deleteHAConfigMaps(ctx, dyn, c.obj)
 	}
 	if o.Flink != nil {

@@ -629,14 +629,19 @@ func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
 // (job.state = suspended) stops the job with a savepoint, which the
 // operator records in status.jobStatus.upgradeSavepointPath
 // (AbstractJobReconciler.reconcileSpecChange → cancelJob with
-// SuspendMode.SAVEPOINT; ApplicationReconciler.cancelJob deletes the
-// cluster afterwards), the lifecycle is SUSPENDED
+// SuspendMode.SAVEPOINT), and the lifecycle is SUSPENDED
 // (ResourceLifecycleState: a deployed, reconciled spec whose job state is
-// suspended) and the JobManager's processes stop; resuming
-// (job.state = running) deploys a new job from that savepoint
-// (AbstractJobReconciler.resumeJob → restoreJob with the status
-// savepoint). On the real operator the node's real Flink shows the
-// processes stopping and the resumed job's counters continuing.
+// suspended). The JobManager stays up, READY, with its job FINISHED: a
+// native savepoint suspend does not delete the cluster
+// (AbstractFlinkService.cancelJob: SuspendMode.SAVEPOINT.deleteCluster()
+// is false; FlinkConfigBuilder sets execution.shutdown-on-application-finish
+// false), seen on the real operator with the node, where the issue
+// expected its processes to stop. Resuming (job.state = running) deletes
+// that cluster ("Deleting cluster with terminated application before new
+// deployment": ApplicationReconciler.deploy) and deploys a new job from the
+// savepoint (AbstractJobReconciler.resumeJob → restoreJob with the status
+// savepoint). On the real operator the node's real Flink shows the job
+// stopped while suspended and the resumed job's counters continuing.
 func TestDifferential_suspendResume(t *testing.T) {
 	t.Run("model", func(t *testing.T) { suspendResume(t, newBed(t), nil) })
 	t.Run("real", func(t *testing.T) {
@@ -667,15 +672,17 @@ func suspendResume(t *testing.T, b *bed, s *realStack) {
 	if !strings.HasPrefix(st.UpgradeSavepointPath, sp+"/savepoint-"+first.JobID[:6]+"-") || !b.exists(t, st.UpgradeSavepointPath+"/_metadata") {
 		t.Errorf("upgradeSavepointPath %q: want the suspend's savepoint of job %s under %s, with _metadata", st.UpgradeSavepointPath, first.JobID, sp)
 	}
-	if st.JobState != "FINISHED" || st.Error != "" {
-		t.Errorf("suspended: job state %s, error %q; want FINISHED and no error", st.JobState, st.Error)
+	if st.JobState != "FINISHED" || st.JMStatus != jmReady || st.Error != "" {
+		t.Errorf("suspended: job state %s, JobManager %s, error %q; want FINISHED, READY and no error", st.JobState, st.JMStatus, st.Error)
 	}
 	suspendSavepoint := st.UpgradeSavepointPath
 	if s != nil {
-		for deadline := time.Now().Add(90 * time.Second); (old.alive() || s.node.Running() != 0) && time.Now().Before(deadline); time.Sleep(time.Second) {
-		}
-		if old.alive() || s.node.Running() != 0 {
-			t.Errorf("suspended: the JobManager's processes still run (%d pods)", s.node.Running())
+		// The JobManager runs on; its job does not.
+		_, stopped := old.Counts()
+		time.Sleep(5 * time.Second)
+		if _, later := old.Counts(); !old.alive() || s.node.Running() != 1 || fmt.Sprint(later) != fmt.Sprint(stopped) {
+			t.Errorf("suspended: JobManager alive %t, %d pods running, counts %v then %v; want it up with its job stopped",
+				old.alive(), s.node.Running(), stopped, later)
 		}
 	}
 

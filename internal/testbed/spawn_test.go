@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A descriptor the test process inherited without close-on-exec (here one
@@ -36,7 +37,7 @@ func TestSpawnKeepsInheritedDescriptors(t *testing.T) {
 	var b []byte
 	for i := 0; i < 100 && (len(b) == 0 || alive(pid)); i++ {
 		b, _ = os.ReadFile(out)
-		syscall.Nanosleep(&syscall.Timespec{Nsec: 50e6}, nil)
+		time.Sleep(50 * time.Millisecond)
 	}
 	if len(b) == 0 {
 		t.Fatal("the spawned shell listed no descriptors")

@@ -126,3 +126,87 @@ func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
 		},
 	})
 }
+
+// TestAccRealOperator_fixNotRunningSavepoint: row 7's savepoint-mode
+// branch through terraform on the real operator. A savepoint-mode job
+// (no HA) is upgraded to an image the node cannot pull: the operator's own
+// upgrade savepoint is recorded, and the new JobManager never starts. The
+// change that fixes the image, under savepoint_before_upgrade, asks for no
+// savepoint; the apply says the new spec starts from the savepoint the
+// operator recorded (the operator deletes the JobManager that never
+// started and counts the job FAILED: ApplicationReconciler.getJobUpgrade,
+// deleteJmThatNeverStarted); the job runs again from it, counters
+// continuing.
+func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
+	requireOperatorJars(t)
+	rf := newRealFlink(t)
+	ns := testNamespace(t)
+	node := startRealOperator(t, rf, ns)
+	bucket, role := randName("ro-"), randName("ro-")
+	oidc := testOIDCProvider(t)
+	ctx := context.Background()
+	rec := &diagRecorder{}
+	const addr = "flinkstate_deployment.counts"
+	config := func(image string) string {
+		return strings.Replace(realOperatorUpgradeConfig(bucket, oidc, role, ns, image), `  savepoint_before_upgrade {`, `  timeouts {
+    update = "4m"
+  }
+  savepoint_before_upgrade {`, 1)
+	}
+	var first *testbed.FlinkCluster
+	var before map[int]int64
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config("flink:2.2.1-java17"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAPI(func() error {
+						cs := node.Clusters(ns, "counts")
+						if len(cs) != 1 {
+							return fmt.Errorf("the node ran %d clusters for %s/counts, want 1", len(cs), ns)
+						}
+						first = cs[0]
+						_, _, err := first.WaitCounts(ctx, 2, 2*time.Minute)
+						return err
+					}),
+				},
+			},
+			{
+				Config:      config("flink:no-such-tag"),
+				ExpectError: errorRE(`Back-off pulling image "flink:no-such-tag"`),
+			},
+			{
+				PreConfig: func() {
+					_, before = first.Counts()
+					rec.reset()
+				},
+				Config: config("flink:2.2.1-java17"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					rec.planWarning("No savepoint can be taken before this change", "not running"),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "the savepoint the operator recorded",
+						"never started"),
+					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					func(*terraform.State) error {
+						cs := node.Clusters(ns, "counts")
+						c := cs[len(cs)-1]
+						restored, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+						if err != nil {
+							return err
+						}
+						for k, n := range restored {
+							if n <= 1 || n > before[k]+1 {
+								return fmt.Errorf("key %d: the fixed job printed %d first, the first job %d last: its state was not restored", k, n, before[k])
+							}
+						}
+						t.Logf("restored from %s; first counts %v, the first job's last %v", c.Configuration["execution.savepoint.path"], restored, before)
+						return nil
+					},
+				),
+			},
+		},
+	})
+}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -68,6 +69,54 @@ func RecordedSavepoint(obj *unstructured.Unstructured) string {
 	return p
 }
 
+// DeploymentGVR: apps/v1 Deployments, the JobManager's.
+var DeploymentGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+
+// JobManagerNeverStarted is FlinkUtils.jmPodNeverStarted (release-1.15.0):
+// the JobManager Deployment (named as the FlinkDeployment) has its
+// Available condition False since its creation (lastTransitionTime equal
+// to its creationTimestamp: the deployment controller wrote it at its
+// first sync and the pod never became available, e.g. its image cannot be
+// pulled). Unsure (no such Deployment, no condition, or it cannot be read)
+// is false, as the operator decides "to be on the safe side".
+func JobManagerNeverStarted(ctx context.Context, dyn dynamic.Interface, namespace, name string) bool {
+	dep, err := dyn.Resource(DeploymentGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	created := dep.GetCreationTimestamp()
+	conds, _, _ := unstructured.NestedSlice(dep.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok || m["type"] != "Available" {
+			continue
+		}
+		var at metav1.Time
+		if ts, ok := m["lastTransitionTime"].(string); !ok || at.UnmarshalQueryParameter(ts) != nil {
+			continue
+		}
+		if m["status"] == "False" && at.Equal(&created) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastReconciledUpgradeMode is job.upgradeMode of the spec the operator
+// last reconciled (status.reconciliationStatus.lastReconciledSpec, JSON).
+func lastReconciledUpgradeMode(obj *unstructured.Unstructured) string {
+	text, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
+	var spec struct {
+		Job struct {
+			UpgradeMode string `json:"upgradeMode"`
+		} `json:"job"`
+	}
+	if json.Unmarshal([]byte(text), &spec) != nil {
+		return ""
+	}
+	return spec.Job.UpgradeMode
+}
+
 // terminalJobStates are Flink's globally terminal JobStatus values
 // (JobStatus.isGloballyTerminalState: FAILED, CANCELED, FINISHED), as
 // ReconciliationUtils.isJobInTerminalState reads them.
@@ -91,6 +140,13 @@ type RestoreSource struct {
 // new spec's upgrade mode and whether it has Kubernetes HA, following
 // getJobUpgrade:
 //   - stateless: always available, nothing restored;
+//   - a JobManager that never started (JobManagerNeverStarted; not
+//     MISSING) of a job last reconciled in another mode than last-state:
+//     the operator deletes it, marks the job FAILED and decides again
+//     (ApplicationReconciler.getJobUpgrade, deleteJmThatNeverStarted), so
+//     the job counts as terminal below and restores from the savepoint the
+//     operator recorded (seen on the real operator 1.15.0:
+//     TestRealOperator_fixNotRunningSavepoint);
 //   - a job in a terminal state: the savepoint the operator recorded
 //     (useStatusSavepoint; a last-state dummy is "last checkpoint is
 //     unknown … Manual restore required"; none recorded restores nothing);
@@ -118,6 +174,15 @@ func NotRunningRestore(ctx context.Context, dyn dynamic.Interface, obj *unstruct
 		}
 	}
 	jmAccessible := jm == "READY" // FlinkDeploymentStatus.isJmAccessible: the REST API answers
+	deleted := ""
+	if jm != "MISSING" && jm != "" && lastReconciledUpgradeMode(obj) != "last-state" &&
+		JobManagerNeverStarted(ctx, dyn, obj.GetNamespace(), obj.GetName()) {
+		// deleteJmThatNeverStarted: jobStatus.state FAILED, the cluster
+		// deleted (its HA data kept), then getJobUpgrade again.
+		st.JobState, jm, jmAccessible = "FAILED", "MISSING", false
+		deleted = "ApplicationReconciler.getJobUpgrade: the JobManager never started, so the operator deletes it " +
+			"(\"Deleted application cluster that never started.\") and the job counts as FAILED; then "
+	}
 	if terminalJobStates[st.JobState] && (!haMeta || jmAccessible) {
 		switch p := RecordedSavepoint(obj); p {
 		case LastStateDummyPath:
@@ -128,7 +193,7 @@ func NotRunningRestore(ctx context.Context, dyn dynamic.Interface, obj *unstruct
 				Why: "AbstractJobReconciler.getJobUpgrade: a terminal job restarts from the savepoint in its status, here none"}, nil
 		default:
 			return RestoreSource{Proceeds: true, From: "the savepoint the operator recorded, " + p, Path: p,
-				Why: "AbstractJobReconciler.getJobUpgrade: \"Job is in terminal state, ready for upgrade from observed latest state\""}, nil
+				Why: deleted + "AbstractJobReconciler.getJobUpgrade: \"Job is in terminal state, ready for upgrade from observed latest state\""}, nil
 		}
 	}
 	if haMeta {

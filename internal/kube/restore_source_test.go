@@ -31,6 +31,27 @@ func notRunningDeployment(job, jm, upgradeSavepoint string) *unstructured.Unstru
 	}}
 }
 
+// lastReconciled records upgradeMode as the last reconciled spec's.
+func lastReconciled(obj *unstructured.Unstructured, upgradeMode string) *unstructured.Unstructured {
+	_ = unstructured.SetNestedField(obj.Object, `{"job":{"upgradeMode":"`+upgradeMode+`"}}`, "status", "reconciliationStatus", "lastReconciledSpec")
+	return obj
+}
+
+// jobManagerDeployment is the JobManager Deployment with its Available
+// condition False, since its creation when neverStarted, else since later.
+func jobManagerDeployment(neverStarted bool) *unstructured.Unstructured {
+	since := "2026-12-01T10:00:00Z"
+	if !neverStarted {
+		since = "2026-12-01T10:05:00Z"
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "orders", "namespace": "ns", "creationTimestamp": "2026-12-01T10:00:00Z"},
+		"status": map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "False",
+			"reason": "MinimumReplicasUnavailable", "lastTransitionTime": since}}},
+	}}
+}
+
 // What the operator restores a job that is not running from, by upgrade
 // mode and what it finds (AbstractJobReconciler/ApplicationReconciler
 // .getJobUpgrade).
@@ -55,11 +76,24 @@ func TestNotRunningRestore(t *testing.T) {
 		{"terminal without savepoint", notRunningDeployment("FINISHED", "READY", ""), "savepoint", nil, false, "no savepoint on record"},
 		{"never ready", notRunningDeployment("RECONCILING", "DEPLOYING", ""), "savepoint", nil, false, "waiting for upgradeable state"},
 		{"cancellable", notRunningDeployment("RESTARTING", "READY", ""), "last-state", nil, true, "using cancel"},
+		// A savepoint upgrade to an image that cannot be pulled: the
+		// operator deletes the JobManager that never started and restores
+		// from the savepoint it recorded.
+		{"never started, savepoint", lastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "savepoint"), "savepoint",
+			[]runtime.Object{jobManagerDeployment(true)}, true, "never started"},
+		{"never started, no savepoint", lastReconciled(notRunningDeployment("RECONCILING", "ERROR", ""), "savepoint"), "savepoint",
+			[]runtime.Object{jobManagerDeployment(true)}, false, "no savepoint on record for the failed job"},
+		// Not for a job last reconciled last-state, nor for a JobManager
+		// that was available once.
+		{"never started, last-state", lastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "last-state"), "savepoint",
+			[]runtime.Object{jobManagerDeployment(true)}, false, "Manual restore required"},
+		{"started once", lastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "savepoint"), "savepoint",
+			[]runtime.Object{jobManagerDeployment(false)}, false, "Manual restore required"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-				map[schema.GroupVersionResource]string{ConfigMapGVR: "ConfigMapList"}, c.configMaps...)
+				map[schema.GroupVersionResource]string{ConfigMapGVR: "ConfigMapList", DeploymentGVR: "DeploymentList"}, c.configMaps...)
 			src, err := NotRunningRestore(context.Background(), dyn, c.dep, c.mode, true)
 			if err != nil {
 				t.Fatal(err)

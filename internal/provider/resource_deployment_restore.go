@@ -559,7 +559,8 @@ func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, re
 		from = "what the operator can restore by itself: the latest checkpoint in the job's HA metadata if it exists (last-state, " +
 			"and savepoint mode falls back to it), or the job's latest checkpoint if the operator can still cancel it"
 		if recorded != "" && recorded != kube.LastStateDummyPath {
-			from += ", or, for a job that ended (FAILED, FINISHED, CANCELED), the savepoint the operator recorded, " + recorded
+			from += ", or, for a job that ended (FAILED, FINISHED, CANCELED) or whose new JobManager never started after a " +
+				"savepoint-mode deploy, the savepoint the operator recorded, " + recorded
 		}
 		from += ". If it has none of these, the apply is refused and says how to go on (job.initial_savepoint_path, or a stateless upgrade)"
 	}

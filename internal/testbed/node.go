@@ -54,7 +54,10 @@ import (
 //     confirms a graceful deletion; a pod whose ConfigMap is not there yet
 //     waits (ContainerCreating), as the kubelet waits for a volume; a pod
 //     that fails to start gets the waiting reason CrashLoopBackOff and is
-//     started again with back-off;
+//     started again with back-off; a pod whose image the node does not
+//     have (nodeHasImage: anything but Flink 2.2.1's images, which the
+//     runner's distribution stands in for) waits in ImagePullBackOff, as
+//     the kubelet reports an image it cannot pull, and never runs;
 //   - as the Service's DNS name: gives each pod a loopback address of its
 //     own (127.x.y.z, a pod IP) and writes <service>.<namespace> (and
 //     .svc, .svc.cluster.local) of every Service selecting it into a hosts
@@ -125,6 +128,9 @@ type nodePod struct {
 	retryAt              time.Time
 	lastErr              string
 	statusWritten        string
+	// pullBackOff is the image the node does not have (nodeHasImage):
+	// the container waits in ImagePullBackOff and nothing runs.
+	pullBackOff string
 }
 
 // StartNode starts the node stand-in for the given namespaces. It writes
@@ -385,6 +391,15 @@ func (n *Node) writeDeploymentStatus(ctx context.Context, dep *unstructured.Unst
 		progReason, progMsg = "NewReplicaSetAvailable", fmt.Sprintf("ReplicaSet %q has successfully progressed.", dep.GetName())
 	}
 	old, _, _ := unstructured.NestedMap(dep.Object, "status")
+	if conds, _, _ := unstructured.NestedSlice(old, "conditions"); len(conds) == 0 {
+		// The first sync: the deployment controller syncs a new Deployment
+		// as soon as its informer sees it, so on a cluster its first
+		// conditions carry the second it was created in; the operator reads
+		// exactly that (FlinkUtils.jmPodNeverStarted: Available False with
+		// lastTransitionTime equal to creationTimestamp). The node's first
+		// pass can come a poll later: the creation second is written.
+		now = dep.GetCreationTimestamp().UTC().Format(time.RFC3339)
+	}
 	since := func(typ, status string) string {
 		conds, _, _ := unstructured.NestedSlice(old, "conditions")
 		for _, c := range conds {
@@ -491,6 +506,14 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 		return
 	}
 
+	if image := mainImage(pod); !nodeHasImage(image) {
+		n.mu.Lock()
+		p.pullBackOff = image
+		n.mu.Unlock()
+		n.writePodStatus(ctx, pod, p)
+		return
+	}
+
 	n.mu.Lock()
 	idle := !p.starting && (p.cluster == nil || !p.cluster.alive()) && time.Now().After(p.retryAt)
 	if idle && p.cluster != nil {
@@ -511,6 +534,37 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 		go n.startPod(ctx, pod.DeepCopy(), p)
 	}
 	n.writePodStatus(ctx, pod, p)
+}
+
+// mainImage is the image of the pod's Flink container.
+func mainImage(pod *unstructured.Unstructured) string {
+	containers, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
+	for _, c := range containers {
+		if m, ok := c.(map[string]any); ok && m["name"] == mainContainer {
+			image, _ := m["image"].(string)
+			return image
+		}
+	}
+	return ""
+}
+
+// nodeHasImage is the node's rule for which images it can "pull": those
+// the runner's Flink 2.2.1 distribution stands in for, the official
+// image's Flink 2.2.1 tags (repository flink, from any registry or path
+// ending in /flink; tag 2.2.1 or 2.2.1-<variant>, e.g. 2.2.1-java17,
+// 2.2.1-java21, and the demo's 2.2.1-java17-next). Anything else (another
+// Flink version, another repository, no tag, a digest) is an image this
+// node cannot pull: the pod waits in ImagePullBackOff, which is how a test
+// makes a job that cannot run (e.g. image = "flink:no-such-tag").
+func nodeHasImage(image string) bool {
+	repo, tag, ok := strings.Cut(image[strings.LastIndex(image, "/")+1:], ":")
+	if !ok || strings.Contains(image, "@") {
+		return false
+	}
+	if repo != "flink" {
+		return false
+	}
+	return tag == "2.2.1" || strings.HasPrefix(tag, "2.2.1-")
 }
 
 // backoff is the kubelet's crash loop back-off: 10 s doubled per restart,
@@ -732,7 +786,7 @@ func (n *Node) stopPod(p *nodePod) {
 func (n *Node) writePodStatus(ctx context.Context, pod *unstructured.Unstructured, p *nodePod) {
 	n.mu.Lock()
 	running := p.cluster != nil && !p.starting
-	addr, failures, lastErr, written := p.addr, p.failures, p.lastErr, p.statusWritten
+	addr, failures, lastErr, written, pull := p.addr, p.failures, p.lastErr, p.statusWritten, p.pullBackOff
 	n.mu.Unlock()
 	image, _, _ := unstructured.NestedString(pod.Object, "spec", "containers", "0", "image")
 	containers, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
@@ -741,17 +795,28 @@ func (n *Node) writePodStatus(ctx context.Context, pod *unstructured.Unstructure
 			image, _ = m["image"].(string)
 		}
 	}
-	key := fmt.Sprint(running, addr, failures, lastErr != "")
+	key := fmt.Sprint(running, addr, failures, lastErr != "", pull)
 	if key == written {
 		return
 	}
 	now := metav1.Now().UTC().Format(time.RFC3339)
 	ready := "False"
 	state := map[string]any{"waiting": map[string]any{"reason": "ContainerCreating"}}
-	if running {
+	switch {
+	case pull != "":
+		// The kubelet's message for an image it is backing off pulling
+		// (k8s.io/kubernetes v1.34 pkg/kubelet/images/image_manager.go,
+		// "Back-off pulling image %q"; the reason ErrImagePullBackOff,
+		// "ImagePullBackOff"), another of the reasons the operator's
+		// observer fails a deployment on and forwards as an event
+		// (DeploymentFailedException.CONTAINER_ERROR_REASONS). Nothing was
+		// pulled here, so no earlier pull error is appended.
+		state = map[string]any{"waiting": map[string]any{"reason": "ImagePullBackOff",
+			"message": fmt.Sprintf("Back-off pulling image %q", pull)}}
+	case running:
 		ready = "True"
 		state = map[string]any{"running": map[string]any{"startedAt": now}}
-	} else if lastErr != "" {
+	case lastErr != "":
 		// What the kubelet reports for a container that keeps exiting
 		// (kubelet images/ and container runtime manager: CrashLoopBackOff),
 		// one of the reasons the operator's observer fails a deployment on
@@ -760,7 +825,7 @@ func (n *Node) writePodStatus(ctx context.Context, pod *unstructured.Unstructure
 			"message": "back-off restarting failed container " + mainContainer + ": " + firstLines(lastErr, 3)}}
 	}
 	phase := "Pending"
-	if running || lastErr != "" {
+	if pull == "" && (running || lastErr != "") {
 		phase = "Running"
 	}
 	status := map[string]any{

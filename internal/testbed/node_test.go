@@ -516,3 +516,121 @@ func TestNode_deploymentStatusAndPods(t *testing.T) {
 		t.Errorf("a pass after scaling to zero created %d pods", len(pods))
 	}
 }
+
+// The node "has" Flink 2.2.1's images only (the runner's distribution
+// stands in for them); a pod of any other image waits in ImagePullBackOff
+// with the kubelet's message, and no Flink process is started for it.
+func TestNode_imageItCannotPull(t *testing.T) {
+	for image, want := range map[string]bool{
+		"flink:2.2.1": true, "flink:2.2.1-java17": true, "flink:2.2.1-java21": true, "flink:2.2.1-java17-next": true,
+		"registry.example.com/library/flink:2.2.1-java17": true,
+		"flink:no-such-tag": false, "flink:2.2.0-java17": false, "flink:2.2.10": false, "flink:1.20.1": false, "flink": false,
+		"flink:latest": false, "myorg/flink-job:2.2.1": false, "flink@sha256:0123": false, "": false,
+	} {
+		if got := nodeHasImage(image); got != want {
+			t.Errorf("nodeHasImage(%q) = %t, want %t", image, got, want)
+		}
+	}
+
+	ctx := context.Background()
+	dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
+		deploymentsGVR: "DeploymentList", podsGVR: "PodList", servicesGVR: "ServiceList",
+	})
+	pod := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "orders-abcde", "namespace": "ns", "uid": "pod-uid",
+			"labels": map[string]any{"app": "orders", "component": "jobmanager", "type": "flink-native-kubernetes"}},
+		"spec": map[string]any{"nodeName": NodeName, "containers": []any{map[string]any{"name": mainContainer, "image": "flink:no-such-tag"}}},
+	}}
+	if _, err := dyn.Resource(podsGVR).Namespace("ns").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	n := &Node{dyn: dyn, pods: map[types.UID]*nodePod{}, history: map[string][]*FlinkCluster{}}
+	n.syncPod(ctx, pod)
+	n.syncPod(ctx, pod)
+	got, err := dyn.Resource(podsGVR).Namespace("ns").Get(ctx, "orders-abcde", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase, _, _ := unstructured.NestedString(got.Object, "status", "phase")
+	statuses, _, _ := unstructured.NestedSlice(got.Object, "status", "containerStatuses")
+	if phase != "Pending" || len(statuses) != 1 {
+		t.Fatalf("status %v", got.Object["status"])
+	}
+	waiting, _, _ := unstructured.NestedStringMap(statuses[0].(map[string]any), "state", "waiting")
+	if waiting["reason"] != "ImagePullBackOff" || waiting["message"] != `Back-off pulling image "flink:no-such-tag"` || podReady(got) {
+		t.Errorf("container status %v, ready %t", statuses[0], podReady(got))
+	}
+	if p := n.pods["pod-uid"]; p == nil || p.starting || p.cluster != nil || len(n.history) != 0 {
+		t.Errorf("the node started the pod of an image it cannot pull: %+v", p)
+	}
+}
+
+// Row 7 of issue 36, the savepoint-mode branch, on the real operator: a
+// savepoint-mode job is upgraded (a savepoint the operator records in
+// upgradeSavepointPath) to an image the node cannot pull, so its new
+// JobManager never starts (the Deployment's Available condition False
+// since its creation). The change that fixes the image proceeds: the
+// operator deletes the JobManager that never started, counts the job
+// FAILED and restores the new spec from the savepoint it recorded
+// (ApplicationReconciler.getJobUpgrade → deleteJmThatNeverStarted,
+// FlinkUtils.jmPodNeverStarted; AbstractJobReconciler.getJobUpgrade: "Job
+// is in terminal state, ready for upgrade from observed latest state"),
+// which kube.NotRunningRestore reads before the fix; the counters
+// continue from the savepoint. (The model has no JobManager Deployment
+// objects to read that condition from, so this runs on the real operator
+// only.)
+func TestRealOperator_fixNotRunningSavepoint(t *testing.T) {
+	s := newRealStack(t, nil)
+	ctx := context.Background()
+	s.createDeployment(t, "orders", modeSavepoint, nil)
+	first := readDeploymentStatus(s.stable(t, "orders"))
+	old := s.current(t, "orders")
+	if _, _, err := old.WaitCounts(ctx, 2, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	s.patch(t, true, "orders", `{"spec":{"image":"flink:no-such-tag"}}`)
+	obj := s.until(t, true, "orders", "not running: the image cannot be pulled", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == 2 && st.JMStatus == jmError && strings.Contains(st.Error, "DeploymentFailedException")
+	})
+	st := readDeploymentStatus(obj)
+	_, sp := s.dirs("orders")
+	if !strings.HasPrefix(st.UpgradeSavepointPath, sp+"/savepoint-"+first.JobID[:6]+"-") || !s.exists(t, st.UpgradeSavepointPath+"/_metadata") {
+		t.Fatalf("upgradeSavepointPath %q: want the upgrade's savepoint of job %s", st.UpgradeSavepointPath, first.JobID)
+	}
+	recorded := st.UpgradeSavepointPath
+	if !kube.JobManagerNeverStarted(ctx, s.dyn, s.ns, "orders") {
+		t.Error("kube.JobManagerNeverStarted is false for the JobManager of an image that cannot be pulled")
+	}
+	haType, _, _ := unstructured.NestedString(obj.Object, "spec", "flinkConfiguration", "high-availability.type")
+	ha := haType != "" && !strings.EqualFold(haType, "none")
+	src, err := kube.NotRunningRestore(ctx, s.dyn, obj, "savepoint", ha)
+	if err != nil || !src.Proceeds || src.Path != recorded {
+		t.Fatalf("kube.NotRunningRestore: %+v %v, want it to proceed from %s", src, err, recorded)
+	}
+	_, before := old.Counts()
+
+	s.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java17"}}`)
+	obj = s.until(t, true, "orders", "fixed and running", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == 3 && st.JobState == flinkRunning
+	})
+	st = readDeploymentStatus(obj)
+	if st.UpgradeSavepointPath != recorded || st.JobID == first.JobID {
+		t.Errorf("after the fix: job %s (first %s), upgradeSavepointPath %q; want a new job from %s", st.JobID, first.JobID, st.UpgradeSavepointPath, recorded)
+	}
+	c := s.current(t, "orders")
+	if got := c.Configuration["execution.savepoint.path"]; c == old || got != recorded {
+		t.Fatalf("the fixed cluster restored from %q, want %q", got, recorded)
+	}
+	firstNew, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range firstNew {
+		if n <= 1 || n > before[k]+1 {
+			t.Errorf("key %d: the fixed job printed %d first, the first one %d last: want it to continue", k, n, before[k])
+		}
+	}
+}

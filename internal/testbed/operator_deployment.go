@@ -350,6 +350,7 @@ type depCtx struct {
 	obj  *unstructured.Unstructured
 	spec map[string]any
 	st   *deploymentStatus
+	dyn  dynamic.Interface
 }
 
 // recordSpec is ReconciliationUtils.updateStatusForSpecReconciliation:
@@ -466,7 +467,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 	st := readDeploymentStatus(obj)
 	before := st
 	spec, _, _ := unstructured.NestedMap(obj.Object, "spec")
-	c := depCtx{obj: obj, spec: spec, st: &st}
+	c := depCtx{obj: obj, spec: spec, st: &st, dyn: dyn}
 	o.observe(ctx, dyn, c)
 	var last map[string]any
 	if l := parseReconciled(st.LastReconciledSpec); l != nil {
@@ -823,6 +824,19 @@ func (o *Operator) firstDeploy(c depCtx) error {
 // JobManager DEPLOYING.
 func (o *Operator) deploy(c depCtx, savepoint string, requireHA bool) {
 	st := c.st
+	if st.JMStatus != jmMissing && st.JMStatus != "" && (st.JobState == flinkFinished || st.JobState == flinkFailed || st.JobState == "CANCELED") {
+		// ApplicationReconciler.deploy: "Deleting cluster with terminated
+		// application before new deployment" (deleteClusterDeployment,
+		// its HA data too unless HA metadata is required), e.g. the cluster
+		// a savepoint suspend or upgrade left up.
+		st.JMStatus = jmMissing
+		if !requireHA {
+			o.deleteHAConfigMaps(context.Background(), c.dyn, c.obj)
+		}
+		if o.Flink != nil {
+			o.Flink.stop(c.obj, !requireHA)
+		}
+	}
 	restore := savepoint
 	if restore == "" && requireHA && st.JobID != "" && o.hadCheckpoint(st.JobID) {
 		restore = LastStateDummyPath
@@ -877,7 +891,9 @@ func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restor
 // MSG_MANUAL_RESTORE_REQUIRED, CommonStatus), which the operator records in
 // status.error instead of waiting. (For a savepoint-mode JobManager that never
 // started the real operator first deletes it and fails on "last checkpoint is
-// unknown" — the same exception, also ending in "Manual restore required.")
+// unknown" — the same exception, also ending in "Manual restore required."
+// — when its status savepoint is the last-state dummy; with a savepoint
+// recorded it restores from it: reconcileSpecChange.)
 // HA metadata exists in the model once the job completed a checkpoint, as in
 // deploy's requireHA.
 //
@@ -936,6 +952,30 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 			// metadata is the job's completed checkpoint, whose ConfigMap
 			// it writes: writeHAConfigMap).
 			suspend, restore, ok = modeLastState, modeLastState, true
+		}
+		if !ok && st.JMStatus == jmError && st.StartTime == "" && jobField(last, "upgradeMode", modeStateless) != modeLastState &&
+			jobField(c.spec, "upgradeMode", modeStateless) != modeStateless {
+			// ApplicationReconciler.getJobUpgrade: a JobManager that never
+			// started (FlinkUtils.jmPodNeverStarted; in the model: in ERROR
+			// before its job ever ran) of a job not last deployed
+			// last-state is deleted (deleteJmThatNeverStarted: the job
+			// FAILED, HA data kept), and the terminal job restores from the
+			// savepoint in its status (AbstractJobReconciler.getJobUpgrade,
+			// useStatusSavepoint; seen on the real operator 1.15.0 with a
+			// savepoint on record: TestRealOperator_fixNotRunningSavepoint).
+			// Only that case is modelled: with the last-state dummy there
+			// the operator says "last checkpoint is unknown", and with no
+			// savepoint at all it would restore nothing; neither was run on
+			// the real operator with a node, so both stay with
+			// upgradeFailure.
+			if p := st.UpgradeSavepointPath; p != "" && p != LastStateDummyPath {
+				st.JobState, st.JMStatus = flinkFailed, jmMissing
+				if o.Flink != nil {
+					o.Flink.stop(c.obj, false)
+				}
+				recordSpec(c, withUpgradeMode(c.spec, modeSavepoint), jobSuspended, desired == jobRunning)
+				return nil
+			}
 		}
 		if !ok {
 			// "Job is not running and checkpoint information is not
@@ -1004,10 +1044,24 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 			o.logf("operator: upgrade snapshot of %s: %v", c.obj.GetName(), err)
 		}
 	}
-	st.JobState, st.JMStatus = flinkFinished, jmMissing
+	st.JobState = flinkFinished
+	if suspend == modeSavepoint {
+		// AbstractFlinkService.cancelJob deletes the cluster only for the
+		// suspend modes that ask it (SuspendMode.deleteCluster: STATELESS
+		// and LAST_STATE) or in standalone mode; after a native
+		// stop-with-savepoint the application cluster stays up with its
+		// job FINISHED (FlinkConfigBuilder sets
+		// execution.shutdown-on-application-finish false) until the next
+		// deploy deletes it ("Deleting cluster with terminated application
+		// before new deployment": ApplicationReconciler.deploy). Seen on
+		// the real operator 1.15.0 with the node: a suspended job's
+		// JobManager keeps running (TestDifferential_suspendResume).
+		return nil
+	}
+	st.JMStatus = jmMissing
+	// A stateless cancel deletes the cluster's HA data
+	// (AbstractFlinkService.deleteClusterDeployment with deleteHaData).
 	if suspend != modeLastState {
-		// A stateless or savepoint cancel deletes the cluster's HA data
-		// (AbstractFlinkService.deleteClusterDeployment with deleteHaData).
 		o.deleteHAConfigMaps(ctx, dyn, c.obj)
 	}
 	if o.Flink != nil {

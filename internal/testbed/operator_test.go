@@ -850,3 +850,34 @@ func TestOperator_realFlink(t *testing.T) {
 		t.Run(name, func(t *testing.T) { scenario(t, newBedWith(t, true)) })
 	}
 }
+
+// A savepoint-mode job upgraded (a savepoint recorded) to an image that
+// cannot be pulled: its new JobManager never starts. The change that fixes
+// the image restores a new job from the recorded savepoint (the operator
+// deletes the JobManager that never started and counts the job FAILED:
+// ApplicationReconciler.getJobUpgrade, deleteJmThatNeverStarted), as
+// TestRealOperator_fixNotRunningSavepoint shows on the real operator.
+func TestOperator_fixNeverStartedFromRecordedSavepoint(t *testing.T) {
+	b := newBed(t)
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+	b.op.SetFaults(func(f *Faults) {
+		f.ContainerWaiting = &ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
+	})
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:no-such-tag"}}`)
+	obj := b.until(t, true, "orders", "JobManager in ERROR", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == 2 && st.JMStatus == jmError
+	})
+	recorded := readDeploymentStatus(obj).UpgradeSavepointPath
+	_, sp := b.dirs("orders")
+	if !strings.HasPrefix(recorded, sp+"/savepoint-") {
+		t.Fatalf("upgradeSavepointPath %q after the savepoint upgrade", recorded)
+	}
+	b.op.SetFaults(func(f *Faults) { f.ContainerWaiting = nil })
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java17"}}`)
+	st := b.runningAt(t, "orders")
+	if st.ObservedGeneration != 3 || st.JobID == first.JobID || st.UpgradeSavepointPath != recorded || st.Error != "" {
+		t.Fatalf("after the fix: %+v; want a new job from %s", st, recorded)
+	}
+}

@@ -3,6 +3,7 @@ package testbed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -512,5 +513,302 @@ func (b *bed) imagePullBackOffPod(t *testing.T, name, message string) {
 	}}}
 	if _, err := pods.UpdateStatus(context.Background(), created, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Row 7 of issue 36, the branch that proceeds from HA metadata: a
+// last-state job with Kubernetes HA runs and checkpoints; an upgrade to an
+// image that cannot be pulled leaves it not running (JobManager ERROR,
+// DeploymentFailedException "[flink-main-container] Back-off pulling image
+// …", the job RECONCILING) while its HA metadata stays (a last-state
+// upgrade keeps it: the operator deletes the cluster without its HA data).
+// What kube.NotRunningRestore, the provider's reading of the operator,
+// says then: the fix proceeds from the HA metadata. And the operator does
+// so: the change that fixes the image is applied without a savepoint
+// (ApplicationReconciler.getJobUpgrade: "Job is not running but HA
+// metadata is available for last state restore, ready for upgrade",
+// JobUpgrade.lastStateUsingHaMeta), the job keeps its id, and the operator
+// records the last-state dummy path as the restore path
+// (ApplicationReconciler.deploy: LAST_STATE_DUMMY_SP_PATH when HA
+// metadata is required and a checkpoint exists). On the real operator the
+// node runs the job as real Flink (the bad image waits in ImagePullBackOff
+// on the node) and the restored job's counters continue from the last
+// checkpoint; the model's ContainerWaiting fault stands in for the image.
+func TestDifferential_fixNotRunningLastState(t *testing.T) {
+	t.Run("model", func(t *testing.T) { fixNotRunningLastState(t, newBed(t), nil) })
+	t.Run("real", func(t *testing.T) {
+		s := newRealStack(t, nil)
+		fixNotRunningLastState(t, s.bed, s)
+	})
+}
+
+func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
+	ctx := context.Background()
+	const pullMsg = `Back-off pulling image "flink:no-such-tag"`
+	b.createDeploymentEdited(t, "orders", modeLastState, nil, func(spec map[string]any) {
+		// Kubernetes HA, as the provider writes it for last-state (the
+		// real stack's spec has it already).
+		conf := spec["flinkConfiguration"].(map[string]any)
+		if _, ok := conf["high-availability.type"]; !ok {
+			cp, _ := b.dirs("orders")
+			conf["high-availability.type"] = "kubernetes"
+			conf["high-availability.storageDir"] = strings.TrimSuffix(cp, "/checkpoints") + "/ha"
+		}
+	})
+	first := b.runningAt(t, "orders")
+	b.checkpointed(t, "orders", first.JobID)
+	var old *FlinkCluster
+	if s != nil {
+		old = s.current(t, "orders")
+		// Counts past the first checkpoints: the restored job must go on
+		// from more than 1.
+		if _, _, err := old.WaitCounts(ctx, 4, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Second) // two more checkpoints (2 s interval)
+	} else {
+		b.op.SetFaults(func(f *Faults) { f.ContainerWaiting = &ContainerState{Reason: "ImagePullBackOff", Message: pullMsg} })
+	}
+
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:no-such-tag"}}`)
+	obj := b.until(t, true, "orders", "not running: the image cannot be pulled", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == 2 && st.JMStatus == jmError && strings.Contains(st.Error, "DeploymentFailedException")
+	})
+	st := readDeploymentStatus(obj)
+	if want := "[flink-main-container] " + pullMsg + " ("; st.JobState != flinkReconciling || !strings.HasPrefix(kube.OperatorMessage(st.Error), want) {
+		t.Errorf("after the bad image: job %s, error %q, want RECONCILING and %q…", st.JobState, st.Error, want)
+	}
+	if s != nil && old.alive() {
+		t.Error("the old cluster's processes still run after the upgrade")
+	}
+	ha, err := kube.HAMetadataAvailable(ctx, b.dyn, b.ns, "orders")
+	if err != nil || !ha {
+		t.Fatalf("HA metadata after the last-state upgrade: %t %v", ha, err)
+	}
+	src, err := kube.NotRunningRestore(ctx, b.dyn, obj, "last-state", true)
+	if err != nil || !src.Proceeds || !strings.Contains(src.From, "HA metadata") {
+		t.Fatalf("kube.NotRunningRestore: %+v %v, want it to proceed from the HA metadata", src, err)
+	}
+
+	if s == nil {
+		b.op.SetFaults(func(f *Faults) { f.ContainerWaiting = nil })
+	}
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java17"}}`)
+	fixed := b.runningAt(t, "orders")
+	if fixed.ObservedGeneration != 3 || fixed.JobID != first.JobID || fixed.UpgradeSavepointPath != kube.LastStateDummyPath {
+		t.Errorf("after the fix: observed %d, job %s (first %s), upgradeSavepointPath %q; want 3, the same job, %q",
+			fixed.ObservedGeneration, fixed.JobID, first.JobID, fixed.UpgradeSavepointPath, kube.LastStateDummyPath)
+	}
+	if s == nil {
+		return
+	}
+	c := s.current(t, "orders")
+	if c == old {
+		t.Fatal("the node runs the first cluster still")
+	}
+	if got := c.Configuration["execution.savepoint.path"]; got != kube.LastStateDummyPath {
+		t.Errorf("the fixed cluster's execution.savepoint.path %q, want the operator's last-state dummy %q", got, kube.LastStateDummyPath)
+	}
+	_, before := old.Counts()
+	firstNew, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range firstNew {
+		// Restored from the last checkpoint: on from (at most) the last
+		// count the first cluster printed, not from 1.
+		if n <= 1 || n > before[k]+1 {
+			t.Errorf("key %d: the fixed job printed %d first, the first one %d last: want it to continue", k, n, before[k])
+		}
+	}
+	t.Logf("the fixed job's first counts %v, the first job's last %v", firstNew, before)
+}
+
+// Suspend and resume in savepoint mode (issue 34). Suspending
+// (job.state = suspended) stops the job with a savepoint, which the
+// operator records in status.jobStatus.upgradeSavepointPath
+// (AbstractJobReconciler.reconcileSpecChange → cancelJob with
+// SuspendMode.SAVEPOINT), and the lifecycle is SUSPENDED
+// (ResourceLifecycleState: a deployed, reconciled spec whose job state is
+// suspended). The JobManager stays up, READY, with its job FINISHED: a
+// native savepoint suspend does not delete the cluster
+// (AbstractFlinkService.cancelJob: SuspendMode.SAVEPOINT.deleteCluster()
+// is false; FlinkConfigBuilder sets execution.shutdown-on-application-finish
+// false), seen on the real operator with the node, where the issue
+// expected its processes to stop. Resuming (job.state = running) deletes
+// that cluster ("Deleting cluster with terminated application before new
+// deployment": ApplicationReconciler.deploy) and deploys a new job from the
+// savepoint (AbstractJobReconciler.resumeJob → restoreJob with the status
+// savepoint). On the real operator the node's real Flink shows the job
+// stopped while suspended and the resumed job's counters continuing.
+func TestDifferential_suspendResume(t *testing.T) {
+	t.Run("model", func(t *testing.T) { suspendResume(t, newBed(t), nil) })
+	t.Run("real", func(t *testing.T) {
+		s := newRealStack(t, nil)
+		suspendResume(t, s.bed, s)
+	})
+}
+
+func suspendResume(t *testing.T, b *bed, s *realStack) {
+	ctx := context.Background()
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+	var old *FlinkCluster
+	if s != nil {
+		old = s.current(t, "orders")
+		if _, _, err := old.WaitCounts(ctx, 2, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.patch(t, true, "orders", `{"spec":{"job":{"state":"suspended"}}}`)
+	obj := b.until(t, true, "orders", "suspended", func(o *unstructured.Unstructured) bool {
+		lc, _, _ := unstructured.NestedString(o.Object, "status", "lifecycleState")
+		return readDeploymentStatus(o).ObservedGeneration == 2 && lc == "SUSPENDED"
+	})
+	st := readDeploymentStatus(obj)
+	_, sp := b.dirs("orders")
+	t.Logf("suspended: job %s, JobManager %s, upgradeSavepointPath %s, error %q", st.JobState, st.JMStatus, st.UpgradeSavepointPath, st.Error)
+	if !strings.HasPrefix(st.UpgradeSavepointPath, sp+"/savepoint-"+first.JobID[:6]+"-") || !b.exists(t, st.UpgradeSavepointPath+"/_metadata") {
+		t.Errorf("upgradeSavepointPath %q: want the suspend's savepoint of job %s under %s, with _metadata", st.UpgradeSavepointPath, first.JobID, sp)
+	}
+	if st.JobState != "FINISHED" || st.JMStatus != jmReady || st.Error != "" {
+		t.Errorf("suspended: job state %s, JobManager %s, error %q; want FINISHED, READY and no error", st.JobState, st.JMStatus, st.Error)
+	}
+	suspendSavepoint := st.UpgradeSavepointPath
+	if s != nil {
+		// The JobManager runs on; its job does not.
+		_, stopped := old.Counts()
+		time.Sleep(5 * time.Second)
+		if _, later := old.Counts(); !old.alive() || s.node.Running() != 1 || fmt.Sprint(later) != fmt.Sprint(stopped) {
+			t.Errorf("suspended: JobManager alive %t, %d pods running, counts %v then %v; want it up with its job stopped",
+				old.alive(), s.node.Running(), stopped, later)
+		}
+	}
+
+	b.patch(t, true, "orders", `{"spec":{"job":{"state":"running"}}}`)
+	resumed := b.runningAt(t, "orders")
+	if resumed.JobID == first.JobID || resumed.UpgradeSavepointPath != suspendSavepoint {
+		t.Errorf("resumed: job %s (first %s), upgradeSavepointPath %q; want a new job from %s", resumed.JobID, first.JobID, resumed.UpgradeSavepointPath, suspendSavepoint)
+	}
+	if s == nil {
+		return
+	}
+	c := s.current(t, "orders")
+	if got := c.Configuration["execution.savepoint.path"]; c == old || got != suspendSavepoint {
+		t.Fatalf("the resumed cluster restored from %q, want %q", got, suspendSavepoint)
+	}
+	_, before := old.Counts()
+	firstNew, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range firstNew {
+		if n <= 1 || n > before[k]+1 {
+			t.Errorf("key %d: the resumed job printed %d first, the suspended one %d last: want it to continue", k, n, before[k])
+		}
+	}
+}
+
+// The nonce redeploy (issue 34), the model's rules
+// TestOperator_initialSavepointPathNeedsNonce and
+// TestOperator_newNonceWithoutPathIsRejected held to the real operator:
+//   - a change of job.initialSavepointPath alone is ignored (JobSpec:
+//     @SpecDiff(DiffType.IGNORE)); the generation is observed
+//     (ReconciliationUtils.updateReconciliationMetadata) and the job keeps
+//     running, its recorded spec unchanged;
+//   - a new savepointRedeployNonce (@SpecDiff SAVEPOINT_REDEPLOY) redeploys
+//     a new job from initialSavepointPath, recorded as
+//     upgradeSavepointPath; on the real operator and node the job's
+//     counters continue from that savepoint; the same nonce again does
+//     nothing;
+//   - a new nonce without a path is refused by the validator
+//     (DefaultValidator: "InitialSavepointPath must not be empty for
+//     savepoint redeployment"), the job keeps running and the generation
+//     is not observed.
+func TestDifferential_nonceRedeploy(t *testing.T) {
+	t.Run("model", func(t *testing.T) { nonceRedeploy(t, newBed(t), nil) })
+	t.Run("real", func(t *testing.T) {
+		s := newRealStack(t, nil)
+		nonceRedeploy(t, s.bed, s)
+	})
+}
+
+func nonceRedeploy(t *testing.T, b *bed, s *realStack) {
+	ctx := context.Background()
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	first := b.runningAt(t, "orders")
+	var old *FlinkCluster
+	if s != nil {
+		old = s.current(t, "orders")
+		if _, _, err := old.WaitCounts(ctx, 2, 2*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.createSnapshot(t, "sp", "orders", 1, map[string]any{})
+	sp := b.snapshotEnds(t, "sp")
+	if sp.State != kube.SnapshotCompleted {
+		t.Fatalf("savepoint %+v", sp)
+	}
+	var taken map[int]int64
+	if s != nil {
+		_, taken = old.Counts()
+	}
+
+	b.patch(t, true, "orders", fmt.Sprintf(`{"spec":{"job":{"initialSavepointPath":%q}}}`, sp.Path))
+	obj := b.until(t, true, "orders", "observed the path change", func(o *unstructured.Unstructured) bool {
+		return readDeploymentStatus(o).ObservedGeneration == o.GetGeneration()
+	})
+	st := readDeploymentStatus(obj)
+	if st.JobID != first.JobID || st.JobState != flinkRunning || st.UpgradeSavepointPath != "" {
+		t.Errorf("initialSavepointPath alone: job %s -> %s (%s), upgradeSavepointPath %q; want it ignored", first.JobID, st.JobID, st.JobState, st.UpgradeSavepointPath)
+	}
+	if job, _ := LastReconciledSpec(obj)["job"].(map[string]any); job["initialSavepointPath"] != nil {
+		t.Errorf("an ignored change was recorded as reconciled: %v", job)
+	}
+
+	b.patch(t, true, "orders", `{"spec":{"job":{"savepointRedeployNonce":1}}}`)
+	obj = b.until(t, true, "orders", "redeployed", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == o.GetGeneration() && st.JobState == flinkRunning && st.JobID != first.JobID
+	})
+	st = readDeploymentStatus(obj)
+	if st.UpgradeSavepointPath != sp.Path {
+		t.Errorf("a new nonce: upgradeSavepointPath %q, want %s", st.UpgradeSavepointPath, sp.Path)
+	}
+	if s != nil {
+		c := s.current(t, "orders")
+		if got := c.Configuration["execution.savepoint.path"]; c == old || got != sp.Path {
+			t.Errorf("the redeployed cluster restored from %q, want %q", got, sp.Path)
+		}
+		firstNew, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, n := range firstNew {
+			// From the savepoint: on from at most what was printed when it
+			// completed, not from 1.
+			if n <= 1 || n > taken[k]+1 {
+				t.Errorf("key %d: the redeployed job printed %d first, %d when the savepoint completed: want it to continue", k, n, taken[k])
+			}
+		}
+	}
+	redeployed := st.JobID
+
+	// The same nonce again (another change the operator ignores): nothing.
+	b.patch(t, true, "orders", `{"metadata":{"labels":{"x":"y"}},"spec":{"job":{"savepointRedeployNonce":1}}}`)
+	time.Sleep(3 * time.Second)
+	if again := b.runningAt(t, "orders"); again.JobID != redeployed {
+		t.Errorf("an unchanged nonce redeployed: %s -> %s", redeployed, again.JobID)
+	}
+
+	gen := b.get(t, true, "orders").GetGeneration()
+	b.patch(t, true, "orders", `{"spec":{"job":{"savepointRedeployNonce":7,"initialSavepointPath":null}}}`)
+	obj = b.until(t, true, "orders", "reported the validation error", func(o *unstructured.Unstructured) bool {
+		return strings.Contains(readDeploymentStatus(o).Error, "InitialSavepointPath must not be empty for savepoint redeployment")
+	})
+	st = readDeploymentStatus(obj)
+	if st.JobID != redeployed || st.ObservedGeneration != gen || obj.GetGeneration() != gen+1 {
+		t.Errorf("a nonce without a path was acted on: job %s -> %s, observed %d, generation %d", redeployed, st.JobID, st.ObservedGeneration, obj.GetGeneration())
 	}
 }

@@ -552,7 +552,9 @@ func mainImage(pod *unstructured.Unstructured) string {
 // the runner's Flink 2.2.1 distribution stands in for, the official
 // image's Flink 2.2.1 tags (repository flink, from any registry or path
 // ending in /flink; tag 2.2.1 or 2.2.1-<variant>, e.g. 2.2.1-java17,
-// 2.2.1-java21, and the demo's 2.2.1-java17-next). Anything else (another
+// 2.2.1-java21, and the demo's 2.2.1-java17-next), and the 2.2 line's
+// floating tags 2.2 and 2.2-<variant>, which name the newest 2.2.x release,
+// 2.2.1 (the operator's examples use flink:2.2). Anything else (another
 // Flink version, another repository, no tag, a digest) is an image this
 // node cannot pull: the pod waits in ImagePullBackOff, which is how a test
 // makes a job that cannot run (e.g. image = "flink:no-such-tag").
@@ -564,7 +566,7 @@ func nodeHasImage(image string) bool {
 	if repo != "flink" {
 		return false
 	}
-	return tag == "2.2.1" || strings.HasPrefix(tag, "2.2.1-")
+	return tag == "2.2.1" || strings.HasPrefix(tag, "2.2.1-") || tag == "2.2" || strings.HasPrefix(tag, "2.2-")
 }
 
 // backoff is the kubelet's crash loop back-off: 10 s doubled per restart,

@@ -523,7 +523,7 @@ func TestNode_deploymentStatusAndPods(t *testing.T) {
 func TestNode_imageItCannotPull(t *testing.T) {
 	for image, want := range map[string]bool{
 		"flink:2.2.1": true, "flink:2.2.1-java17": true, "flink:2.2.1-java21": true, "flink:2.2.1-java17-next": true,
-		"registry.example.com/library/flink:2.2.1-java17": true,
+		"registry.example.com/library/flink:2.2.1-java17": true, "flink:2.2": true, "flink:2.2-java17": true,
 		"flink:no-such-tag": false, "flink:2.2.0-java17": false, "flink:2.2.10": false, "flink:1.20.1": false, "flink": false,
 		"flink:latest": false, "myorg/flink-job:2.2.1": false, "flink@sha256:0123": false, "": false,
 	} {

@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+// Issue 36's rows that need no running job, through terraform on the real
+// operator 1.15.0 (the same configurations and expectations as the model's
+// tests in operator_says_test.go). No node runs the JobManager pods here:
+// a JobManager stays DEPLOYING, which is row 6's situation; the garbage
+// collector lets the operator's foreground deletes finish.
+
+// startRealOperatorAlone runs the real operator on ns, with conf over the
+// chart's configuration, and kube-controller-manager's garbage collector;
+// it skips, saying why, without the jars.
+func startRealOperatorAlone(t *testing.T, ns string, conf map[string]string) {
+	t.Helper()
+	requireOperatorJars(t)
+	useFixtureBucket(t)
+	root, env := loadTestbed(t)
+	ctx := context.Background()
+	if err := testbed.EnsureControllerManager(ctx, root, env, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]string{"kubernetes.operator.reconcile.interval": "5 s"}
+	for k, v := range conf {
+		all[k] = v
+	}
+	op, err := testbed.StartRealOperator(ctx, root, env, testbed.RealOperatorOptions{Namespaces: []string{ns}, Logf: t.Logf, Conf: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(op.Log)
+			lines := strings.Split(string(b), "\n")
+			if len(lines) > 60 {
+				lines = lines[len(lines)-60:]
+			}
+			t.Logf("real operator log (tail):\n%s", strings.Join(lines, "\n"))
+		}
+		op.Stop()
+	})
+}
+
+// Row 1 on the real operator without its webhook: the create its validator
+// refuses fails at once with the validator's message and is deleted again;
+// the next plan is a create, and the fixed configuration deploys.
+func TestAccRealOperator_rejectedCreateFailsAndLeavesNothing(t *testing.T) {
+	requireOperatorJars(t)
+	ns := testNamespace(t)
+	startRealOperatorAlone(t, ns, map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config:      rollbackWithoutHA(ns, "false"),
+				ExpectError: errorRE("refused by the operator's validator", "HA must be enabled for rollback support", "Nothing was deployed, and it was deleted again"),
+			},
+			{
+				PreConfig: func() {
+					if _, err := getDeployment(t, ns, "orders"); err == nil {
+						t.Fatalf("the refused FlinkDeployment was left in %s", ns)
+					}
+				},
+				Config: rollbackWithoutHA(ns, "true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
+}
+
+// Row 4 on the real operator: a snapshot of a FlinkDeployment that does not
+// exist fails at once with the operator's ValidationError and is deleted
+// again (the provider releases the finalizer the operator would keep).
+func TestAccRealOperator_snapshotTargetMissingFailsAtOnce(t *testing.T) {
+	requireOperatorJars(t)
+	ns := testNamespace(t)
+	startRealOperatorAlone(t, ns, nil)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{{
+			Config:      snapshotConfig(ns, ""),
+			ExpectError: errorRE("Target for snapshot "+ns+"/orders was not found", "Nothing was triggered, and it was deleted again"),
+		}, {
+			PreConfig: func() {
+				if n := countSnapshots(t, ns); n != 0 {
+					t.Fatalf("%d FlinkStateSnapshots left after the refused create", n)
+				}
+			},
+			Config:             snapshotConfig(ns, ""),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// Row 8 on the real operator: a snapshot it never gave a status is
+// destroyed (its cleanup throws on the missing status and keeps the
+// finalizer; the provider releases it).
+func TestAccRealOperator_snapshotDestroyWithoutStatus(t *testing.T) {
+	requireOperatorJars(t)
+	ns := testNamespace(t)
+	startRealOperatorAlone(t, ns, nil)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{{
+			Config: snapshotConfig(ns, "  wait = false"),
+			Check: func(*terraform.State) error {
+				if n := countSnapshots(t, ns); n != 1 {
+					return fmt.Errorf("want one snapshot, got %d", n)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// Row 6 on the real operator: an upgrade, then a suspend, of a job whose
+// JobManager never became ready (no node runs it): each wait runs to its
+// end and says the operator waits for an upgradeable state, with the ways
+// out.
+func TestAccRealOperator_upgradeNeverReadySaysOperatorWaits(t *testing.T) {
+	requireOperatorJars(t)
+	ns := testNamespace(t)
+	startRealOperatorAlone(t, ns, nil)
+	config := func(image, state string) string {
+		c := deploymentConfig(ns, image, `  wait_for = "deployed"
+  timeouts {
+    update = "30s"
+  }`)
+		if state != "" {
+			c = strings.Replace(c, `upgrade_mode = "last-state"`, `upgrade_mode = "last-state"
+    state        = "`+state+`"`, 1)
+		}
+		return c
+	}
+	waits := func(gen int) *regexp.Regexp {
+		return errorRE("has not observed generation "+fmt.Sprint(gen), "the operator saw the change", "SpecChanged",
+			"waits for an upgradeable state", "its job is RECONCILING and its JobManager DEPLOYING", "initial_savepoint_path",
+			`upgrade_mode = "stateless"`)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("flink:2.2.1-java17", "")},
+			{Config: config("flink:2.2.1-java21", ""), ExpectError: waits(2)},
+			{Config: config("flink:2.2.1-java21", "suspended"), ExpectError: waits(3)},
+		},
+	})
+}

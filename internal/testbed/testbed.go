@@ -27,7 +27,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -364,7 +363,7 @@ func spawnWithEnv(bin string, args, env []string, logPath string) (int, error) {
 		return 0, err
 	}
 	defer logFile.Close()
-	inheritedCloseOnExec.Do(closeInheritedOnExec)
+	closeInheritedOnExec()
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
@@ -380,12 +379,10 @@ func spawnWithEnv(bin string, args, env []string, logPath string) (int, error) {
 	return pid, nil
 }
 
-// inheritedCloseOnExec marks, once, the descriptors this process inherited
-// close-on-exec.
-var inheritedCloseOnExec sync.Once
-
 // closeInheritedOnExec keeps the descriptors this process was started with
-// (beyond stdin, stdout and stderr) out of what it spawns. Go opens its own
+// (beyond stdin, stdout and stderr), or opened without close-on-exec since,
+// out of what it spawns; it runs at every spawn, as such a descriptor may
+// come after the first one. Go opens its own
 // files close-on-exec, but one inherited without that flag is passed on to
 // every child (syscall.forkExec closes only close-on-exec ones), and a
 // daemon spawned here outlives the test: a lock a wrapper such as

@@ -47,7 +47,13 @@ func TestAccDeployment_rejectedCreateFailsAndLeavesNothing(t *testing.T) {
 	t.Parallel()
 	ns := testNamespace(t)
 	startOperatorWith(t, ns, rollbackOperator)
-	resource.Test(t, resource.TestCase{
+	resource.Test(t, rejectedCreateCase(t, ns))
+}
+
+// rejectedCreateCase is row 1's case on ns, whose operator's default
+// configuration enables rollbacks (the model's or the real one's).
+func rejectedCreateCase(t *testing.T, ns string) resource.TestCase {
+	return resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkDeploymentGone(t, ns),
 		Steps: []resource.TestStep{
@@ -68,7 +74,7 @@ func TestAccDeployment_rejectedCreateFailsAndLeavesNothing(t *testing.T) {
 				}},
 			},
 		},
-	})
+	}
 }
 
 // An update the operator's validator refuses (the job keeps running with
@@ -105,7 +111,12 @@ func TestAccSnapshot_targetMissingFailsAtOnce(t *testing.T) {
 	t.Parallel()
 	ns := testNamespace(t)
 	startOperator(t, ns)
-	resource.Test(t, resource.TestCase{
+	resource.Test(t, snapshotTargetMissingCase(t, ns))
+}
+
+// snapshotTargetMissingCase is row 4's case on ns.
+func snapshotTargetMissingCase(t *testing.T, ns string) resource.TestCase {
+	return resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkNoSnapshots(t, ns),
 		Steps: []resource.TestStep{{
@@ -121,7 +132,7 @@ func TestAccSnapshot_targetMissingFailsAtOnce(t *testing.T) {
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},
-	})
+	}
 }
 
 // A snapshot the operator never gave a status (its target was missing, and
@@ -133,7 +144,12 @@ func TestAccSnapshot_destroyWithoutStatus(t *testing.T) {
 	t.Parallel()
 	ns := testNamespace(t)
 	startOperator(t, ns)
-	resource.Test(t, resource.TestCase{
+	resource.Test(t, snapshotDestroyWithoutStatusCase(t, ns))
+}
+
+// snapshotDestroyWithoutStatusCase is row 8's case on ns.
+func snapshotDestroyWithoutStatusCase(t *testing.T, ns string) resource.TestCase {
+	return resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkNoSnapshots(t, ns),
 		Steps: []resource.TestStep{{
@@ -145,7 +161,7 @@ func TestAccSnapshot_destroyWithoutStatus(t *testing.T) {
 				return nil
 			},
 		}},
-	})
+	}
 }
 
 func countSnapshots(t *testing.T, ns string) int {
@@ -176,11 +192,16 @@ func jobManagerNeverReady(t *testing.T) string {
 func TestAccDeployment_upgradeNeverReadySaysOperatorWaits(t *testing.T) {
 	skipUnlessAcc(t)
 	t.Parallel()
-	ns := jobManagerNeverReady(t)
+	resource.Test(t, upgradeNeverReadyCase(jobManagerNeverReady(t), "20s"))
+}
+
+// upgradeNeverReadyCase is row 6's case on ns, whose JobManagers never
+// become ready, with the given update timeout.
+func upgradeNeverReadyCase(ns, updateTimeout string) resource.TestCase {
 	config := func(image, state string) string {
 		c := deploymentConfig(ns, image, `  wait_for = "deployed"
   timeouts {
-    update = "20s"
+    update = "`+updateTimeout+`"
   }`)
 		if state != "" {
 			c = strings.Replace(c, `upgrade_mode = "last-state"`, `upgrade_mode = "last-state"
@@ -193,12 +214,12 @@ func TestAccDeployment_upgradeNeverReadySaysOperatorWaits(t *testing.T) {
 			"waits for an upgradeable state", "its job is RECONCILING and its JobManager DEPLOYING", "initial_savepoint_path",
 			`upgrade_mode = "stateless"`)
 	}
-	resource.Test(t, resource.TestCase{
+	return resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config("flink:2.2.1-java17", "")},
 			{Config: config("flink:2.2.1-java21", ""), ExpectError: waits(2)},
 			{Config: config("flink:2.2.1-java21", "suspended"), ExpectError: waits(3)},
 		},
-	})
+	}
 }

@@ -2,15 +2,11 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
@@ -61,27 +57,7 @@ func TestAccRealOperator_rejectedCreateFailsAndLeavesNothing(t *testing.T) {
 	requireOperatorJars(t)
 	ns := testNamespace(t)
 	startRealOperatorAlone(t, ns, map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"})
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkDeploymentGone(t, ns),
-		Steps: []resource.TestStep{
-			{
-				Config:      rollbackWithoutHA(ns, "false"),
-				ExpectError: errorRE("refused by the operator's validator", "HA must be enabled for rollback support", "Nothing was deployed, and it was deleted again"),
-			},
-			{
-				PreConfig: func() {
-					if _, err := getDeployment(t, ns, "orders"); err == nil {
-						t.Fatalf("the refused FlinkDeployment was left in %s", ns)
-					}
-				},
-				Config: rollbackWithoutHA(ns, "true"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_deployment.orders", plancheck.ResourceActionCreate),
-				}},
-			},
-		},
-	})
+	resource.Test(t, rejectedCreateCase(t, ns))
 }
 
 // Row 4 on the real operator: a snapshot of a FlinkDeployment that does not
@@ -91,23 +67,7 @@ func TestAccRealOperator_snapshotTargetMissingFailsAtOnce(t *testing.T) {
 	requireOperatorJars(t)
 	ns := testNamespace(t)
 	startRealOperatorAlone(t, ns, nil)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkNoSnapshots(t, ns),
-		Steps: []resource.TestStep{{
-			Config:      snapshotConfig(ns, ""),
-			ExpectError: errorRE("Target for snapshot "+ns+"/orders was not found", "Nothing was triggered, and it was deleted again"),
-		}, {
-			PreConfig: func() {
-				if n := countSnapshots(t, ns); n != 0 {
-					t.Fatalf("%d FlinkStateSnapshots left after the refused create", n)
-				}
-			},
-			Config:             snapshotConfig(ns, ""),
-			PlanOnly:           true,
-			ExpectNonEmptyPlan: true,
-		}},
-	})
+	resource.Test(t, snapshotTargetMissingCase(t, ns))
 }
 
 // Row 8 on the real operator: a snapshot it never gave a status is
@@ -117,51 +77,16 @@ func TestAccRealOperator_snapshotDestroyWithoutStatus(t *testing.T) {
 	requireOperatorJars(t)
 	ns := testNamespace(t)
 	startRealOperatorAlone(t, ns, nil)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkNoSnapshots(t, ns),
-		Steps: []resource.TestStep{{
-			Config: snapshotConfig(ns, "  wait = false"),
-			Check: func(*terraform.State) error {
-				if n := countSnapshots(t, ns); n != 1 {
-					return fmt.Errorf("want one snapshot, got %d", n)
-				}
-				return nil
-			},
-		}},
-	})
+	resource.Test(t, snapshotDestroyWithoutStatusCase(t, ns))
 }
 
 // Row 6 on the real operator: an upgrade, then a suspend, of a job whose
 // JobManager never became ready (no node runs it): each wait runs to its
 // end and says the operator waits for an upgradeable state, with the ways
-// out.
+// out. The real operator reconciles every 5 s here, so the waits get 30 s.
 func TestAccRealOperator_upgradeNeverReadySaysOperatorWaits(t *testing.T) {
 	requireOperatorJars(t)
 	ns := testNamespace(t)
 	startRealOperatorAlone(t, ns, nil)
-	config := func(image, state string) string {
-		c := deploymentConfig(ns, image, `  wait_for = "deployed"
-  timeouts {
-    update = "30s"
-  }`)
-		if state != "" {
-			c = strings.Replace(c, `upgrade_mode = "last-state"`, `upgrade_mode = "last-state"
-    state        = "`+state+`"`, 1)
-		}
-		return c
-	}
-	waits := func(gen int) *regexp.Regexp {
-		return errorRE("has not observed generation "+fmt.Sprint(gen), "the operator saw the change", "SpecChanged",
-			"waits for an upgradeable state", "its job is RECONCILING and its JobManager DEPLOYING", "initial_savepoint_path",
-			`upgrade_mode = "stateless"`)
-	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: config("flink:2.2.1-java17", "")},
-			{Config: config("flink:2.2.1-java21", ""), ExpectError: waits(2)},
-			{Config: config("flink:2.2.1-java21", "suspended"), ExpectError: waits(3)},
-		},
-	})
+	resource.Test(t, upgradeNeverReadyCase(ns, "30s"))
 }

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -107,14 +106,10 @@ func FailedBeforeItRan(ctx context.Context, dyn dynamic.Interface, obj *unstruct
 	if start, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "startTime"); start != "" {
 		return false
 	}
-	last, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
-	var meta struct {
-		Meta *struct {
-			FirstDeployment bool `json:"firstDeployment"`
-		} `json:"resource_metadata"`
-	}
-	if last != "" && (json.Unmarshal([]byte(last), &meta) != nil || meta.Meta == nil || !meta.Meta.FirstDeployment) {
-		return false
+	if DeployedOnce(obj) {
+		if last, ok := lastReconciled(obj); !ok || !last.Meta || !last.FirstDeployment {
+			return false
+		}
 	}
 	ha, err := HAMetadataAvailable(ctx, dyn, obj.GetNamespace(), obj.GetName())
 	return err == nil && !ha

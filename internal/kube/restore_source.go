@@ -102,19 +102,45 @@ func JobManagerNeverStarted(ctx context.Context, dyn dynamic.Interface, namespac
 	return false
 }
 
-// lastReconciledUpgradeMode is job.upgradeMode of the spec the operator
-// last reconciled (status.reconciliationStatus.lastReconciledSpec, JSON).
-func lastReconciledUpgradeMode(obj *unstructured.Unstructured) string {
+// reconciledSpec is what the provider reads of the spec the operator last
+// reconciled (status.reconciliationStatus.lastReconciledSpec).
+type reconciledSpec struct {
+	UpgradeMode     string
+	FirstDeployment bool
+	Meta            bool // resource_metadata present
+}
+
+// lastReconciled reads status.reconciliationStatus.lastReconciledSpec as the
+// operator does (SpecUtils.deserializeSpecWithMeta, flink-kubernetes-operator
+// release-1.15.0): {"spec": …, "resource_metadata": …} as it writes it
+// (writeSpecWithMeta), or, without resource_metadata, the spec itself (its
+// older format). ok is false when there is none or it is not JSON.
+func lastReconciled(obj *unstructured.Unstructured) (r reconciledSpec, ok bool) {
 	text, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
-	var spec struct {
+	type job struct {
 		Job struct {
 			UpgradeMode string `json:"upgradeMode"`
 		} `json:"job"`
 	}
-	if json.Unmarshal([]byte(text), &spec) != nil {
-		return ""
+	var w struct {
+		job
+		Spec *job `json:"spec"`
+		Meta *struct {
+			FirstDeployment bool `json:"firstDeployment"`
+		} `json:"resource_metadata"`
 	}
-	return spec.Job.UpgradeMode
+	if text == "" || json.Unmarshal([]byte(text), &w) != nil {
+		return r, false
+	}
+	r.UpgradeMode = w.Job.UpgradeMode
+	if w.Meta != nil {
+		r.Meta, r.FirstDeployment = true, w.Meta.FirstDeployment
+		r.UpgradeMode = ""
+		if w.Spec != nil {
+			r.UpgradeMode = w.Spec.Job.UpgradeMode
+		}
+	}
+	return r, true
 }
 
 // terminalJobStates are Flink's globally terminal JobStatus values
@@ -175,7 +201,7 @@ func NotRunningRestore(ctx context.Context, dyn dynamic.Interface, obj *unstruct
 	}
 	jmAccessible := jm == "READY" // FlinkDeploymentStatus.isJmAccessible: the REST API answers
 	deleted := ""
-	if jm != "MISSING" && jm != "" && lastReconciledUpgradeMode(obj) != "last-state" &&
+	if last, _ := lastReconciled(obj); jm != "MISSING" && jm != "" && last.UpgradeMode != "last-state" &&
 		JobManagerNeverStarted(ctx, dyn, obj.GetNamespace(), obj.GetName()) {
 		// deleteJmThatNeverStarted: jobStatus.state FAILED, the cluster
 		// deleted (its HA data kept), then getJobUpgrade again.

@@ -31,9 +31,11 @@ func notRunningDeployment(job, jm, upgradeSavepoint string) *unstructured.Unstru
 	}}
 }
 
-// lastReconciled records upgradeMode as the last reconciled spec's.
-func lastReconciled(obj *unstructured.Unstructured, upgradeMode string) *unstructured.Unstructured {
-	_ = unstructured.SetNestedField(obj.Object, `{"job":{"upgradeMode":"`+upgradeMode+`"}}`, "status", "reconciliationStatus", "lastReconciledSpec")
+// withLastReconciled records upgradeMode as the last reconciled spec's, in
+// the form the operator writes it (SpecUtils.writeSpecWithMeta).
+func withLastReconciled(obj *unstructured.Unstructured, upgradeMode string) *unstructured.Unstructured {
+	_ = unstructured.SetNestedField(obj.Object, `{"spec":{"job":{"upgradeMode":"`+upgradeMode+`"}},"resource_metadata":{"apiVersion":"flink.apache.org/v1beta1","firstDeployment":false}}`,
+		"status", "reconciliationStatus", "lastReconciledSpec")
 	return obj
 }
 
@@ -79,15 +81,15 @@ func TestNotRunningRestore(t *testing.T) {
 		// A savepoint upgrade to an image that cannot be pulled: the
 		// operator deletes the JobManager that never started and restores
 		// from the savepoint it recorded.
-		{"never started, savepoint", lastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "savepoint"), "savepoint",
+		{"never started, savepoint", withLastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "savepoint"), "savepoint",
 			[]runtime.Object{jobManagerDeployment(true)}, true, "never started"},
-		{"never started, no savepoint", lastReconciled(notRunningDeployment("RECONCILING", "ERROR", ""), "savepoint"), "savepoint",
+		{"never started, no savepoint", withLastReconciled(notRunningDeployment("RECONCILING", "ERROR", ""), "savepoint"), "savepoint",
 			[]runtime.Object{jobManagerDeployment(true)}, false, "no savepoint on record for the failed job"},
 		// Not for a job last reconciled last-state, nor for a JobManager
 		// that was available once.
-		{"never started, last-state", lastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "last-state"), "savepoint",
+		{"never started, last-state", withLastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "last-state"), "savepoint",
 			[]runtime.Object{jobManagerDeployment(true)}, false, "Manual restore required"},
-		{"started once", lastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "savepoint"), "savepoint",
+		{"started once", withLastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "savepoint"), "savepoint",
 			[]runtime.Object{jobManagerDeployment(false)}, false, "Manual restore required"},
 	}
 	for _, c := range cases {
@@ -102,5 +104,28 @@ func TestNotRunningRestore(t *testing.T) {
 				t.Errorf("%+v, want proceeds %v and %q", src, c.proceeds, c.want)
 			}
 		})
+	}
+}
+
+// The last reconciled spec as the operator writes it (spec and
+// resource_metadata) and in its older form (the spec alone), both read as
+// SpecUtils.deserializeSpecWithMeta reads them.
+func TestLastReconciled(t *testing.T) {
+	for name, c := range map[string]struct {
+		text string
+		want reconciledSpec
+		ok   bool
+	}{
+		"with metadata": {`{"spec":{"job":{"upgradeMode":"savepoint"}},"resource_metadata":{"apiVersion":"flink.apache.org/v1beta1","firstDeployment":true}}`,
+			reconciledSpec{UpgradeMode: "savepoint", FirstDeployment: true, Meta: true}, true},
+		"older form": {`{"job":{"upgradeMode":"last-state"},"apiVersion":"flink.apache.org/v1beta1"}`, reconciledSpec{UpgradeMode: "last-state"}, true},
+		"none":       {"", reconciledSpec{}, false},
+		"not JSON":   {"{", reconciledSpec{}, false},
+	} {
+		obj := &unstructured.Unstructured{Object: map[string]any{}}
+		_ = unstructured.SetNestedField(obj.Object, c.text, "status", "reconciliationStatus", "lastReconciledSpec")
+		if got, ok := lastReconciled(obj); got != c.want || ok != c.ok {
+			t.Errorf("%s: %+v, %v; want %+v, %v", name, got, ok, c.want, c.ok)
+		}
 	}
 }

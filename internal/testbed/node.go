@@ -536,11 +536,18 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 	n.writePodStatus(ctx, pod, p)
 }
 
-// mainImage is the image of the pod's Flink container.
+// mainImage is the image of the pod's Flink container, or of its first
+// container when none has that name.
 func mainImage(pod *unstructured.Unstructured) string {
 	containers, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
 	for _, c := range containers {
 		if m, ok := c.(map[string]any); ok && m["name"] == mainContainer {
+			image, _ := m["image"].(string)
+			return image
+		}
+	}
+	if len(containers) > 0 {
+		if m, ok := containers[0].(map[string]any); ok {
 			image, _ := m["image"].(string)
 			return image
 		}
@@ -790,13 +797,7 @@ func (n *Node) writePodStatus(ctx context.Context, pod *unstructured.Unstructure
 	running := p.cluster != nil && !p.starting
 	addr, failures, lastErr, written, pull := p.addr, p.failures, p.lastErr, p.statusWritten, p.pullBackOff
 	n.mu.Unlock()
-	image, _, _ := unstructured.NestedString(pod.Object, "spec", "containers", "0", "image")
-	containers, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
-	if len(containers) > 0 {
-		if m, ok := containers[0].(map[string]any); ok {
-			image, _ = m["image"].(string)
-		}
-	}
+	image := mainImage(pod)
 	key := fmt.Sprint(running, addr, failures, lastErr != "", pull)
 	if key == written {
 		return
@@ -970,9 +971,7 @@ func (n *Node) Freeze(ns, name string) error { return n.signalJobManager(ns, nam
 func (n *Node) Thaw(ns, name string) error { return n.signalJobManager(ns, name, syscall.SIGCONT) }
 
 func (n *Node) signalJobManager(ns, name string, sig syscall.Signal) error {
-	n.mu.Lock()
-	cs := n.history[ns+"/"+name]
-	n.mu.Unlock()
+	cs := n.Clusters(ns, name)
 	if len(cs) == 0 || !cs[len(cs)-1].alive() {
 		return fmt.Errorf("node: no running cluster for %s/%s", ns, name)
 	}

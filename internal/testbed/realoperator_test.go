@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -408,7 +407,7 @@ func TestDifferential_upgradeNeverReady(t *testing.T) {
 			// The JobManager's Deployment goes.
 			if b.model != nil {
 				b.model.SetFaults(func(f *Faults) { f.JobManagerDeleted = true })
-			} else if err := b.dyn.Resource(schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}).Namespace(b.ns).
+			} else if err := b.dyn.Resource(deploymentsGVR).Namespace(b.ns).
 				Delete(context.Background(), "orders", metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}

@@ -524,7 +524,7 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		// Deployment was deleted: TestDifferential_upgradeNeverReady).
 		prev := st.JMStatus
 		st.JMStatus = jmMissing
-		if st.JobState != flinkFinished && st.JobState != flinkFailed {
+		if !jobTerminal(st.JobState) {
 			st.JobState = flinkReconciling
 		}
 		if prev != jmError {
@@ -667,6 +667,13 @@ func (o *Operator) restoreUnresolvable(ctx context.Context, dyn dynamic.Interfac
 	st.ReconState = reconDeployed
 	st.Error = jobNotFound
 	o.warnEvery(ctx, dyn, c.obj, "Missing", jobNotFound, componentJob)
+}
+
+// jobTerminal: Flink's globally terminal job states, FAILED, CANCELED and
+// FINISHED (JobStatus.isGloballyTerminalState), as the operator reads
+// them (ReconciliationUtils.isJobInTerminalState).
+func jobTerminal(state string) bool {
+	return state == flinkFinished || state == flinkFailed || state == "CANCELED"
 }
 
 // jobNotFound is JobStatusObserver.JOB_NOT_FOUND_ERR.
@@ -824,7 +831,7 @@ func (o *Operator) firstDeploy(c depCtx) error {
 // JobManager DEPLOYING.
 func (o *Operator) deploy(c depCtx, savepoint string, requireHA bool) {
 	st := c.st
-	if st.JMStatus != jmMissing && st.JMStatus != "" && (st.JobState == flinkFinished || st.JobState == flinkFailed || st.JobState == "CANCELED") {
+	if st.JMStatus != jmMissing && st.JMStatus != "" && jobTerminal(st.JobState) {
 		// ApplicationReconciler.deploy: "Deleting cluster with terminated
 		// application before new deployment" (deleteClusterDeployment,
 		// its HA data too unless HA metadata is required), e.g. the cluster

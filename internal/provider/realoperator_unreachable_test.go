@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -37,35 +36,10 @@ func TestAccRealOperator_finalSavepointJobManagerUnreachable(t *testing.T) {
 			}
 			return nil
 		},
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() {
-					if err := node.Freeze(ns, "counts"); err != nil {
-						t.Fatal(err)
-					}
-					rec.reset()
-				},
-				Config:  cfg,
-				Destroy: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					rec.planWarning("Destroy takes a final savepoint"),
-				}},
-				ExpectError: errorRE("final savepoint did not complete", "is not running", "the operator now reports its job RECONCILING",
-					"Nothing was deleted", "checkpoints the job retained", "HA metadata", "deletes with the FlinkDeployment",
-					"bring the JobManager back", "final_savepoint = false"),
-			},
-			{
-				PreConfig: rec.reset,
-				Config:    cfg,
-				Destroy:   true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroy),
-					rec.planWarning("No final savepoint is possible now", "is RECONCILING", "not running",
-						"The last destroy's final savepoint did not complete", "deletes it without a savepoint", "checkpoints it retained"),
-				}},
-				Check: rec.expectWarning("ApplyResourceChange", "No final savepoint", "RECONCILING"),
-			},
-		},
+		Steps: unreachableDestroySteps(cfg, addr, rec, func() {
+			if err := node.Freeze(ns, "counts"); err != nil {
+				t.Fatal(err)
+			}
+		}),
 	})
 }

@@ -26,34 +26,44 @@ func TestAccDeployment_finalSavepointJobManagerUnreachable(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		CheckDestroy:             checkDeploymentGone(t, ns),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() {
-					op.SetFaults(func(f *testbed.Faults) { f.JobManagerUnreachable = true })
-					rec.reset()
-				},
-				Config:  cfg,
-				Destroy: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					rec.planWarning("Destroy takes a final savepoint"),
-				}},
-				ExpectError: errorRE("final savepoint did not complete", "is not running", "the operator now reports its job RECONCILING",
-					"Nothing was deleted", "checkpoints the job retained", "HA metadata", "deletes with the FlinkDeployment",
-					"bring the JobManager back", "final_savepoint = false"),
-			},
-			{
-				PreConfig: rec.reset,
-				Config:    cfg,
-				Destroy:   true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionDestroy),
-					rec.planWarning("No final savepoint is possible now", "is RECONCILING", "not running",
-						"The last destroy's final savepoint did not complete", "is not running", "deletes it without a savepoint",
-						"checkpoints it retained"),
-				}},
-				Check: rec.expectWarning("ApplyResourceChange", "No final savepoint", "RECONCILING"),
-			},
-		},
+		Steps: unreachableDestroySteps(cfg, depAddr, rec, func() {
+			op.SetFaults(func(f *testbed.Faults) { f.JobManagerUnreachable = true })
+		}),
 	})
+}
+
+// unreachableDestroySteps are row 9's steps for the deployment addr of cfg:
+// it is applied, its JobManager made unreachable (unreachable), the
+// destroy refused, and the next destroy's plan warns and deletes it
+// without a savepoint.
+func unreachableDestroySteps(cfg, addr string, rec *diagRecorder, unreachable func()) []resource.TestStep {
+	return []resource.TestStep{
+		{Config: cfg},
+		{
+			PreConfig: func() {
+				unreachable()
+				rec.reset()
+			},
+			Config:  cfg,
+			Destroy: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				rec.planWarning("Destroy takes a final savepoint"),
+			}},
+			ExpectError: errorRE("final savepoint did not complete", "is not running", "the operator now reports its job RECONCILING",
+				"Nothing was deleted", "checkpoints the job retained", "HA metadata", "deletes with the FlinkDeployment",
+				"bring the JobManager back", "final_savepoint = false"),
+		},
+		{
+			PreConfig: rec.reset,
+			Config:    cfg,
+			Destroy:   true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroy),
+				rec.planWarning("No final savepoint is possible now", "is RECONCILING", "not running",
+					"The last destroy's final savepoint did not complete", "is not running", "deletes it without a savepoint",
+					"checkpoints it retained"),
+			}},
+			Check: rec.expectWarning("ApplyResourceChange", "No final savepoint", "RECONCILING"),
+		},
+	}
 }

@@ -335,25 +335,8 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 			return nil, err
 		}
 	}
-	// ENABLE_BUILT_IN_PLUGINS (the official image's docker-entrypoint.sh):
-	// /opt/flink/opt/<jar> is copied to /opt/flink/plugins/<jar without .jar>/.
-	if job.PluginJar != "" {
-		jar := job.PluginJar
-		if served, ok := servedPlugins[jar]; ok {
-			jar = served
-		}
-		src := filepath.Join(dist.Home, "opt", jar)
-		if !fileExists(src) {
-			have, _ := filepath.Glob(filepath.Join(dist.Home, "opt", "*.jar"))
-			return nil, fmt.Errorf("testbed: the S3 plugin %s the deployment enables is not in the Flink distribution (it has %v)", job.PluginJar, have)
-		}
-		pdir := filepath.Join(dir, "plugins", strings.TrimSuffix(job.PluginJar, ".jar"))
-		if err := os.MkdirAll(pdir, 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.Symlink(src, filepath.Join(pdir, job.PluginJar)); err != nil {
-			return nil, err
-		}
+	if err := installPlugin(dist, dir, job.PluginJar); err != nil {
+		return nil, err
 	}
 	ports, err := freePorts(3)
 	if err != nil {
@@ -397,26 +380,15 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 	// BashJavaUtils, the JVM options of env.java.default-opts.all +
 	// env.java.opts.all + the process's own, then the entry class.
 	launch := func(role, main string, args ...string) ([]string, error) {
-		cmd, opts := "GET_JM_RESOURCE_PARAMS", "jobmanager"
+		cmd := "GET_JM_RESOURCE_PARAMS"
 		if role == "taskmanager" {
-			cmd, opts = "GET_TM_RESOURCE_PARAMS", "taskmanager"
+			cmd = "GET_TM_RESOURCE_PARAMS"
 		}
 		jvmArgs, dynamic, err := bashJavaUtils(ctx, dist, cp, confDir, cmd)
 		if err != nil {
 			return nil, err
 		}
-		out := append(jvmArgs, strings.Fields(c.Configuration["env.java.default-opts.all"])...)
-		out = append(out, strings.Fields(c.Configuration["env.java.opts.all"])...)
-		out = append(out, strings.Fields(c.Configuration["env.java.opts."+opts])...)
-		out = append(out, jvmOpts...)
-		// The test bed's one JVM option of its own: only the C1 compiler
-		// (HotSpot's TieredStopAtLevel=1). The JVMs here live a minute or
-		// two on 2 shared cores, where C2's compiler threads cost more CPU
-		// than they save; it changes no behaviour of Flink's.
-		out = append(out, testJVMOpt)
-		out = append(out, "-Dlog4j.configurationFile="+filepath.Join(confDir, "log4j.properties"), "-cp", cp, main, "--configDir", confDir)
-		out = append(out, dynamic...)
-		return append(out, args...), nil
+		return flinkJavaArgs(dist, c.Configuration, confDir, role, jvmArgs, jvmOpts, main, append(append([]string{"--configDir", confDir}, dynamic...), args...)...), nil
 	}
 	jmArgs, err := launch("jobmanager", "org.apache.flink.container.entrypoint.StandaloneApplicationClusterEntryPoint",
 		append([]string{"--job-classname", TestJobClass, "--jars", "file://" + dist.JobJar}, job.Args...)...)
@@ -446,6 +418,51 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 		return nil, fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
 	}
 	return c, nil
+}
+
+// installPlugin does what ENABLE_BUILT_IN_PLUGINS asks of the official
+// image's docker-entrypoint.sh: /opt/flink/opt/<jar> is copied to
+// /opt/flink/plugins/<jar without .jar>/ (here dir/plugins).
+func installPlugin(dist FlinkDist, dir, pluginJar string) error {
+	if pluginJar == "" {
+		return nil
+	}
+	jar := pluginJar
+	if served, ok := servedPlugins[jar]; ok {
+		jar = served
+	}
+	src := filepath.Join(dist.Home, "opt", jar)
+	if !fileExists(src) {
+		have, _ := filepath.Glob(filepath.Join(dist.Home, "opt", "*.jar"))
+		return fmt.Errorf("testbed: the S3 plugin %s the deployment enables is not in the Flink distribution (it has %v)", pluginJar, have)
+	}
+	pdir := filepath.Join(dir, "plugins", strings.TrimSuffix(pluginJar, ".jar"))
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		return err
+	}
+	return os.Symlink(src, filepath.Join(pdir, pluginJar))
+}
+
+// flinkJavaArgs is a Flink JVM's command line as bin/config.sh and
+// flink-console.sh / flink-daemon.sh build it: the memory JVM arguments,
+// the JVM options of env.java.default-opts.all + env.java.opts.all +
+// env.java.opts.<role>, the test bed's own (extra, then testJVMOpt), the
+// logging configuration, the class path, the entry class and its
+// arguments.
+func flinkJavaArgs(dist FlinkDist, conf map[string]string, confDir, role string, memArgs, extra []string, main string, args ...string) []string {
+	cp := filepath.Join(dist.Home, "lib") + string(filepath.Separator) + "*"
+	out := append([]string{}, memArgs...)
+	out = append(out, strings.Fields(conf["env.java.default-opts.all"])...)
+	out = append(out, strings.Fields(conf["env.java.opts.all"])...)
+	out = append(out, strings.Fields(conf["env.java.opts."+role])...)
+	out = append(out, extra...)
+	// The test bed's one JVM option of its own: only the C1 compiler
+	// (HotSpot's TieredStopAtLevel=1). The JVMs here live a minute or
+	// two on 2 shared cores, where C2's compiler threads cost more CPU
+	// than they save; it changes no behaviour of Flink's.
+	out = append(out, testJVMOpt)
+	out = append(out, "-Dlog4j.configurationFile="+filepath.Join(confDir, "log4j.properties"), "-cp", cp, main)
+	return append(out, args...)
 }
 
 // bashJavaUtils runs Flink's BashJavaUtils (flink-runtime
@@ -513,7 +530,7 @@ func (c *FlinkCluster) Remove() {
 // LogTail is the last n lines of both processes' logs, for failure messages.
 func (c *FlinkCluster) LogTail(n int) string {
 	var b strings.Builder
-	for _, f := range []string{"jobmanager.log", "taskmanager.log"} {
+	for _, f := range append([]string{"jobmanager.log"}, c.taskManagerLogs()...) {
 		lines := readLines(filepath.Join(c.Dir, "log", f))
 		if len(lines) > n {
 			lines = lines[len(lines)-n:]
@@ -733,11 +750,44 @@ func firstLines(s string, n int) string {
 
 var countLine = regexp.MustCompile(`flinkstate-testjob key=(\d+) count=(\d+) seq=(\d+)`)
 
-// Counts reads the test job's output (the TaskManager's stdout): for each
+// taskManagerLogs are the cluster's TaskManager logs in the order the
+// TaskManagers started: taskmanager.log (the runner's standalone
+// TaskManager), then taskmanager-<pod>.log of each TaskManager pod Flink's
+// resource manager created for it (node_native.go), by attempt and index
+// (<cluster-id>-taskmanager-<attempt>-<index>, Flink's
+// KubernetesResourceManagerDriver.TASK_MANAGER_POD_FORMAT).
+func (c *FlinkCluster) taskManagerLogs() []string {
+	out := []string{"taskmanager.log"}
+	pods, _ := filepath.Glob(filepath.Join(c.Dir, "log", "taskmanager-*.log"))
+	order := func(p string) (int, int) {
+		f := strings.Split(strings.TrimSuffix(filepath.Base(p), ".log"), "-")
+		if len(f) < 2 {
+			return 0, 0
+		}
+		a, _ := strconv.Atoi(f[len(f)-2])
+		i, _ := strconv.Atoi(f[len(f)-1])
+		return a, i
+	}
+	sort.Slice(pods, func(i, j int) bool {
+		ai, ii := order(pods[i])
+		aj, ij := order(pods[j])
+		return ai < aj || ai == aj && ii < ij
+	})
+	for _, p := range pods {
+		out = append(out, filepath.Base(p))
+	}
+	return out
+}
+
+// Counts reads the test job's output (the TaskManagers' stdout): for each
 // key, the first and the last count printed.
 func (c *FlinkCluster) Counts() (first, last map[int]int64) {
 	first, last = map[int]int64{}, map[int]int64{}
-	for _, l := range readLines(filepath.Join(c.Dir, "log", "taskmanager.log")) {
+	var lines []string
+	for _, f := range c.taskManagerLogs() {
+		lines = append(lines, readLines(filepath.Join(c.Dir, "log", f))...)
+	}
+	for _, l := range lines {
 		m := countLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
@@ -792,14 +842,30 @@ func awsNameOverrides(ctx context.Context, dist FlinkDist, tb Env, dir string) (
 		return nil, nil
 	}
 	host, _ := os.Hostname()
-	hosts := "127.0.0.1 localhost " + host + "\n" + tb.STSAddress + " " + strings.Join(awsHostNames(tb.AWSRegion), " ") + "\n"
+	hosts := "127.0.0.1 localhost " + host + "\n" + awsHostsLine(tb) + "\n"
 	hostsFile := filepath.Join(dir, "conf", "hosts")
 	if err := os.WriteFile(hostsFile, []byte(hosts), 0o644); err != nil {
 		return nil, err
 	}
+	store, err := awsTrustStore(ctx, dist, tb, filepath.Join(dir, "conf"))
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{"-Djdk.net.hosts.file=" + hostsFile}, store...), nil
+}
+
+// awsHostsLine is the hosts file line that sends the AWS SDK's STS and S3
+// host names to the test bed's TLS listener.
+func awsHostsLine(tb Env) string {
+	return tb.STSAddress + " " + strings.Join(awsHostNames(tb.AWSRegion), " ")
+}
+
+// awsTrustStore writes, in dir, a trust store with the test bed's CA
+// beside the JDK's own, and returns the JVM options that use it.
+func awsTrustStore(ctx context.Context, dist FlinkDist, tb Env, dir string) ([]string, error) {
 	javaHome := filepath.Dir(filepath.Dir(resolved(dist.Java)))
 	cacerts := filepath.Join(javaHome, "lib", "security", "cacerts")
-	store := filepath.Join(dir, "conf", "truststore.p12")
+	store := filepath.Join(dir, "truststore.p12")
 	keytool := filepath.Join(javaHome, "bin", "keytool")
 	for _, args := range [][]string{
 		{"-importkeystore", "-noprompt", "-srckeystore", cacerts, "-srcstorepass", "changeit",
@@ -813,8 +879,7 @@ func awsNameOverrides(ctx context.Context, dist FlinkDist, tb Env, dir string) (
 			}
 		}
 	}
-	return []string{"-Djdk.net.hosts.file=" + hostsFile,
-		"-Djavax.net.ssl.trustStore=" + store, "-Djavax.net.ssl.trustStorePassword=changeit", "-Djavax.net.ssl.trustStoreType=PKCS12"}, nil
+	return []string{"-Djavax.net.ssl.trustStore=" + store, "-Djavax.net.ssl.trustStorePassword=changeit", "-Djavax.net.ssl.trustStoreType=PKCS12"}, nil
 }
 
 func resolved(p string) string {

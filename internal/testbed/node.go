@@ -43,8 +43,12 @@ import (
 //     availableReplicas, the Available and Progressing conditions; a pod it
 //     cannot create becomes the ReplicaFailure/FailedCreate condition),
 //     which the operator's AbstractFlinkDeploymentObserver reads;
-//   - as the kubelet: runs each pod as a Flink application cluster
-//     (StartFlink: a JobManager and one TaskManager JVM) with the
+//   - as the scheduler: binds the TaskManager pods Flink's resource
+//     manager creates (without a node) to itself (node_native.go);
+//   - as the kubelet: runs each JobManager pod as Flink's Kubernetes
+//     application entry point, whose native resource manager creates the
+//     TaskManager pods, and each TaskManager pod as a Flink TaskManager JVM
+//     (node_native.go), with the
 //     configuration of the mounted config.yaml, the container's env, and
 //     the ServiceAccount's credentials as EKS delivers them (IRSA's env
 //     from its role annotation; EKS Pod Identity's agent URI and token
@@ -63,10 +67,11 @@ import (
 //     .svc, .svc.cluster.local) of every Service selecting it into a hosts
 //     file, which the operator's JVM reads (jdk.net.hosts.file).
 //
-// Flink's native resource manager (KubernetesResourceManagerDriver) would
-// create TaskManager pods from pod-template-<name>; the runner's standalone
-// TaskManager, started with the JobManager, stands in for them, so no
-// TaskManager pod objects exist.
+//
+// A TaskManager pod (restartPolicy Never, set by Flink's
+// InitTaskManagerDecorator) is not restarted: when its process ends, the
+// pod is terminated, and Flink's resource manager deletes it and asks for
+// another (KubernetesResourceManagerDriver.onPodTerminated).
 
 // errVolumeNotReady: a volume the pod mounts does not exist yet.
 var errVolumeNotReady = errors.New("volume not ready")
@@ -115,10 +120,18 @@ type Node struct {
 	history map[string][]*FlinkCluster // "<ns>/<deployment>" -> clusters, oldest first
 	hosts   string
 	agents  map[string]*PodIdentityAgent // role ARN -> the Pod Identity Agent stand-in serving it
+
+	trustOnce sync.Once // the pods' trust store (podJVMOpts)
+	trust     []string
+	trustErr  error
 }
 
 // nodePod is a pod the node runs.
 type nodePod struct {
+	// role is the pod's Flink process (podRole); deployment is the
+	// JobManager Deployment that owns it (a TaskManager pod's too:
+	// Fabric8FlinkKubeClient.createTaskManagerPod sets it as the owner).
+	role                 string
 	ns, name, deployment string
 	uid                  types.UID
 	addr                 string
@@ -131,6 +144,8 @@ type nodePod struct {
 	// pullBackOff is the image the node does not have (nodeHasImage):
 	// the container waits in ImagePullBackOff and nothing runs.
 	pullBackOff string
+	// terminated: a TaskManager pod's process ended (restartPolicy Never).
+	terminated bool
 }
 
 // StartNode starts the node stand-in for the given namespaces. It writes
@@ -138,6 +153,9 @@ type nodePod struct {
 func StartNode(ctx context.Context, dist FlinkDist, env Env, dyn dynamic.Interface, o NodeOptions) (*Node, error) {
 	if o.Poll == 0 {
 		o.Poll = 300 * time.Millisecond
+	}
+	if err := ensurePodTemplateDir(); err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "flinkstate-node-")
 	if err != nil {
@@ -204,13 +222,22 @@ func (n *Node) Clusters(ns, name string) []*FlinkCluster {
 	return append([]*FlinkCluster(nil), n.history[ns+"/"+name]...)
 }
 
-// Running is how many pods' processes run now.
+// Running is how many JobManager pods' processes run now.
 func (n *Node) Running() int {
+	return n.running(roleJobManager)
+}
+
+// TaskManagersRunning is how many TaskManager pods' processes run now.
+func (n *Node) TaskManagersRunning() int {
+	return n.running(roleTaskManager)
+}
+
+func (n *Node) running(role string) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	r := 0
 	for _, p := range n.pods {
-		if p.cluster != nil && !p.starting {
+		if p.role == role && p.cluster != nil && !p.starting && p.cluster.alive() {
 			r++
 		}
 	}
@@ -255,13 +282,24 @@ func (n *Node) sync(ctx context.Context, ns string) {
 	if err != nil {
 		return
 	}
+	tms, err := n.dyn.Resource(podsGVR).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: taskManagerSelector})
+	if err != nil {
+		return
+	}
 	for i := range deps.Items {
 		n.syncDeployment(ctx, &deps.Items[i], pods.Items)
 	}
 	seen := map[types.UID]bool{}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if nodeName, _, _ := unstructured.NestedString(p.Object, "spec", "nodeName"); nodeName != NodeName {
+	for i, all := 0, append(pods.Items, tms.Items...); i < len(all); i++ {
+		p := &all[i]
+		nodeName, _, _ := unstructured.NestedString(p.Object, "spec", "nodeName")
+		if nodeName == "" && p.GetDeletionTimestamp() == nil {
+			if err := n.bindPod(ctx, p); err != nil {
+				n.logf("node: binding pod %s/%s: %v", ns, p.GetName(), err)
+			}
+			continue // runs from the next pass, bound
+		}
+		if nodeName != NodeName {
 			continue
 		}
 		seen[p.GetUID()] = true
@@ -482,7 +520,7 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 				owner = r.Name
 			}
 		}
-		p = &nodePod{ns: pod.GetNamespace(), name: pod.GetName(), deployment: owner, uid: pod.GetUID()}
+		p = &nodePod{role: podRole(pod), ns: pod.GetNamespace(), name: pod.GetName(), deployment: owner, uid: pod.GetUID()}
 		n.pods[pod.GetUID()] = p
 	}
 	n.mu.Unlock()
@@ -514,6 +552,10 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 		return
 	}
 
+	if p.role == roleTaskManager {
+		n.syncTaskManagerPod(ctx, pod, p)
+		return
+	}
 	n.mu.Lock()
 	idle := !p.starting && (p.cluster == nil || !p.cluster.alive()) && time.Now().After(p.retryAt)
 	if idle && p.cluster != nil {
@@ -531,6 +573,27 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 	}
 	n.mu.Unlock()
 	if idle {
+		go n.startPod(ctx, pod.DeepCopy(), p)
+	}
+	n.writePodStatus(ctx, pod, p)
+}
+
+// syncTaskManagerPod is the kubelet's part for a TaskManager pod: it runs
+// once; when its process ends (or cannot start) the pod is terminated
+// (restartPolicy Never, InitTaskManagerDecorator).
+func (n *Node) syncTaskManagerPod(ctx context.Context, pod *unstructured.Unstructured, p *nodePod) {
+	n.mu.Lock()
+	if p.cluster != nil && !p.starting && !p.cluster.alive() {
+		p.cluster.Stop()
+		p.cluster, p.terminated, p.lastErr = nil, true, "the TaskManager process exited"
+		n.logf("node: TaskManager pod %s/%s: its process exited", p.ns, p.name)
+	}
+	start := !p.starting && p.cluster == nil && !p.terminated && time.Now().After(p.retryAt)
+	if start {
+		p.starting = true
+	}
+	n.mu.Unlock()
+	if start {
 		go n.startPod(ctx, pod.DeepCopy(), p)
 	}
 	n.writePodStatus(ctx, pod, p)
@@ -603,12 +666,20 @@ func (n *Node) startPod(ctx context.Context, pod *unstructured.Unstructured, p *
 		p.failures++
 		p.lastErr = err.Error()
 		p.retryAt = time.Now().Add(backoff(p.failures))
+		p.terminated = p.role == roleTaskManager
 	} else {
 		p.cluster, p.lastErr = c, ""
 	}
 	n.mu.Unlock()
 	if err != nil {
 		n.logf("node: pod %s/%s failed to start (restart in %s): %v", p.ns, p.name, backoff(p.failures), err)
+		return
+	}
+	if p.role == roleTaskManager {
+		n.logf("node: TaskManager pod %s/%s of %s runs", p.ns, p.name, p.deployment)
+		if !still || ctx.Err() != nil {
+			c.Stop()
+		}
 		return
 	}
 	// (tools/demo.sh reads "Flink of <ns>/<name>: REST API <url>,".)
@@ -631,12 +702,18 @@ func (n *Node) runPod(ctx context.Context, pod *unstructured.Unstructured, p *no
 		p.addr = addr
 		n.mu.Unlock()
 	}
-	job, err := n.podJob(ctx, pod)
+	job, main, err := n.podJob(ctx, pod, p.addr)
 	if err != nil {
 		return nil, err
 	}
-	job.Address = p.addr
-	c, err := StartFlink(ctx, n.dist, n.env, job)
+	// The Services' names resolve to the new address before Flink starts.
+	if err := n.writeHosts(); err != nil {
+		return nil, err
+	}
+	if p.role == roleTaskManager {
+		return n.startTaskManagerPod(ctx, pod, main, job, p.addr)
+	}
+	c, err := n.startJobManagerPod(ctx, pod, main, job, p.addr)
 	if err != nil {
 		return nil, err
 	}
@@ -649,7 +726,7 @@ func (n *Node) runPod(ctx context.Context, pod *unstructured.Unstructured, p *no
 
 // podJob is what the pod would run: the mounted config.yaml as Flink reads
 // it, the container's env, the ServiceAccount's credentials.
-func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured) (FlinkJob, error) {
+func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured, addr string) (FlinkJob, map[string]any, error) {
 	ns := pod.GetNamespace()
 	containers, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
 	var main map[string]any
@@ -659,46 +736,33 @@ func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured) (Flin
 		}
 	}
 	if main == nil {
-		return FlinkJob{}, fmt.Errorf("pod %s/%s has no %s container", ns, pod.GetName(), mainContainer)
+		return FlinkJob{}, nil, fmt.Errorf("pod %s/%s has no %s container", ns, pod.GetName(), mainContainer)
 	}
 	// The ConfigMap mounted where the image's Flink reads its configuration
 	// (Flink's FlinkConfMountDecorator: /opt/flink/conf, volume
 	// flink-config-volume, ConfigMap flink-config-<cluster-id>).
-	confVolume := ""
-	mounts, _, _ := unstructured.NestedSlice(main, "volumeMounts")
-	for _, m := range mounts {
-		if mm, ok := m.(map[string]any); ok && mm["mountPath"] == "/opt/flink/conf" {
-			confVolume, _ = mm["name"].(string)
-		}
-	}
-	cmName := ""
-	volumes, _, _ := unstructured.NestedSlice(pod.Object, "spec", "volumes")
-	for _, v := range volumes {
-		if vm, ok := v.(map[string]any); ok && vm["name"] == confVolume {
-			cmName, _, _ = unstructured.NestedString(vm, "configMap", "name")
-		}
-	}
+	cmName := mountedConfigMap(pod, main, "/opt/flink/conf")
 	if cmName == "" {
-		return FlinkJob{}, fmt.Errorf("pod %s/%s mounts no ConfigMap at /opt/flink/conf", ns, pod.GetName())
+		return FlinkJob{}, nil, fmt.Errorf("pod %s/%s mounts no ConfigMap at /opt/flink/conf", ns, pod.GetName())
 	}
 	cm, err := n.dyn.Resource(configMapsGVR).Namespace(ns).Get(ctx, cmName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		// Flink's KubernetesClusterDescriptor creates the ConfigMaps after
 		// the Deployment (they are owned by it): the kubelet keeps such a
 		// pod in ContainerCreating and mounts the volume once it exists.
-		return FlinkJob{}, fmt.Errorf("%w: ConfigMap %s of pod %s/%s", errVolumeNotReady, cmName, ns, pod.GetName())
+		return FlinkJob{}, nil, fmt.Errorf("%w: ConfigMap %s of pod %s/%s", errVolumeNotReady, cmName, ns, pod.GetName())
 	}
 	if err != nil {
-		return FlinkJob{}, fmt.Errorf("ConfigMap %s of pod %s/%s: %w", cmName, ns, pod.GetName(), err)
+		return FlinkJob{}, nil, fmt.Errorf("ConfigMap %s of pod %s/%s: %w", cmName, ns, pod.GetName(), err)
 	}
 	data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
 	text, ok := data["config.yaml"] // Flink 2.x (GlobalConfiguration.FLINK_CONF_FILENAME)
 	if !ok {
-		return FlinkJob{}, fmt.Errorf("ConfigMap %s has no config.yaml (Flink 2.2 reads only that file)", cmName)
+		return FlinkJob{}, nil, fmt.Errorf("ConfigMap %s has no config.yaml (Flink 2.2 reads only that file)", cmName)
 	}
 	conf, args, err := readFlinkConfYAML(text)
 	if err != nil {
-		return FlinkJob{}, fmt.Errorf("ConfigMap %s config.yaml: %w", cmName, err)
+		return FlinkJob{}, nil, fmt.Errorf("ConfigMap %s config.yaml: %w", cmName, err)
 	}
 	job := FlinkJob{Configuration: conf, Args: args, Namespace: conf["kubernetes.namespace"], Name: conf["kubernetes.cluster-id"]}
 	if p, err := strconv.Atoi(conf["parallelism.default"]); err == nil {
@@ -713,7 +777,10 @@ func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured) (Flin
 		name, _ := m["name"].(string)
 		value, hasValue := m["value"].(string)
 		if !hasValue {
-			continue // valueFrom: the pod's IP and the like, set by Flink's decorators for the pod's own use
+			path, _, _ := unstructured.NestedString(m, "valueFrom", "fieldRef", "fieldPath")
+			if value, hasValue = fieldRefValue(pod, path, addr); !hasValue {
+				continue // other sources (secrets, resources) are not used by Flink's decorators
+			}
 		}
 		if name == pluginsEnv {
 			job.PluginJar = value
@@ -726,14 +793,14 @@ func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured) (Flin
 	}
 	creds, err := n.irsaEnv(ctx, ns, sa, pod.GetName())
 	if err != nil {
-		return FlinkJob{}, err
+		return FlinkJob{}, nil, err
 	}
 	job.Env = append(job.Env, creds...)
 	if creds, err = n.podIdentityEnv(ctx, ns, sa, pod.GetName()); err != nil {
-		return FlinkJob{}, err
+		return FlinkJob{}, nil, err
 	}
 	job.Env = append(job.Env, creds...)
-	return job, nil
+	return job, main, nil
 }
 
 // irsaEnv is what EKS's pod identity webhook injects into a pod of a
@@ -795,10 +862,10 @@ func (n *Node) stopPod(p *nodePod) {
 func (n *Node) writePodStatus(ctx context.Context, pod *unstructured.Unstructured, p *nodePod) {
 	n.mu.Lock()
 	running := p.cluster != nil && !p.starting
-	addr, failures, lastErr, written, pull := p.addr, p.failures, p.lastErr, p.statusWritten, p.pullBackOff
+	addr, failures, lastErr, written, pull, terminated := p.addr, p.failures, p.lastErr, p.statusWritten, p.pullBackOff, p.terminated
 	n.mu.Unlock()
 	image := mainImage(pod)
-	key := fmt.Sprint(running, addr, failures, lastErr != "", pull)
+	key := fmt.Sprint(running, addr, failures, lastErr != "", pull, terminated)
 	if key == written {
 		return
 	}
@@ -816,6 +883,14 @@ func (n *Node) writePodStatus(ctx context.Context, pod *unstructured.Unstructure
 		// pulled here, so no earlier pull error is appended.
 		state = map[string]any{"waiting": map[string]any{"reason": "ImagePullBackOff",
 			"message": fmt.Sprintf("Back-off pulling image %q", pull)}}
+	case terminated:
+		// A container of a pod with restartPolicy Never that ended: the
+		// kubelet reports it terminated and the pod Failed (Flink's
+		// KubernetesPod.isTerminated reads either). The node does not
+		// keep the JVM's exit code (it reaps its processes elsewhere), so
+		// it reports the runtime's generic failure.
+		state = map[string]any{"terminated": map[string]any{"exitCode": int64(1), "reason": "Error",
+			"message": firstLines(lastErr, 3), "finishedAt": now}}
 	case running:
 		ready = "True"
 		state = map[string]any{"running": map[string]any{"startedAt": now}}
@@ -828,7 +903,10 @@ func (n *Node) writePodStatus(ctx context.Context, pod *unstructured.Unstructure
 			"message": "back-off restarting failed container " + mainContainer + ": " + firstLines(lastErr, 3)}}
 	}
 	phase := "Pending"
-	if pull == "" && (running || lastErr != "") {
+	switch {
+	case terminated:
+		phase = "Failed"
+	case pull == "" && (running || lastErr != ""):
 		phase = "Running"
 	}
 	status := map[string]any{
@@ -868,9 +946,6 @@ func (n *Node) writePodStatus(ctx context.Context, pod *unstructured.Unstructure
 // (what cluster DNS answers for a Service, here the pod's own address
 // instead of a cluster IP: there is no kube-proxy), when they changed.
 func (n *Node) writeHosts() error {
-	if n.o.HostsFile == "" {
-		return nil
-	}
 	host, _ := os.Hostname()
 	// The JVM then resolves only what the file names: this host too.
 	lines := []string{"127.0.0.1 localhost " + host}
@@ -878,7 +953,7 @@ func (n *Node) writeHosts() error {
 	type target struct{ ns, deployment, addr string }
 	var targets []target
 	for _, p := range n.pods {
-		if p.addr != "" {
+		if p.addr != "" && p.role == roleJobManager {
 			targets = append(targets, target{p.ns, p.deployment, p.addr})
 		}
 	}
@@ -901,15 +976,27 @@ func (n *Node) writeHosts() error {
 	}
 	sort.Strings(lines[1:])
 	text := strings.Join(lines, "\n") + "\n"
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	if text == n.hosts {
 		return nil
 	}
-	tmp := n.o.HostsFile + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		return err
+	// The pods' JVMs read the same names, and the AWS names the test bed
+	// serves (awsNameOverrides: their hosts file replaces the resolver).
+	podText := text
+	if n.env.STSAddress != "" {
+		podText += awsHostsLine(n.env) + "\n"
 	}
-	if err := os.Rename(tmp, n.o.HostsFile); err != nil {
-		return err
+	for file, t := range map[string]string{n.o.HostsFile: text, n.podHosts(): podText} {
+		if file == "" {
+			continue
+		}
+		if err := os.WriteFile(file+".tmp", []byte(t), 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(file+".tmp", file); err != nil {
+			return err
+		}
 	}
 	n.hosts = text
 	return nil

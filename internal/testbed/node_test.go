@@ -203,6 +203,27 @@ func TestRealOperator_deploysOnRealFlink(t *testing.T) {
 	if err != nil || len(pods.Items) != 1 || !podReady(&pods.Items[0]) {
 		t.Fatalf("JobManager pods: %v %v", pods, err)
 	}
+	// Flink's resource manager asked for the TaskManager: a pod it
+	// created, owned by the JobManager Deployment, bound to the node and
+	// running the job, whose output the cluster's counts read.
+	tms, err := s.dyn.Resource(podsGVR).Namespace(s.ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app=orders," + taskManagerSelector})
+	if err != nil || len(tms.Items) != 1 {
+		t.Fatalf("TaskManager pods: %v %v", tms, err)
+	}
+	tm := &tms.Items[0]
+	node, _, _ := unstructured.NestedString(tm.Object, "spec", "nodeName")
+	restart, _, _ := unstructured.NestedString(tm.Object, "spec", "restartPolicy")
+	owners := tm.GetOwnerReferences()
+	if !strings.HasPrefix(tm.GetName(), "orders-taskmanager-1-") || node != NodeName || restart != "Never" || !podReady(tm) ||
+		len(owners) != 1 || owners[0].Kind != "Deployment" || owners[0].Name != "orders" {
+		t.Errorf("TaskManager pod %s: node %q, restartPolicy %q, ready %v, owners %v", tm.GetName(), node, restart, podReady(tm), owners)
+	}
+	if _, _, err := c.WaitCounts(context.Background(), 2, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.node.TaskManagersRunning(); n != 1 {
+		t.Errorf("%d TaskManager processes run, want 1", n)
+	}
 }
 
 // A FlinkStateSnapshot of a running job: the operator triggers a savepoint

@@ -1051,7 +1051,7 @@ func (c *FlinkCluster) alive() bool {
 // startup probe only until it first succeeds ("Configure Liveness,
 // Readiness and Startup Probes": once it succeeds the other probes take
 // over; without a readiness probe the container stays Ready). The
-// TaskManager, a pod of its own in a real cluster, keeps running.
+// TaskManager pods keep running.
 func (n *Node) Freeze(ns, name string) error { return n.signalJobManager(ns, name, syscall.SIGSTOP) }
 
 // Thaw lets a frozen JobManager run again (SIGCONT).
@@ -1062,8 +1062,8 @@ func (n *Node) signalJobManager(ns, name string, sig syscall.Signal) error {
 	if len(cs) == 0 || !cs[len(cs)-1].alive() {
 		return fmt.Errorf("node: no running cluster for %s/%s", ns, name)
 	}
-	// The JobManager is the cluster's first process, the leader of its own
-	// process group (spawnWithEnv: Setpgid).
+	// The JobManager pod's process, the leader of its own process group
+	// (spawnWithEnv: Setpgid).
 	if err := syscall.Kill(-cs[len(cs)-1].pids[0], sig); err != nil {
 		return fmt.Errorf("node: %s to the JobManager of %s/%s: %w", sig, ns, name, err)
 	}

@@ -655,3 +655,57 @@ func TestRealOperator_fixNotRunningSavepoint(t *testing.T) {
 		}
 	}
 }
+
+// The TaskManager's -D arguments come out of the bash command Flink's
+// decorators write, quoting and all.
+func TestContainerDynamicArgs(t *testing.T) {
+	main := map[string]any{"args": []any{"bash", "-c",
+		`kubernetes-taskmanager.sh -D taskmanager.memory.network.min=134217730b -D 'taskmanager.resource-id=orders-taskmanager-1-1' -Dpipeline.name="a b \"c\"" -D jobmanager.rpc.address=orders.ns`}}
+	got, err := containerDynamicArgs(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"-Dtaskmanager.memory.network.min=134217730b", "-Dtaskmanager.resource-id=orders-taskmanager-1-1", `-Dpipeline.name=a b "c"`, "-Djobmanager.rpc.address=orders.ns"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := containerDynamicArgs(map[string]any{"args": []any{"bash", "-c", "x -D 'a=b"}}); err == nil {
+		t.Error("an unterminated quote is not an error")
+	}
+}
+
+// The downward API's fields Flink's decorators read: the node's name for
+// _POD_NODE_ID, the pod's address for _POD_IP_ADDRESS.
+func TestFieldRefValue(t *testing.T) {
+	pod := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "p", "namespace": "ns"}}}
+	for path, want := range map[string]string{"spec.nodeName": NodeName, "status.podIP": "127.64.1.2", "metadata.name": "p", "metadata.namespace": "ns"} {
+		if got, ok := fieldRefValue(pod, path, "127.64.1.2"); !ok || got != want {
+			t.Errorf("%s = %q, %v; want %q", path, got, ok, want)
+		}
+	}
+	if _, ok := fieldRefValue(pod, "status.podIP", ""); ok {
+		t.Error("status.podIP before the pod has an address")
+	}
+	if _, ok := fieldRefValue(pod, "metadata.labels['x']", ""); ok {
+		t.Error("an unknown field has a value")
+	}
+}
+
+// A TaskManager pod's log sorts by attempt and index, after the standalone
+// TaskManager's.
+func TestTaskManagerLogsOrder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"taskmanager-orders-taskmanager-1-10.log", "taskmanager-orders-taskmanager-2-1.log", "taskmanager-orders-taskmanager-1-2.log"} {
+		if err := os.WriteFile(filepath.Join(dir, "log", f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := (&FlinkCluster{Dir: dir}).taskManagerLogs()
+	want := []string{"taskmanager.log", "taskmanager-orders-taskmanager-1-2.log", "taskmanager-orders-taskmanager-1-10.log", "taskmanager-orders-taskmanager-2-1.log"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -410,14 +410,24 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 		return nil, err
 	}
 	c.pids = append(c.pids, pid)
+	if err := c.waitREST(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// waitREST waits until the cluster's REST API answers; if it does not,
+// the cluster is stopped, and the error is Flink's refusal of its
+// configuration when the logs show one, else the logs' tail.
+func (c *FlinkCluster) waitREST(ctx context.Context) error {
 	if err := waitHTTP(ctx, c.RESTURL+"/config", "", 120*time.Second); err != nil {
 		c.Stop()
 		if refused := c.ConfigurationRefusal(); refused != nil {
-			return nil, refused
+			return refused
 		}
-		return nil, fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
+		return fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
 	}
-	return c, nil
+	return nil
 }
 
 // installPlugin does what ENABLE_BUILT_IN_PLUGINS asks of the official

@@ -552,51 +552,50 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 		return
 	}
 
-	if p.role == roleTaskManager {
-		n.syncTaskManagerPod(ctx, pod, p)
-		return
-	}
 	n.mu.Lock()
-	idle := !p.starting && (p.cluster == nil || !p.cluster.alive()) && time.Now().After(p.retryAt)
-	if idle && p.cluster != nil {
-		// The processes ended (a container that exited): restarted, as
-		// restartPolicy Always asks, after the back-off.
-		p.failures++
-		p.lastErr = "the Flink processes exited"
-		p.cluster.Stop()
-		p.cluster = nil
-		p.retryAt = time.Now().Add(backoff(p.failures))
-		idle = false
+	var start bool
+	if p.role == roleTaskManager {
+		start = p.taskManagerStarts(n)
+	} else {
+		start = p.jobManagerStarts()
 	}
-	if idle {
+	if start {
 		p.starting = true
 	}
 	n.mu.Unlock()
-	if idle {
+	if start {
 		go n.startPod(ctx, pod.DeepCopy(), p)
 	}
 	n.writePodStatus(ctx, pod, p)
 }
 
-// syncTaskManagerPod is the kubelet's part for a TaskManager pod: it runs
-// once; when its process ends (or cannot start) the pod is terminated
+// jobManagerStarts reports whether a JobManager pod's processes start now
+// (n.mu held): at first, and after they ended, restarted after the
+// back-off, as restartPolicy Always asks.
+func (p *nodePod) jobManagerStarts() bool {
+	idle := !p.starting && (p.cluster == nil || !p.cluster.alive()) && time.Now().After(p.retryAt)
+	if idle && p.cluster != nil {
+		// The processes ended (a container that exited).
+		p.failures++
+		p.lastErr = "the Flink processes exited"
+		p.cluster.Stop()
+		p.cluster = nil
+		p.retryAt = time.Now().Add(backoff(p.failures))
+		return false
+	}
+	return idle
+}
+
+// taskManagerStarts reports whether a TaskManager pod's process starts now
+// (n.mu held): once; when it ends (or cannot start) the pod is terminated
 // (restartPolicy Never, InitTaskManagerDecorator).
-func (n *Node) syncTaskManagerPod(ctx context.Context, pod *unstructured.Unstructured, p *nodePod) {
-	n.mu.Lock()
+func (p *nodePod) taskManagerStarts(n *Node) bool {
 	if p.cluster != nil && !p.starting && !p.cluster.alive() {
 		p.cluster.Stop()
 		p.cluster, p.terminated, p.lastErr = nil, true, "the TaskManager process exited"
 		n.logf("node: TaskManager pod %s/%s: its process exited", p.ns, p.name)
 	}
-	start := !p.starting && p.cluster == nil && !p.terminated && time.Now().After(p.retryAt)
-	if start {
-		p.starting = true
-	}
-	n.mu.Unlock()
-	if start {
-		go n.startPod(ctx, pod.DeepCopy(), p)
-	}
-	n.writePodStatus(ctx, pod, p)
+	return !p.starting && p.cluster == nil && !p.terminated && time.Now().After(p.retryAt)
 }
 
 // mainImage is the image of the pod's Flink container, or of its first

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -435,12 +434,8 @@ func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstruct
 		return nil, err
 	}
 	c.pids = []int{pid}
-	if err := waitHTTP(ctx, c.RESTURL+"/config", "", 120*time.Second); err != nil {
-		c.Stop()
-		if refused := c.ConfigurationRefusal(); refused != nil {
-			return nil, refused
-		}
-		return nil, fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
+	if err := c.waitREST(ctx); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -153,7 +153,8 @@ var terminalJobStates = map[string]bool{"FAILED": true, "CANCELED": true, "FINIS
 type RestoreSource struct {
 	// Proceeds: the operator applies the change by itself. When false it
 	// waits for ever for an upgradeable state or refuses it
-	// (UpgradeFailureException, "Manual restore required.").
+	// (UpgradeFailureException, "Manual restore required."), or would
+	// start a job that ended, and may have held state, from empty state.
 	Proceeds bool
 	// From says what the job restarts with; Path is the savepoint, if one.
 	From, Path string
@@ -172,10 +173,14 @@ type RestoreSource struct {
 //     (ApplicationReconciler.getJobUpgrade, deleteJmThatNeverStarted), so
 //     the job counts as terminal below and restores from the savepoint the
 //     operator recorded (seen on the real operator 1.15.0:
-//     TestRealOperator_fixNotRunningSavepoint);
+//     TestRealOperator_fixNotRunningSavepoint), or, with none on record,
+//     starts from empty state, which loses nothing: no job of that spec
+//     ran (TestDifferential_fixNeverStartedNoSavepoint);
 //   - a job in a terminal state: the savepoint the operator recorded
 //     (useStatusSavepoint; a last-state dummy is "last checkpoint is
-//     unknown … Manual restore required"; none recorded restores nothing);
+//     unknown … Manual restore required"; none recorded restores nothing,
+//     which the provider does not count as proceeding: the job that ended
+//     may have held state);
 //   - savepoint mode otherwise falls back to last-state
 //     (kubernetes.operator.job.upgrade.last-state-fallback.enabled, default
 //     true), and last-state restores from the HA metadata when it exists
@@ -201,7 +206,8 @@ func NotRunningRestore(ctx context.Context, dyn dynamic.Interface, obj *unstruct
 	}
 	jmAccessible := jm == "READY" // FlinkDeploymentStatus.isJmAccessible: the REST API answers
 	deleted := ""
-	if last, _ := lastReconciled(obj); jm != "MISSING" && jm != "" && last.UpgradeMode != "last-state" &&
+	last, _ := lastReconciled(obj)
+	if jm != "MISSING" && jm != "" && last.UpgradeMode != "last-state" &&
 		JobManagerNeverStarted(ctx, dyn, obj.GetNamespace(), obj.GetName()) {
 		// deleteJmThatNeverStarted: jobStatus.state FAILED, the cluster
 		// deleted (its HA data kept), then getJobUpgrade again.
@@ -215,6 +221,20 @@ func NotRunningRestore(ctx context.Context, dyn dynamic.Interface, obj *unstruct
 			return RestoreSource{From: "nothing the operator can name", Why: "AbstractJobReconciler.getJobUpgrade: \"Job is in terminal state " +
 				"but last checkpoint is unknown, possibly due to an unrecoverable restore error. Manual restore required.\""}, nil
 		case "":
+			if deleted != "" {
+				// Nothing is lost: the JobManager of the spec the operator
+				// last deployed never started, and that spec was deployed
+				// without state (not last-state, and a savepoint restore
+				// would be on record), e.g. a first deployment, which the
+				// operator records as stateless
+				// (AbstractFlinkResourceReconciler.updateStatusBeforeFirstDeployment).
+				// Seen on the real operator 1.15.0:
+				// TestDifferential_fixNeverStartedNoSavepoint.
+				return RestoreSource{Proceeds: true, From: "empty state: the JobManager never started, so no job of the spec the operator last " +
+					"deployed (upgrade mode " + orNone(last.UpgradeMode) + ") ran, and the operator has no savepoint on record",
+					Why: deleted + "AbstractJobReconciler.getJobUpgrade: \"Job is in terminal state, ready for upgrade from observed latest " +
+						"state\" with none on record (SnapshotUtils.lastSavepointKnown), so the new job starts without a savepoint"}, nil
+			}
 			return RestoreSource{From: "empty state: the operator has no savepoint on record for the " + strings.ToLower(st.JobState) + " job",
 				Why: "AbstractJobReconciler.getJobUpgrade: a terminal job restarts from the savepoint in its status, here none"}, nil
 		default:

@@ -83,8 +83,13 @@ func TestNotRunningRestore(t *testing.T) {
 		// from the savepoint it recorded.
 		{"never started, savepoint", withLastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "savepoint"), "savepoint",
 			[]runtime.Object{jobManagerDeployment(true)}, true, "never started"},
+		// With none on record, it deploys the new spec from empty state:
+		// no job of the spec it last deployed ran, e.g. a first deployment
+		// (recorded stateless) whose JobManager never started.
 		{"never started, no savepoint", withLastReconciled(notRunningDeployment("RECONCILING", "ERROR", ""), "savepoint"), "savepoint",
-			[]runtime.Object{jobManagerDeployment(true)}, false, "no savepoint on record for the failed job"},
+			[]runtime.Object{jobManagerDeployment(true)}, true, "Deleted application cluster that never started"},
+		{"first deployment never started", withLastReconciled(notRunningDeployment("RECONCILING", "ERROR", ""), "stateless"), "last-state",
+			[]runtime.Object{jobManagerDeployment(true)}, true, "empty state: the JobManager never started, so no job of the spec the operator last deployed (upgrade mode stateless) ran"},
 		// Not for a job last reconciled last-state, nor for a JobManager
 		// that was available once.
 		{"never started, last-state", withLastReconciled(notRunningDeployment("RECONCILING", "ERROR", "s3://b/sp/savepoint-2"), "last-state"), "savepoint",

@@ -573,29 +573,66 @@ func FinalSavepointObject(namespace, deployment, format, existingPath, carryTo s
 // FinalSavepointRetries is the final savepoint's backoffLimit.
 const FinalSavepointRetries = 3
 
-// CarriedSavepoint finds the newest COMPLETED final savepoint in namespace
-// whose CarryToAnnotation names namespace/name: the state a replacement of
-// that deployment starts from. "" when there is none.
-func CarriedSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, name string) (snapshot, path string, err error) {
+// Carried is the final savepoint a replacement starts from: its
+// FlinkStateSnapshot (namespace and name) and the savepoint's path.
+type Carried struct{ Namespace, Snapshot, Path string }
+
+// CarriedSavepoint finds the newest COMPLETED final savepoint whose
+// CarryToAnnotation names namespace/name: the state a replacement of that
+// deployment starts from. It looks in namespace first (a replacement under
+// another name), then in every namespace: a final savepoint stays in the
+// namespace of the deployment it was taken of (a FlinkStateSnapshot names
+// its deployment by name only, in its own namespace: JobReference,
+// flink-kubernetes-operator release-1.15.0), so a replacement into another
+// namespace finds it there. Listing every namespace needs list on
+// flinkstatesnapshots cluster-wide; without it (Forbidden) nothing is found
+// there, which SnapshotsListableEverywhere lets the destroy refuse first.
+// The zero Carried when there is none.
+func CarriedSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, name string) (Carried, error) {
+	found, err := carriedIn(ctx, dyn, namespace, namespace+"/"+name)
+	if err != nil || found.Path != "" {
+		return found, err
+	}
+	found, err = carriedIn(ctx, dyn, metav1.NamespaceAll, namespace+"/"+name)
+	if apierrors.IsForbidden(err) {
+		return Carried{}, nil
+	}
+	return found, err
+}
+
+func carriedIn(ctx context.Context, dyn dynamic.Interface, namespace, carryTo string) (Carried, error) {
 	list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: FinalSavepointLabel})
 	if err != nil {
-		return "", "", fmt.Errorf("listing final savepoints in %s: %w", namespace, err)
+		where := "in " + namespace
+		if namespace == metav1.NamespaceAll {
+			where = "in all namespaces"
+		}
+		return Carried{}, fmt.Errorf("listing final savepoints %s: %w", where, err)
 	}
+	var found Carried
 	var newest time.Time
 	for i := range list.Items {
 		obj := &list.Items[i]
-		if obj.GetAnnotations()[CarryToAnnotation] != namespace+"/"+name {
+		if obj.GetAnnotations()[CarryToAnnotation] != carryTo {
 			continue
 		}
 		st := ReadSnapshotStatus(obj)
 		if st.State != SnapshotCompleted || st.Path == "" {
 			continue
 		}
-		if t := obj.GetCreationTimestamp().Time; snapshot == "" || t.After(newest) {
-			snapshot, path, newest = obj.GetName(), st.Path, t
+		if t := obj.GetCreationTimestamp().Time; found.Path == "" || t.After(newest) {
+			found, newest = Carried{Namespace: obj.GetNamespace(), Snapshot: obj.GetName(), Path: st.Path}, t
 		}
 	}
-	return snapshot, path, nil
+	return found, nil
+}
+
+// SnapshotsListableEverywhere tells whether FlinkStateSnapshots can be
+// listed in all namespaces, as CarriedSavepoint does for a replacement
+// into another namespace: nil when they can.
+func SnapshotsListableEverywhere(ctx context.Context, dyn dynamic.Interface) error {
+	_, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: FinalSavepointLabel, Limit: 1})
+	return err
 }
 
 // ConsumeCarry removes CarryToAnnotation from a final savepoint once a

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
@@ -203,6 +204,98 @@ func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
 							}
 						}
 						t.Logf("restored from %s; first counts %v, the first job's last %v", c.Configuration["execution.savepoint.path"], restored, before)
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// TestAccRealOperator_fixNeverStartedProceeds: a last-state deployment
+// created with wait_for = "none" and an image the node cannot pull, so its
+// JobManager never starts; the fix under savepoint_before_upgrade asks for
+// no savepoint and goes ahead from empty state, as the real operator 1.15.0
+// does by itself (it deletes the JobManager that never started and, with
+// no savepoint on record, deploys the new spec without one:
+// ApplicationReconciler.getJobUpgrade, deleteJmThatNeverStarted;
+// TestDifferential_fixNeverStartedNoSavepoint). No job of the first spec
+// ran, so nothing is lost; the new job's counters start at 1. The model's
+// TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds runs the
+// same steps.
+func TestAccRealOperator_fixNeverStartedProceeds(t *testing.T) {
+	requireOperatorJars(t)
+	rf := newRealFlink(t)
+	ns := testNamespace(t)
+	node := startRealOperator(t, rf, ns)
+	bucket, role := randName("ro-"), randName("ro-")
+	oidc := testOIDCProvider(t)
+	ctx := context.Background()
+	rec := &diagRecorder{}
+	const addr = "flinkstate_deployment.counts"
+	config := func(image, wait string) string {
+		return strings.Replace(realOperatorLastStateConfig(bucket, oidc, role, ns, image), `wait_for          = "running"`,
+			`wait_for          = "`+wait+`"`, 1)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config("flink:no-such-tag", "none"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAPI(func() error {
+						// Until the operator reports the JobManager in ERROR.
+						for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+							obj, err := getDeployment(t, ns, "counts")
+							if err != nil {
+								return err
+							}
+							if jm, _, _ := unstructured.NestedString(obj.Object, "status", "jobManagerDeploymentStatus"); jm == "ERROR" {
+								return nil
+							}
+							if time.Now().After(deadline) {
+								return fmt.Errorf("the JobManager of an image the node cannot pull is not in ERROR: %v", obj.Object["status"])
+							}
+						}
+					}),
+				},
+			},
+			{
+				PreConfig: func() {
+					if n := node.Running(); n != 0 {
+						t.Fatalf("the node runs %d pods' Flink processes with an image it cannot pull", n)
+					}
+					rec.reset()
+				},
+				Config: config("flink:2.2.1-java17", "running"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					rec.planWarning("No savepoint can be taken before this change", "not running", "never started, empty state, which loses nothing"),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "JobManager ERROR",
+						"empty state: the JobManager never started", "Deleted application cluster that never started"),
+					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					func(*terraform.State) error {
+						if n := countSnapshots(t, ns); n != 0 {
+							return fmt.Errorf("%d FlinkStateSnapshots were asked of a job that is not running", n)
+						}
+						c, err := lastCluster(node, ns, "counts")
+						if err != nil {
+							return err
+						}
+						if p, ok := c.Configuration["execution.savepoint.path"]; ok {
+							return fmt.Errorf("the fixed cluster restored from %q, want nothing", p)
+						}
+						counts, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+						if err != nil {
+							return err
+						}
+						for k, n := range counts {
+							if n != 1 {
+								return fmt.Errorf("key %d: the fixed job printed %d first, want 1 (empty state)", k, n)
+							}
+						}
 						return nil
 					},
 				),

@@ -31,13 +31,20 @@ import (
 // opts change the node's options (e.g. its Pod Identity associations).
 func startRealOperator(t *testing.T, rf *realFlinkBed, ns string, opts ...func(*testbed.NodeOptions)) *testbed.Node {
 	t.Helper()
+	return startRealOperatorIn(t, rf, []string{ns}, opts...)
+}
+
+// startRealOperatorIn is startRealOperator with the operator and the node
+// watching each of namespaces.
+func startRealOperatorIn(t *testing.T, rf *realFlinkBed, namespaces []string, opts ...func(*testbed.NodeOptions)) *testbed.Node {
+	t.Helper()
 	requireOperatorJars(t)
 	ctx := context.Background()
 	if err := testbed.EnsureControllerManager(ctx, rf.root, rf.env, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	hosts := filepath.Join(t.TempDir(), "hosts")
-	no := testbed.NodeOptions{Namespaces: []string{ns}, HostsFile: hosts, Logf: t.Logf}
+	no := testbed.NodeOptions{Namespaces: namespaces, HostsFile: hosts, Logf: t.Logf}
 	for _, o := range opts {
 		o(&no)
 	}
@@ -45,7 +52,7 @@ func startRealOperator(t *testing.T, rf *realFlinkBed, ns string, opts ...func(*
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := testbed.StartRealOperator(ctx, rf.root, rf.env, testbed.RealOperatorOptions{Namespaces: []string{ns}, Logf: t.Logf, HostsFile: hosts,
+	op, err := testbed.StartRealOperator(ctx, rf.root, rf.env, testbed.RealOperatorOptions{Namespaces: namespaces, Logf: t.Logf, HostsFile: hosts,
 		// Snapshots are observed once per reconcile interval (the chart's
 		// is 15 s).
 		Conf: map[string]string{"kubernetes.operator.reconcile.interval": "5 s"}})

@@ -136,7 +136,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"final_savepoint": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				Description: "For upgrade_mode `savepoint` or `last-state`: destroying the deployment, or replacing it (a new name, or another " +
 					"change that forces a replacement), first takes a final savepoint of the running job and waits for it (within timeouts.delete); " +
-					"a replacement in the same namespace then starts from it, once the provider has checked, as for job.initial_savepoint_path, " +
+					"a replacement then starts from it (one in another namespace finds it, kept in the old namespace, by listing FlinkStateSnapshots " +
+					"in all namespaces, which the destroy checks it may do before anything else), once the provider has checked, as for job.initial_savepoint_path, " +
 					"that every file it references exists (otherwise nothing is created, and the error names what is missing). The savepoint's FlinkStateSnapshot (<name>-final-*, " +
 					"disposeOnDelete false) outlives the deployment; its path is reported. A suspended job's suspend savepoint is recorded " +
 					"instead. The operator retries a failed savepoint up to " + strconv.Itoa(kube.FinalSavepointRetries) + " times (the snapshot's " +

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
@@ -88,17 +89,66 @@ func TestAccDeployment_failedCreateFailsAndLeavesNothing(t *testing.T) {
 }
 
 // A create with upgrade_mode = "last-state" that did not wait (wait_for
-// none), whose JobManager then never started: fixing the image alone is
-// refused by the operator (the JobManager never started, so there
-// is no HA metadata to restore from: UpgradeFailureException, "Manual restore
-// required." — ApplicationReconciler.getJobUpgrade — and an UpgradeFailed
-// event, said again at every reconciliation). The apply fails at once (not
-// at its timeout) with the operator's message and the ways out, the object
-// is kept (same UID), and one of them — a stateless upgrade of a job that
-// never held state — updates it in place until it runs.
-func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
+// none), whose JobManager then never started: the operator recorded the
+// first deployment as stateless (AbstractFlinkResourceReconciler
+// .updateStatusBeforeFirstDeployment), so fixing the image goes ahead in
+// place: it deletes the JobManager that never started and starts the job
+// from empty state (ApplicationReconciler.getJobUpgrade,
+// deleteJmThatNeverStarted; no savepoint on record; seen on the real
+// operator 1.15.0: TestDifferential_fixNeverStartedNoSavepoint). No job
+// ran, so nothing is lost; the object is kept (same UID).
+func TestAccDeployment_failedCreateLastStateFixedInPlace(t *testing.T) {
 	skipUnlessAcc(t)
 	ns, op := imagePullFailing(t)
+	config := func(image, wait string) string {
+		return deploymentConfig(ns, image, `  wait_for = "`+wait+`"
+  timeouts {
+    create = "2m"
+    update = "2m"
+  }`)
+	}
+	var uid ktypes.UID
+	const addr = "flinkstate_deployment.orders"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config("flink:no-such-tag", "none"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					notTainted(addr),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+			{
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil }) },
+				Config:    config("flink:2.2.1-java17", "running"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+		},
+	})
+}
+
+// An upgrade the operator refuses: a last-state job whose JobManager never
+// became ready and whose Deployment was then deleted (JobManager MISSING,
+// no HA metadata; MISSING, so not one that "never started"). Fixing the
+// image is refused by the operator (UpgradeFailureException, "Manual
+// restore required." — ApplicationReconciler.getJobUpgrade — and an
+// UpgradeFailed event, said again at every reconciliation; seen on the
+// real operator 1.15.0: TestDifferential_upgradeNeverReady). The apply
+// fails at once (not at its timeout) with the operator's message and the
+// ways out, the object is kept (same UID), and one of them — a stateless
+// upgrade — updates it in place until it runs.
+func TestAccDeployment_missingJobManagerLastStateNeedsManualRestore(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	op.SetFaults(func(f *testbed.Faults) { f.JobManagerNeverReady = true })
 	config := func(image, mode, wait string) string {
 		return strings.Replace(deploymentConfig(ns, image, `  wait_for = "`+wait+`"
   timeouts {
@@ -113,7 +163,7 @@ func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: config("flink:no-such-tag", "last-state", "none"),
+				Config: config("flink:2.2.1-java17", "last-state", "deployed"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					notTainted(addr),
 					uidOf(t, liveDeployment(t, ns), &uid),
@@ -121,10 +171,11 @@ func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })
+					op.SetFaults(func(f *testbed.Faults) { f.JobManagerDeleted = true })
+					jobManagerMissing(t, ns)
 					started = time.Now()
 				},
-				Config: config("flink:2.2.1-java17", "last-state", "running"),
+				Config: config("flink:2.2.1-java21", "last-state", "running"),
 				ExpectError: errorRE("Upgrading FlinkDeployment "+ns+"/orders failed", "refused to upgrade to generation 2",
 					"HA metadata is not available", "Manual restore required", "initial_savepoint_path", `upgrade_mode = "stateless"`),
 			},
@@ -134,8 +185,9 @@ func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 					if d := time.Since(started); d > time.Minute {
 						t.Fatalf("the refused upgrade failed after %s, not at once", d)
 					}
+					op.SetFaults(func(f *testbed.Faults) { f.JobManagerNeverReady, f.JobManagerDeleted = false, false })
 				},
-				Config: config("flink:2.2.1-java17", "stateless", "running"),
+				Config: config("flink:2.2.1-java21", "stateless", "running"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 				}},
@@ -146,4 +198,18 @@ func TestAccDeployment_failedCreateLastStateNeedsManualRestore(t *testing.T) {
 			},
 		},
 	})
+}
+
+// jobManagerMissing waits until the operator reports the JobManager of
+// ns/orders MISSING.
+func jobManagerMissing(t *testing.T, ns string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if obj, err := getDeployment(t, ns, "orders"); err == nil {
+			if jm, _, _ := unstructured.NestedString(obj.Object, "status", "jobManagerDeploymentStatus"); jm == "MISSING" {
+				return
+			}
+		}
+	}
+	t.Fatalf("the JobManager of %s/orders never went MISSING", ns)
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -128,22 +129,24 @@ func planReplace(ctx context.Context, plan, state *deploymentModel, private priv
 			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): without a final savepoint (upgrade_mode %q, "+
 				"final_savepoint %v) the new deployment's job starts from empty state, unless job.initial_savepoint_path says otherwise. "+
 				"Retained checkpoints stay under %s.", from, state.Job.UpgradeMode.ValueString(), state.FinalSavepoint.ValueBool(), state.checkpointDir(ctx)))
-	case plan.Namespace.ValueString() != state.Namespace.ValueString():
-		diags.AddWarning("Replacement in another namespace starts without state",
-			fmt.Sprintf("FlinkDeployment %s moves to namespace %s: a final savepoint is taken into %s before it is deleted, but "+
-				"a FlinkStateSnapshot lives in its deployment's namespace, so the new deployment does not start from it: set "+
-				"job.initial_savepoint_path to that savepoint's path (reported by the destroy) to restore it.",
-				from, plan.Namespace.ValueString(), state.savepointDir(ctx)))
 	case !plan.restorePath().IsNull():
 		diags.AddWarning("Replacement starts from job.initial_savepoint_path",
 			fmt.Sprintf("FlinkDeployment %s is replaced: a final savepoint is taken first (kept), and the new deployment starts from "+
 				"job.initial_savepoint_path, as configured, not from the final savepoint.", from))
 	default:
 		setPrivateString(ctx, private, privateReplaceFrom, from, diags)
+		moved := ""
+		if plan.Namespace.ValueString() != state.Namespace.ValueString() {
+			// kube.CarriedSavepoint: the FlinkStateSnapshot stays with the
+			// deployment it was taken of (JobReference has no namespace).
+			moved = fmt.Sprintf(" Its FlinkStateSnapshot stays in %s, where the create in %s finds it by listing FlinkStateSnapshots in "+
+				"all namespaces; without that permission the destroy is refused before the savepoint.", state.Namespace.ValueString(),
+				plan.Namespace.ValueString())
+		}
 		diags.AddWarning("Replacement carries the job's state across",
 			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): a final savepoint of its running job is taken into "+
 				"%s and waited for before the delete, and the new deployment's job starts from it (upgrade_savepoint_path shows the "+
-				"path). If the savepoint fails, nothing is deleted.", from, state.savepointDir(ctx)))
+				"path). If the savepoint fails, nothing is deleted.%s", from, state.savepointDir(ctx), moved))
 	}
 }
 
@@ -192,6 +195,20 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 			return
 		}
 		existing = p
+	}
+	if to, _, _ := strings.Cut(carryTo, "/"); carryTo != "" && to != ns {
+		// The final savepoint stays in ns; the replacement in another
+		// namespace finds it by listing every namespace
+		// (kube.CarriedSavepoint). Without that permission it would start
+		// from nothing: refuse before any savepoint or delete.
+		if err := kube.SnapshotsListableEverywhere(ctx, c.Dynamic); err != nil {
+			addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name,
+				"its replacement "+carryTo+" is in another namespace, and would find the final savepoint (kept in "+ns+
+					", with its deployment) by listing FlinkStateSnapshots in all namespaces, which failed: "+readableAPIError(err),
+				"Nothing was deleted. Allow list on flinkstatesnapshots.flink.apache.org in all namespaces, or take a savepoint "+
+					"(flinkstate_snapshot) and set job.initial_savepoint_path of the new deployment to its path.")
+			return
+		}
 	}
 	obj := kube.FinalSavepointObject(ns, name, format, existing, carryTo)
 	created, err := kube.CreateSnapshot(ctx, c.Dynamic, ns, obj)
@@ -277,21 +294,21 @@ func (r *deploymentResource) findCarried(ctx context.Context, c *kube.Client, pl
 	if !plan.restorePath().IsNull() || plan.Job == nil {
 		return
 	}
-	_, path, err := kube.CarriedSavepoint(ctx, c.Dynamic, plan.Namespace.ValueString(), plan.Name.ValueString())
+	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, plan.Namespace.ValueString(), plan.Name.ValueString())
 	if err != nil {
 		addProblem(diags, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
 			"looking for the final savepoint of the deployment it replaces: "+err.Error(), "Nothing was created. Apply again.")
 		return
 	}
-	plan.CarriedPath = path
+	plan.CarriedPath = carried.Path
 }
 
 // consumeCarried marks the final savepoint a create started from as used.
 func consumeCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) {
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	snap, path, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
-	if err == nil && snap != "" && path == plan.CarriedPath {
-		err = kube.ConsumeCarry(ctx, c.Dynamic, ns, snap)
+	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
+	if err == nil && carried.Snapshot != "" && carried.Path == plan.CarriedPath {
+		err = kube.ConsumeCarry(ctx, c.Dynamic, carried.Namespace, carried.Snapshot)
 	}
 	if err != nil {
 		diags.AddWarning("Final savepoint not marked as used",

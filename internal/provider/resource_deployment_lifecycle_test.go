@@ -320,6 +320,58 @@ func TestAccDeployment_replaceCarriesState(t *testing.T) {
 	})
 }
 
+// Moving a running stateful deployment to another namespace forces its
+// replacement as renaming does: the final savepoint of the old job, in the
+// first namespace, is what the replacement in the second starts from (the
+// same steps on the real operator: TestAccRealOperator_replaceIntoOtherNamespace).
+func TestAccDeployment_replaceIntoOtherNamespaceCarriesState(t *testing.T) {
+	skipUnlessAcc(t)
+	ns, ns2 := testNamespace(t), testNamespace(t)
+	startOperator(t, ns)
+	startOperator(t, ns2)
+	prefix := randName("carry-")
+	wait := `  wait_for = "running"`
+	orders := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", wait)
+	moved := strings.Replace(orders, fmt.Sprintf(`namespace       = %q`, ns), fmt.Sprintf(`namespace       = %q`, ns2), 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: orders},
+			{
+				Config: moved,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectUnknownValue(depAddr, tfjsonPath("upgrade_savepoint_path")),
+				}},
+				Check: func(s *terraform.State) error {
+					carried := attrOf(s, depAddr, "upgrade_savepoint_path")
+					if err := checkFinalSavepoint(t, ns, "orders"); err != nil {
+						return err
+					}
+					if sps := finalSavepoints(t, ns, "orders"); carried != sps[0].Path {
+						return fmt.Errorf("upgrade_savepoint_path %q, want the final savepoint %q", carried, sps[0].Path)
+					}
+					if _, err := getDeployment(t, ns, "orders"); err == nil {
+						return fmt.Errorf("the old FlinkDeployment %s/orders is still there", ns)
+					}
+					obj, err := getDeployment(t, ns2, "orders")
+					if err != nil {
+						return err
+					}
+					if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got != carried {
+						return fmt.Errorf("%s/orders starts from %q, want %q", ns2, got, carried)
+					}
+					if got, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath"); got != carried {
+						return fmt.Errorf("the operator restored %s/orders from %q, want %q", ns2, got, carried)
+					}
+					return nil
+				},
+			},
+			{Config: moved, PlanOnly: true},
+		},
+	})
+}
+
 // A change that restores waits until the job runs from the restore path:
 // the operator marks the deployment DEPLOYED as soon as the JobManager is
 // submitted (ReconciliationUtils.updateStatusForDeployedSpec), before Flink

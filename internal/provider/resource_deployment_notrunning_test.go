@@ -32,12 +32,77 @@ func notRunningConfigWait(ns, image, mode, wait string) string {
   }`), `upgrade_mode = "last-state"`, `upgrade_mode = "`+mode+`"`, 1)
 }
 
-// A last-state job whose JobManager never started (its image cannot be
-// pulled; created with wait_for = "none"): there is no HA metadata and no savepoint, so the operator
-// would refuse the fix ("Manual restore required."). The fix is refused
-// before anything changes, saying why and the ways out, without a
-// FlinkStateSnapshot; a stateless upgrade, one way out, goes ahead.
+// A last-state job whose JobManager never became ready and whose
+// Deployment was then deleted (JobManager MISSING): there is no HA metadata
+// and no savepoint, so the operator would refuse the fix ("Manual restore
+// required.", seen on the real operator 1.15.0:
+// TestDifferential_upgradeNeverReady). The fix is refused before anything
+// changes, saying why and the ways out, without a FlinkStateSnapshot; a
+// stateless upgrade, one way out, goes ahead.
 func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	op.SetFaults(func(f *testbed.Faults) { f.JobManagerNeverReady = true })
+	rec := &diagRecorder{}
+	var uid ktypes.UID
+	const addr = "flinkstate_deployment.orders"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: notRunningConfigWait(ns, "flink:2.2.1-java17", "last-state", "deployed"),
+				Check:  resource.ComposeAggregateTestCheckFunc(notTainted(addr), uidOf(t, liveDeployment(t, ns), &uid)),
+			},
+			{
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.JobManagerDeleted = true })
+					jobManagerMissing(t, ns)
+					rec.reset()
+				},
+				Config: notRunningConfig(ns, "flink:2.2.1-java21", "last-state"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					rec.planWarning("No savepoint can be taken before this change", "is RECONCILING, not running",
+						"HA metadata", "the apply is refused"),
+				}},
+				ExpectError: errorRE("No savepoint can be taken before this upgrade", ns+"/orders was not changed",
+					"its job is RECONCILING", "JobManager MISSING", "Manual restore required", "initial_savepoint_path",
+					`upgrade_mode = "stateless"`),
+			},
+			{
+				PreConfig: func() {
+					if n := countSnapshots(t, ns); n != 0 {
+						t.Fatalf("%d FlinkStateSnapshots were asked of a job that is not running", n)
+					}
+					op.SetFaults(func(f *testbed.Faults) { f.JobManagerNeverReady, f.JobManagerDeleted = false, false })
+					rec.reset()
+				},
+				Config: notRunningConfig(ns, "flink:2.2.1-java21", "stateless"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					rec.planWarning("No savepoint can be taken before this change", "empty state"),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "empty state"),
+					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					uidOf(t, liveDeployment(t, ns), &uid),
+				),
+			},
+		},
+	})
+}
+
+// A last-state job whose JobManager never started (its image cannot be
+// pulled; created with wait_for = "none", so the operator recorded the
+// first deployment as stateless): no HA metadata and no savepoint, but the
+// operator fixes it by itself, from empty state: it deletes the JobManager
+// that never started and deploys the new spec without a savepoint
+// (ApplicationReconciler.getJobUpgrade, deleteJmThatNeverStarted; seen on
+// the real operator 1.15.0: TestDifferential_fixNeverStartedNoSavepoint).
+// No job ran, so nothing is lost: the fix goes ahead without a
+// FlinkStateSnapshot, and the plan and the apply say it starts from empty
+// state.
+func TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds(t *testing.T) {
 	skipUnlessAcc(t)
 	ns, op := imagePullFailing(t)
 	rec := &diagRecorder{}
@@ -59,29 +124,21 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 				},
 				Config: notRunningConfig(ns, "flink:2.2.1-java17", "last-state"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					rec.planWarning("No savepoint can be taken before this change", "is RECONCILING, not running",
-						"HA metadata", "the apply is refused"),
-				}},
-				ExpectError: errorRE("No savepoint can be taken before this upgrade", ns+"/orders was not changed",
-					"its job is RECONCILING", "JobManager ERROR", "Manual restore required", "initial_savepoint_path",
-					`upgrade_mode = "stateless"`),
-			},
-			{
-				PreConfig: func() {
-					if n := countSnapshots(t, ns); n != 0 {
-						t.Fatalf("%d FlinkStateSnapshots were asked of a job that is not running", n)
-					}
-					rec.reset()
-				},
-				Config: notRunningConfig(ns, "flink:2.2.1-java17", "stateless"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					rec.planWarning("No savepoint can be taken before this change", "empty state"),
+					rec.planWarning("No savepoint can be taken before this change", "is RECONCILING, not running",
+						"never started, empty state, which loses nothing"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "empty state"),
+					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING", "JobManager ERROR",
+						"empty state: the JobManager never started", "Deleted application cluster that never started"),
 					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
 					uidOf(t, liveDeployment(t, ns), &uid),
+					func(*terraform.State) error {
+						if n := countSnapshots(t, ns); n != 0 {
+							return fmt.Errorf("%d FlinkStateSnapshots were asked of a job that is not running", n)
+						}
+						return nil
+					},
 				),
 			},
 		},

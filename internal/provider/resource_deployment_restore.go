@@ -562,6 +562,12 @@ func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, re
 			from += ", or, for a job that ended (FAILED, FINISHED, CANCELED) or whose new JobManager never started after a " +
 				"savepoint-mode deploy, the savepoint the operator recorded, " + recorded
 		}
+		if recorded == "" {
+			// ApplicationReconciler.getJobUpgrade → deleteJmThatNeverStarted,
+			// then restoreJob without a savepoint (kube.NotRunningRestore).
+			from += ", or, if the JobManager of the spec the operator last deployed (not last-state, e.g. the first) never started, " +
+				"empty state, which loses nothing: no job of that spec ran"
+		}
 		from += ". If it has none of these, the apply is refused and says how to go on (job.initial_savepoint_path, or a stateless upgrade)"
 	}
 	diags.AddAttributeWarning(path.Root("savepoint_before_upgrade"), "No savepoint can be taken before this change",

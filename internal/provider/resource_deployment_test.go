@@ -182,20 +182,31 @@ func TestAccDeployment_import(t *testing.T) {
 	})
 }
 
-// A new image: updated in place.
+// A new image: updated in place. In last-state mode the operator's
+// upgrade keeps the job id (ApplicationReconciler.setJobIdIfNecessary: a
+// last-state deploy keeps it; seen on the real operator 1.15.0:
+// TestAccRealOperator_lastStateUpgrade).
 func TestAccDeployment_update(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	startOperator(t, ns)
+	jobIDKept := statecheck.CompareValue(compare.ValuesSame())
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkDeploymentGone(t, ns),
 		Steps: []resource.TestStep{
-			{Config: deploymentConfig(ns, "flink:2.2.1-java17", waitRunning)},
 			{
-				Config:            deploymentConfig(ns, "flink:2.2.1-java21", waitRunning),
-				ConfigPlanChecks:  deploymentPlanAction(plancheck.ResourceActionUpdate),
-				ConfigStateChecks: []statecheck.StateCheck{expectLiveDeployment(t, ns, "flink:2.2.1-java21")},
+				Config:            deploymentConfig(ns, "flink:2.2.1-java17", waitRunning),
+				ConfigStateChecks: []statecheck.StateCheck{jobIDKept.AddStateValue(depAddr, tfjsonPath("job_id"))},
+			},
+			{
+				Config:           deploymentConfig(ns, "flink:2.2.1-java21", waitRunning),
+				ConfigPlanChecks: deploymentPlanAction(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectLiveDeployment(t, ns, "flink:2.2.1-java21"),
+					statecheck.ExpectKnownValue(depAddr, tfjsonPath("job_state"), knownvalue.StringExact("RUNNING")),
+					jobIDKept.AddStateValue(depAddr, tfjsonPath("job_id")),
+				},
 			},
 		},
 	})

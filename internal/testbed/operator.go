@@ -49,12 +49,19 @@
 //     setJobIdIfNecessary, FlinkStateSnapshotUtils.createUpgradeSnapshotResource)
 //     — upgrade, restore.
 //   - A stateful upgrade of a job whose JobManager is MISSING or in ERROR
-//     (e.g. never started) without HA metadata is refused with
-//     UpgradeFailureException in status.error ("… Manual restore required."),
-//     observedGeneration unchanged (ApplicationReconciler.getJobUpgrade,
-//     CommonStatus.MSG_*) — upgradeFailure; relied on by
-//     TestOperator_lastStateUpgradeWithoutHAMetadataFails and
-//     TestAccDeployment_failedCreateLastStateNeedsManualRestore.
+//     without HA metadata is refused with UpgradeFailureException in
+//     status.error ("… Manual restore required."), observedGeneration
+//     unchanged (ApplicationReconciler.getJobUpgrade, CommonStatus.MSG_*) —
+//     upgradeFailure; seen on the real operator 1.15.0 for a deleted
+//     JobManager Deployment (TestDifferential_upgradeNeverReady). Unless
+//     the JobManager never started and the job was last deployed in
+//     another mode than last-state: then the operator deletes it
+//     (deleteJmThatNeverStarted) and restores the new spec from the
+//     savepoint on record, or from empty state with none, e.g. a first
+//     deployment whose image cannot be pulled (seen on the real operator
+//     1.15.0: TestDifferential_fixNeverStartedNoSavepoint,
+//     TestRealOperator_fixNotRunningSavepoint) — reconcileSpecChange,
+//     writeWaitingJobManager.
 //   - FlinkStateSnapshot lifecycle: a new snapshot is TRIGGER_PENDING; an
 //     alreadyExists savepoint is COMPLETED at its path; a snapshot whose
 //     FlinkDeployment is missing or whose job is not RUNNING is ABANDONED

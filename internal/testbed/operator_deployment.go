@@ -449,6 +449,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 		if o.Flink != nil {
 			o.Flink.stop(obj, true)
 		}
+		o.deleteJobManager(ctx, dyn, obj)
 		o.deleteHAConfigMaps(ctx, dyn, obj)
 		if hasFinalizer(obj, DeploymentFinalizer) {
 			if err := removeFinalizer(ctx, r, obj, DeploymentFinalizer); err == nil {
@@ -627,6 +628,59 @@ func (o *Operator) containerWaiting(ctx context.Context, dyn dynamic.Interface, 
 	msg := fmt.Sprintf("[%s] %s", "flink-main-container", cw.Message)
 	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.DeploymentFailedException", msg)
 	o.recordEvent(ctx, dyn, c.obj, eventWarning, cw.Reason, msg, componentJobManager)
+	o.writeWaitingJobManager(ctx, dyn, c)
+}
+
+// writeWaitingJobManager writes the JobManager Deployment of a waiting
+// container as the API server shows it to the operator and the provider:
+// named as the FlinkDeployment, with the JobManager labels (Flink's
+// KubernetesUtils.getJobManagerSelectors), owned by the FlinkDeployment
+// (the operator's setOwnerReference), and the status the deployment
+// controller writes at its first sync for a pod that never becomes ready:
+// Available False since the Deployment's creation (lastTransitionTime its
+// creationTimestamp), which is what FlinkUtils.jmPodNeverStarted and
+// kube.JobManagerNeverStarted read. The model writes no other JobManager
+// Deployments: nothing else reads them.
+func (o *Operator) writeWaitingJobManager(ctx context.Context, dyn dynamic.Interface, c depCtx) {
+	deps := dyn.Resource(kube.DeploymentGVR).Namespace(c.obj.GetNamespace())
+	name := c.obj.GetName()
+	if _, err := deps.Get(ctx, name, metav1.GetOptions{}); err == nil {
+		return
+	}
+	labels := map[string]any{"app": name, "type": "flink-native-kubernetes", "component": "jobmanager"}
+	image, _, _ := unstructured.NestedString(c.spec, "image")
+	dep := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": name, "namespace": c.obj.GetNamespace(), "labels": labels,
+			"ownerReferences": []any{map[string]any{"apiVersion": c.obj.GetAPIVersion(), "kind": c.obj.GetKind(),
+				"name": name, "uid": string(c.obj.GetUID()), "blockOwnerDeletion": true}}},
+		"spec": map[string]any{"replicas": int64(1), "selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": map[string]any{
+				"containers": []any{map[string]any{"name": "flink-main-container", "image": image}}}}},
+	}}
+	created, err := deps.Create(ctx, dep, metav1.CreateOptions{FieldManager: operatorManager})
+	if err != nil {
+		o.logf("operator: JobManager Deployment of %s: %v", name, err)
+		return
+	}
+	at := created.GetCreationTimestamp().UTC().Format(time.RFC3339)
+	created.Object["status"] = map[string]any{"observedGeneration": created.GetGeneration(), "replicas": int64(1),
+		"updatedReplicas": int64(1), "unavailableReplicas": int64(1), "conditions": []any{map[string]any{
+			"type": "Available", "status": "False", "reason": "MinimumReplicasAvailable",
+			"message": "Deployment does not have minimum availability.", "lastUpdateTime": at, "lastTransitionTime": at}}}
+	if _, err := deps.UpdateStatus(ctx, created, metav1.UpdateOptions{FieldManager: operatorManager}); err != nil {
+		o.logf("operator: JobManager Deployment status of %s: %v", name, err)
+	}
+}
+
+// deleteJobManager deletes the JobManager Deployment writeWaitingJobManager
+// wrote, as AbstractFlinkService.deleteClusterDeployment deletes the
+// cluster's.
+func (o *Operator) deleteJobManager(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) {
+	err := dyn.Resource(kube.DeploymentGVR).Namespace(obj.GetNamespace()).Delete(ctx, obj.GetName(), metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		o.logf("operator: deleting the JobManager Deployment of %s: %v", obj.GetName(), err)
+	}
 }
 
 // restoreUnresolvable is what a user sees when Flink cannot resolve the
@@ -844,6 +898,10 @@ func (o *Operator) deploy(c depCtx, savepoint string, requireHA bool) {
 			o.Flink.stop(c.obj, !requireHA)
 		}
 	}
+	// The cluster of the new spec is a new Deployment (Flink's
+	// KubernetesClusterDescriptor); the one of a container that waited
+	// goes first.
+	o.deleteJobManager(context.Background(), c.dyn, c.obj)
 	restore := savepoint
 	if restore == "" && requireHA && st.JobID != "" && o.hadCheckpoint(st.JobID) {
 		restore = LastStateDummyPath
@@ -896,11 +954,12 @@ func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restor
 // ("JobManager deployment is missing and " + MSG_HA_METADATA_NOT_AVAILABLE +
 // " to make stateful upgrades. " + MSG_JOB_FINISHED_OR_CONFIGMAPS_DELETED +
 // MSG_MANUAL_RESTORE_REQUIRED, CommonStatus), which the operator records in
-// status.error instead of waiting. (For a savepoint-mode JobManager that never
-// started the real operator first deletes it and fails on "last checkpoint is
-// unknown" — the same exception, also ending in "Manual restore required."
-// — when its status savepoint is the last-state dummy; with a savepoint
-// recorded it restores from it: reconcileSpecChange.)
+// status.error instead of waiting. (A JobManager that never started, of a
+// job last deployed in another mode than last-state, is deleted first:
+// the operator then fails on "last checkpoint is unknown" — the same
+// exception, also ending in "Manual restore required." — when its status
+// savepoint is the last-state dummy, and otherwise restores from the
+// savepoint recorded, or from empty state with none: reconcileSpecChange.)
 // HA metadata exists in the model once the job completed a checkpoint, as in
 // deploy's requireHA.
 //
@@ -960,23 +1019,29 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 			// it writes: writeHAConfigMap).
 			suspend, restore, ok = modeLastState, modeLastState, true
 		}
-		if !ok && st.JMStatus == jmError && st.StartTime == "" && jobField(last, "upgradeMode", modeStateless) != modeLastState &&
-			jobField(c.spec, "upgradeMode", modeStateless) != modeStateless {
+		if !ok && st.JMStatus != jmMissing && jobField(last, "upgradeMode", modeStateless) != modeLastState &&
+			jobField(c.spec, "upgradeMode", modeStateless) != modeStateless && kube.JobManagerNeverStarted(ctx, dyn, c.obj.GetNamespace(), c.obj.GetName()) {
 			// ApplicationReconciler.getJobUpgrade: a JobManager that never
-			// started (FlinkUtils.jmPodNeverStarted; in the model: in ERROR
-			// before its job ever ran) of a job not last deployed
+			// started (FlinkUtils.jmPodNeverStarted, read from the
+			// Deployment writeWaitingJobManager wrote) of a job not last deployed
 			// last-state is deleted (deleteJmThatNeverStarted: the job
 			// FAILED, HA data kept), and the terminal job restores from the
 			// savepoint in its status (AbstractJobReconciler.getJobUpgrade,
 			// useStatusSavepoint; seen on the real operator 1.15.0 with a
-			// savepoint on record: TestRealOperator_fixNotRunningSavepoint).
-			// Only that case is modelled: with the last-state dummy there
-			// the operator says "last checkpoint is unknown", and with no
-			// savepoint at all it would restore nothing; neither was run on
-			// the real operator with a node, so both stay with
-			// upgradeFailure.
-			if p := st.UpgradeSavepointPath; p != "" && p != LastStateDummyPath {
+			// savepoint on record: TestRealOperator_fixNotRunningSavepoint),
+			// or, with none on record (SnapshotUtils.lastSavepointKnown is
+			// true for no savepoint at all), deploys the new spec from empty
+			// state with a new job id (restoreJob finds no savepoint;
+			// setJobIdIfNecessary: not a last-state deploy), e.g. a first
+			// deployment, recorded stateless, whose JobManager never
+			// started (seen on the real operator 1.15.0:
+			// TestDifferential_fixNeverStartedNoSavepoint). With the
+			// last-state dummy there the operator says "last checkpoint is
+			// unknown"; not run on the real operator with a node, that case
+			// stays with upgradeFailure.
+			if p := st.UpgradeSavepointPath; p != LastStateDummyPath {
 				st.JobState, st.JMStatus = flinkFailed, jmMissing
+				o.deleteJobManager(ctx, dyn, c.obj)
 				if o.Flink != nil {
 					o.Flink.stop(c.obj, false)
 				}

@@ -813,30 +813,6 @@ func TestOperator_alreadyExists(t *testing.T) {
 
 func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
 
-// A last-state job whose JobManager never started has no HA metadata: a spec
-// change is refused with UpgradeFailureException in status.error
-// (ApplicationReconciler.getJobUpgrade) instead of waiting forever.
-func TestOperator_lastStateUpgradeWithoutHAMetadataFails(t *testing.T) {
-	b := newBed(t)
-	b.op.SetFaults(func(f *Faults) {
-		f.ContainerWaiting = &ContainerState{Reason: "ImagePullBackOff", Message: "Back-off pulling image"}
-	})
-	b.createDeployment(t, "orders", modeLastState, nil)
-	b.until(t, true, "orders", "JobManager in ERROR", func(o *unstructured.Unstructured) bool {
-		return readDeploymentStatus(o).JMStatus == jmError
-	})
-	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
-	obj := b.until(t, true, "orders", "refusing the upgrade", func(o *unstructured.Unstructured) bool {
-		st := readDeploymentStatus(o)
-		return strings.Contains(st.Error, "UpgradeFailureException")
-	})
-	st := readDeploymentStatus(obj)
-	// The exception is thrown before the spec is reconciled: observedGeneration stays.
-	if !strings.Contains(st.Error, "Manual restore required.") || st.lifecycle(false) != "FAILED" || st.ObservedGeneration == obj.GetGeneration() {
-		t.Fatalf("status.error %q, lifecycle %s, observedGeneration %d of %d", st.Error, st.lifecycle(false), st.ObservedGeneration, obj.GetGeneration())
-	}
-}
-
 // TestOperator_realFlink is the differential test of the model against real
 // Flink: the same scenarios, with the same assertions on what is observable
 // (status, job ids, savepoint paths and their files in S3, snapshot

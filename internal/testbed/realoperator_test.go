@@ -811,3 +811,116 @@ func nonceRedeploy(t *testing.T, b *bed, s *realStack) {
 		t.Errorf("a nonce without a path was acted on: job %s -> %s, observed %d, generation %d", redeployed, st.JobID, st.ObservedGeneration, obj.GetGeneration())
 	}
 }
+
+// A job whose JobManager never started, with no savepoint on record
+// (issue 34): a last-state deployment (Kubernetes HA) created with an image
+// the node cannot pull. Its first deployment is recorded with upgradeMode
+// stateless (AbstractFlinkResourceReconciler
+// .updateStatusBeforeFirstDeployment: stateless unless
+// initialSavepointPath is set), its JobManager waits in ImagePullBackOff
+// (the Deployment's Available condition False since its creation), and it
+// never wrote HA metadata. The change that fixes the image is not refused:
+// ApplicationReconciler.getJobUpgrade finds no upgrade available (the job
+// is RECONCILING, not cancellable, no HA metadata), then, the last
+// reconciled upgradeMode not being LAST_STATE and FlinkUtils
+// .jmPodNeverStarted true, deletes the JobManager that never started
+// (deleteJmThatNeverStarted: the job FAILED) and asks again:
+// AbstractJobReconciler.getJobUpgrade's useStatusSavepoint holds (a
+// terminal job without HA metadata) and SnapshotUtils.lastSavepointKnown
+// is true for no savepoint at all, so JobUpgrade.savepoint(true); restoreJob
+// finds no savepoint in the status and deploy starts the new spec from
+// empty state (no execution.savepoint.path) with a new job id
+// (setJobIdIfNecessary: not a last-state deploy). The "Manual restore
+// required." UpgradeFailureException is thrown only when the JobManager is
+// MISSING or in ERROR and was not deleted as never started. The job never
+// ran, so it had no state to lose.
+func TestDifferential_fixNeverStartedNoSavepoint(t *testing.T) {
+	t.Run("model", func(t *testing.T) { fixNeverStartedNoSavepoint(t, newBed(t), nil) })
+	t.Run("real", func(t *testing.T) {
+		s := newRealStack(t, nil)
+		fixNeverStartedNoSavepoint(t, s.bed, s)
+	})
+}
+
+func fixNeverStartedNoSavepoint(t *testing.T, b *bed, s *realStack) {
+	ctx := context.Background()
+	const pullMsg = `Back-off pulling image "flink:no-such-tag"`
+	if s == nil {
+		b.op.SetFaults(func(f *Faults) { f.ContainerWaiting = &ContainerState{Reason: "ImagePullBackOff", Message: pullMsg} })
+	}
+	b.createDeploymentEdited(t, "orders", modeLastState, nil, func(spec map[string]any) {
+		spec["image"] = "flink:no-such-tag"
+		conf := spec["flinkConfiguration"].(map[string]any)
+		if _, ok := conf["high-availability.type"]; !ok {
+			cp, _ := b.dirs("orders")
+			conf["high-availability.type"] = "kubernetes"
+			conf["high-availability.storageDir"] = strings.TrimSuffix(cp, "/checkpoints") + "/ha"
+		}
+	})
+	obj := b.until(t, true, "orders", "not running: the image cannot be pulled", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.ObservedGeneration == 1 && st.JMStatus == jmError && strings.Contains(st.Error, "DeploymentFailedException")
+	})
+	first := readDeploymentStatus(obj)
+	if first.JobState != flinkReconciling || first.StartTime != "" || first.UpgradeSavepointPath != "" ||
+		jobField(parseReconciled(first.LastReconciledSpec).Spec, "upgradeMode", "") != modeStateless {
+		t.Errorf("the first deployment: job %s, startTime %q, upgradeSavepointPath %q, recorded upgradeMode %q; "+
+			"want RECONCILING, never started, no savepoint, stateless", first.JobState, first.StartTime, first.UpgradeSavepointPath,
+			jobField(parseReconciled(first.LastReconciledSpec).Spec, "upgradeMode", ""))
+	}
+	if ha, err := kube.HAMetadataAvailable(ctx, b.dyn, b.ns, "orders"); err != nil || ha {
+		t.Fatalf("HA metadata of a job that never started: %t %v", ha, err)
+	}
+	if s != nil {
+		if n := s.node.Running(); n != 0 {
+			t.Fatalf("the node runs %d pods' Flink processes with an image it cannot pull", n)
+		}
+	}
+	if !kube.JobManagerNeverStarted(ctx, b.dyn, b.ns, "orders") {
+		t.Error("kube.JobManagerNeverStarted is false for the JobManager of an image that cannot be pulled")
+	}
+	// What the provider reads of it (savepoint_before_upgrade): the fix
+	// goes ahead, from empty state.
+	src, err := kube.NotRunningRestore(ctx, b.dyn, obj, modeLastState, true)
+	if err != nil || !src.Proceeds || src.Path != "" || !strings.HasPrefix(src.From, "empty state: the JobManager never started") {
+		t.Errorf("kube.NotRunningRestore: %+v %v, want it to proceed from empty state", src, err)
+	}
+
+	if s == nil {
+		b.op.SetFaults(func(f *Faults) { f.ContainerWaiting = nil })
+	}
+	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java17"}}`)
+	fixed := b.runningAt(t, "orders")
+	if fixed.ObservedGeneration != 2 || fixed.JobID == "" || fixed.JobID == first.JobID || fixed.UpgradeSavepointPath != "" || fixed.Error != "" {
+		t.Errorf("after the fix: observed %d, job %s (first %s), upgradeSavepointPath %q, error %q; want a new job from empty state",
+			fixed.ObservedGeneration, fixed.JobID, first.JobID, fixed.UpgradeSavepointPath, fixed.Error)
+	}
+	evs, err := kube.ObjectEvents(ctx, b.dyn, b.get(t, true, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Reason == "UpgradeFailed" {
+			t.Errorf("the fix was refused: %+v", e)
+		}
+	}
+	if s == nil {
+		return
+	}
+	c := s.current(t, "orders")
+	if got, ok := c.Configuration["execution.savepoint.path"]; ok {
+		t.Errorf("the fixed cluster restored from %q, want no restore path", got)
+	}
+	if got := c.Configuration[fixedJobIDKey]; got != fixed.JobID {
+		t.Errorf("Flink ran with job id %q, the operator reports %q", got, fixed.JobID)
+	}
+	counts, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range counts {
+		if n != 1 {
+			t.Errorf("key %d: the fixed job printed %d first, want 1 (empty state)", k, n)
+		}
+	}
+}

@@ -854,6 +854,7 @@ func (o *Operator) deployRefused(ctx context.Context, dyn dynamic.Interface, c d
 	o.retryAt[string(c.obj.GetUID())] = time.Now().Add(max(o.RetryBase/2, 500*time.Millisecond))
 	o.mu.Unlock()
 	recordSpec(c, withUpgradeMode(c.spec, modeStateless), jobSuspended, true)
+	o.submitEvent(ctx, c)
 	refusal := fmt.Sprintf("deployments.apps %q is forbidden: %s", c.obj.GetName(), msg)
 	event := fmt.Sprintf("Could not create Kubernetes cluster %q. -> %s", c.obj.GetName(), refusal)
 	o.recordEvent(ctx, dyn, c.obj, eventWarning, "Error", event, componentJobManager)
@@ -913,6 +914,15 @@ func (o *Operator) deploy(c depCtx, savepoint string, requireHA bool) {
 	st.JobName = c.obj.GetName()
 	st.JobState, st.JMStatus, st.StartTime = flinkReconciling, jmDeploying, ""
 	o.setRestore(c.obj, restore)
+	o.submitEvent(context.Background(), c)
+}
+
+// submitEvent is the Normal Submit event ApplicationReconciler.deploy
+// writes before it submits the cluster (MSG_SUBMIT "Starting deployment",
+// component JobManagerDeployment), at every deployment, also one the API
+// server then refuses.
+func (o *Operator) submitEvent(ctx context.Context, c depCtx) {
+	o.recordEvent(ctx, c.dyn, c.obj, eventNormal, "Submit", "Starting deployment", componentJobManager)
 }
 
 // jobUpgrade is AbstractJobReconciler.getJobUpgrade: how to suspend the

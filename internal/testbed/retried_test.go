@@ -82,6 +82,13 @@ func retriedReconcileRecovers(t *testing.T, b *bed, refuse func() (lift func()))
 	if _, _, ready, err := kube.DeploymentReady(obj, "running"); err != nil || !ready {
 		t.Errorf("after recovery the wait reads ready=%v err=%v", ready, err)
 	}
+	// Every attempt, the refused ones and the one that went through, was
+	// announced by a Normal Submit event (ApplicationReconciler.deploy,
+	// MSG_SUBMIT, written before the cluster is submitted): one Event,
+	// counted once per attempt.
+	if ev := b.eventOn(t, true, "orders", "Submit", func(e kube.OperatorEvent) bool { return e.Count >= 2 }); ev.Type != "Normal" || ev.Message != "Starting deployment" {
+		t.Errorf("Submit event %+v", ev)
+	}
 }
 
 // stableAt waits until the job runs at the current generation with the

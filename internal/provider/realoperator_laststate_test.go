@@ -47,12 +47,8 @@ func realOperatorLastStateUpgradeConfig(bucket, oidc, role, ns, flinkConf string
 // the same job id (setJobIdIfNecessary: a last-state deploy keeps it). No
 // FlinkStateSnapshot is made, and the counters continue.
 func TestAccRealOperator_lastStateUpgrade(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	const addr = "flinkstate_deployment.counts"
 	jobIDKept := statecheck.CompareValue(compare.ValuesSame())

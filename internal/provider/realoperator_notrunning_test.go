@@ -41,12 +41,8 @@ func realOperatorLastStateConfig(bucket, oidc, role, ns, image string) string {
 // metadata is available for last state restore"); the job runs again and
 // its counters continue from the last checkpoint.
 func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
 	const addr = "flinkstate_deployment.counts"
@@ -139,12 +135,8 @@ func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
 // deleteJmThatNeverStarted); the job runs again from it, counters
 // continuing.
 func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
 	const addr = "flinkstate_deployment.counts"
@@ -224,12 +216,8 @@ func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
 // TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds runs the
 // same steps.
 func TestAccRealOperator_fixNeverStartedProceeds(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
 	const addr = "flinkstate_deployment.counts"

@@ -29,12 +29,8 @@ import (
 // Flink): its counters continue from the old job's, nothing is lost; the
 // next plan is empty.
 func TestAccRealOperator_replace(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	var before map[int]int64
 	var jobA, carried string

@@ -32,12 +32,8 @@ import (
 // application before new deployment"). The resume restores from that
 // savepoint (AbstractJobReconciler.resumeJob) and the counters continue.
 func TestAccRealOperator_suspendResume(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
 	const addr = "flinkstate_deployment.counts"

@@ -138,12 +138,8 @@ func realOperatorUpgradeConfig(bucket, oidc, role, ns, image string) string {
 // savepoint upgrade; the job's counters continue. The destroy at the end
 // takes the provider's final savepoint on the real operator too.
 func TestAccRealOperator_savepointBeforeUpgrade(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	var before map[int]int64
 	var upgradeSavepoint string
@@ -207,4 +203,27 @@ func TestAccRealOperator_savepointBeforeUpgrade(t *testing.T) {
 			},
 		},
 	})
+}
+
+// realOperatorFixture is what most real-operator acceptance tests start
+// from: the real-Flink test bed, a namespace the real operator and the node
+// watch, and the names of the stack's bucket, IAM role and OIDC provider.
+type realOperatorFixture struct {
+	rf                 *realFlinkBed
+	ns                 string
+	node               *testbed.Node
+	bucket, role, oidc string
+}
+
+// newRealOperatorFixture skips the test, saying why, without the
+// operator's jars (requireOperatorJars); else it starts the real operator
+// and the node on a new namespace until the test ends (startRealOperator).
+func newRealOperatorFixture(t *testing.T) realOperatorFixture {
+	t.Helper()
+	requireOperatorJars(t)
+	rf := newRealFlink(t)
+	ns := testNamespace(t)
+	node := startRealOperator(t, rf, ns)
+	return realOperatorFixture{rf: rf, ns: ns, node: node,
+		bucket: randName("ro-"), role: randName("ro-"), oidc: testOIDCProvider(t)}
 }

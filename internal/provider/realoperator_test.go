@@ -227,3 +227,18 @@ func newRealOperatorFixture(t *testing.T) realOperatorFixture {
 	return realOperatorFixture{rf: rf, ns: ns, node: node,
 		bucket: randName("ro-"), role: randName("ro-"), oidc: testOIDCProvider(t)}
 }
+
+// countsContinue checks that a job restored from its predecessor's state
+// (a checkpoint or a savepoint taken when it stopped) goes on counting:
+// for each key, its first count (after) is 2..before[k]+1, where before is
+// the last count the predecessor printed — on from (at most) there, not
+// from 1. job and prev name the two jobs in the error, one line a key.
+func countsContinue(job, prev string, before, after map[int]int64) error {
+	var errs []error
+	for k, n := range after {
+		if n <= 1 || n > before[k]+1 {
+			errs = append(errs, fmt.Errorf("key %d: %s printed %d first, %s %d last: its state was not restored (want 2..%d)", k, job, n, prev, before[k], before[k]+1))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -614,13 +614,8 @@ func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, n := range firstNew {
-		// Restored from the last checkpoint: on from (at most) the last
-		// count the first cluster printed, not from 1.
-		if n <= 1 || n > before[k]+1 {
-			t.Errorf("key %d: the fixed job printed %d first, the first one %d last: want it to continue", k, n, before[k])
-		}
-	}
+	// Restored from the last checkpoint.
+	countsContinue(t, "the fixed job", "the first one", before, firstNew)
 	t.Logf("the fixed job's first counts %v, the first job's last %v", firstNew, before)
 }
 
@@ -702,11 +697,7 @@ func suspendResume(t *testing.T, b *bed, s *realStack) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, n := range firstNew {
-		if n <= 1 || n > before[k]+1 {
-			t.Errorf("key %d: the resumed job printed %d first, the suspended one %d last: want it to continue", k, n, before[k])
-		}
-	}
+	countsContinue(t, "the resumed job", "the suspended one", before, firstNew)
 }
 
 // The nonce redeploy (issue 34), the model's rules
@@ -921,6 +912,19 @@ func fixNeverStartedNoSavepoint(t *testing.T, b *bed, s *realStack) {
 	for k, n := range counts {
 		if n != 1 {
 			t.Errorf("key %d: the fixed job printed %d first, want 1 (empty state)", k, n)
+		}
+	}
+}
+
+// countsContinue checks that a job restored from its predecessor's state
+// goes on counting: for each key, its first count (after) is
+// 2..before[k]+1, where before is the last count the predecessor printed —
+// on from (at most) there, not from 1. job and prev name the two jobs.
+func countsContinue(t *testing.T, job, prev string, before, after map[int]int64) {
+	t.Helper()
+	for k, n := range after {
+		if n <= 1 || n > before[k]+1 {
+			t.Errorf("key %d: %s printed %d first, %s %d last: want it to continue", k, job, n, prev, before[k])
 		}
 	}
 }

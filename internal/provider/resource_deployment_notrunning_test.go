@@ -23,6 +23,24 @@ func notRunningConfig(ns, image, mode string) string {
 	return notRunningConfigWait(ns, image, mode, "running")
 }
 
+// createdUntainted checks the deployment orders in ns was created,
+// untainted, and records its FlinkDeployment's uid (uidOf).
+func createdUntainted(t *testing.T, ns string, uid *ktypes.UID) resource.TestCheckFunc {
+	return resource.ComposeAggregateTestCheckFunc(notTainted("flinkstate_deployment.orders"), uidOf(t, liveDeployment(t, ns), uid))
+}
+
+// noSnapshotAsked fails where ns holds other than *before
+// FlinkStateSnapshots (read when the check runs): a savepoint was asked of
+// a job that is not running.
+func noSnapshotAsked(t *testing.T, ns string, before *int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if n := countSnapshots(t, ns); n != *before {
+			return fmt.Errorf("%d FlinkStateSnapshots after the fix, %d before: a savepoint was asked of a job that is not running", n, *before)
+		}
+		return nil
+	}
+}
+
 func notRunningConfigWait(ns, image, mode, wait string) string {
 	return strings.Replace(deploymentConfig(ns, image, `  wait_for = "`+wait+`"
   savepoint_before_upgrade {}
@@ -52,7 +70,7 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 		Steps: []resource.TestStep{
 			{
 				Config: notRunningConfigWait(ns, "flink:2.2.1-java17", "last-state", "deployed"),
-				Check:  resource.ComposeAggregateTestCheckFunc(notTainted(addr), uidOf(t, liveDeployment(t, ns), &uid)),
+				Check:  createdUntainted(t, ns, &uid),
 			},
 			{
 				PreConfig: func() {
@@ -115,7 +133,7 @@ func TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds(t *testing.T) 
 				// Created without waiting: a create that waits and finds its
 				// JobManager never started fails and deletes it again.
 				Config: notRunningConfigWait(ns, "flink:no-such-tag", "last-state", "none"),
-				Check:  resource.ComposeAggregateTestCheckFunc(notTainted(addr), uidOf(t, liveDeployment(t, ns), &uid)),
+				Check:  createdUntainted(t, ns, &uid),
 			},
 			{
 				PreConfig: func() {
@@ -133,12 +151,7 @@ func TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds(t *testing.T) 
 						"empty state: the JobManager never started", "Deleted application cluster that never started"),
 					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
 					uidOf(t, liveDeployment(t, ns), &uid),
-					func(*terraform.State) error {
-						if n := countSnapshots(t, ns); n != 0 {
-							return fmt.Errorf("%d FlinkStateSnapshots were asked of a job that is not running", n)
-						}
-						return nil
-					},
+					noSnapshotAsked(t, ns, new(int)),
 				),
 			},
 		},
@@ -183,12 +196,7 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningProceedsFromHA(t *testing
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING",
 						"the latest checkpoint in the job's HA metadata", "HA metadata is available for last state restore"),
 					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
-					func(*terraform.State) error {
-						if n := countSnapshots(t, ns); n != snapshots {
-							return fmt.Errorf("%d FlinkStateSnapshots after the fix, %d before: a savepoint was asked of a job that is not running", n, snapshots)
-						}
-						return nil
-					},
+					noSnapshotAsked(t, ns, &snapshots),
 				),
 			},
 		},

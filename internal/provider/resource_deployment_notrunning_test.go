@@ -23,10 +23,14 @@ func notRunningConfig(ns, image, mode string) string {
 	return notRunningConfigWait(ns, image, mode, "running")
 }
 
-// createdUntainted checks the deployment orders in ns was created,
-// untainted, and records its FlinkDeployment's uid (uidOf).
-func createdUntainted(t *testing.T, ns string, uid *ktypes.UID) resource.TestCheckFunc {
-	return resource.ComposeAggregateTestCheckFunc(notTainted("flinkstate_deployment.orders"), uidOf(t, liveDeployment(t, ns), uid))
+// notRunningCreated is the step that creates the last-state deployment
+// orders in ns (notRunningConfigWait with image and wait): it is created
+// untainted, and its FlinkDeployment's uid is recorded (uidOf).
+func notRunningCreated(t *testing.T, ns, image, wait string, uid *ktypes.UID) resource.TestStep {
+	return resource.TestStep{
+		Config: notRunningConfigWait(ns, image, "last-state", wait),
+		Check:  resource.ComposeAggregateTestCheckFunc(notTainted("flinkstate_deployment.orders"), uidOf(t, liveDeployment(t, ns), uid)),
+	}
 }
 
 // noSnapshotAsked fails where ns holds other than *before
@@ -68,10 +72,7 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
-			{
-				Config: notRunningConfigWait(ns, "flink:2.2.1-java17", "last-state", "deployed"),
-				Check:  createdUntainted(t, ns, &uid),
-			},
+			notRunningCreated(t, ns, "flink:2.2.1-java17", "deployed", &uid),
 			{
 				PreConfig: func() {
 					op.SetFaults(func(f *testbed.Faults) { f.JobManagerDeleted = true })
@@ -129,12 +130,9 @@ func TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds(t *testing.T) 
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
-			{
-				// Created without waiting: a create that waits and finds its
-				// JobManager never started fails and deletes it again.
-				Config: notRunningConfigWait(ns, "flink:no-such-tag", "last-state", "none"),
-				Check:  createdUntainted(t, ns, &uid),
-			},
+			// Created without waiting: a create that waits and finds its
+			// JobManager never started fails and deletes it again.
+			notRunningCreated(t, ns, "flink:no-such-tag", "none", &uid),
 			{
 				PreConfig: func() {
 					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })

@@ -110,12 +110,9 @@ func TestAccRealOperator_lastStateUpgrade(t *testing.T) {
 							return fmt.Errorf("the upgraded cluster's execution.savepoint.path %q, want the operator's last-state dummy %q", got, kube.LastStateDummyPath)
 						}
 						_, before := first.Counts()
-						restored, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
-						if err != nil {
-							return err
-						}
 						// From the latest checkpoint.
-						if err := countsContinue("the upgraded job", "the first job", before, restored); err != nil {
+						restored, err := firstCountsContinue(ctx, c, "the upgraded job", "the first job", before)
+						if err != nil {
 							return err
 						}
 						t.Logf("the upgraded job's first counts %v, the first job's last %v", restored, before)

@@ -101,12 +101,9 @@ func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
 						if c == first {
 							return fmt.Errorf("the node runs the first cluster still")
 						}
-						restored, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
-						if err != nil {
-							return err
-						}
 						// The latest checkpoint in the HA metadata.
-						if err := countsContinue("the fixed job", "the first job", before, restored); err != nil {
+						restored, err := firstCountsContinue(ctx, c, "the fixed job", "the first job", before)
+						if err != nil {
 							return err
 						}
 						t.Logf("the fixed job's first counts %v, the first job's last %v", restored, before)
@@ -180,11 +177,8 @@ func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
 					func(*terraform.State) error {
 						cs := node.Clusters(ns, "counts")
 						c := cs[len(cs)-1]
-						restored, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+						restored, err := firstCountsContinue(ctx, c, "the fixed job", "the first job", before)
 						if err != nil {
-							return err
-						}
-						if err := countsContinue("the fixed job", "the first job", before, restored); err != nil {
 							return err
 						}
 						t.Logf("restored from %s; first counts %v, the first job's last %v", c.Configuration["execution.savepoint.path"], restored, before)

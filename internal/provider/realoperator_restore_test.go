@@ -157,12 +157,9 @@ data "flinkstate_latest_checkpoint" "counts" {
 						if err := restoredFrom(t, c, ns, "counts", checkpointPath); err != nil {
 							return err
 						}
-						firstCounts, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
-						if err != nil {
-							return err
-						}
 						// On from the checkpointed count's successor.
-						if err := countsContinue("the restored job", "job A", before, firstCounts); err != nil {
+						firstCounts, err := firstCountsContinue(ctx, c, "the restored job", "job A", before)
+						if err != nil {
 							return err
 						}
 						t.Logf("restored from %s: first counts %v (job A's last %v)", checkpointPath, firstCounts, before)

@@ -103,11 +103,8 @@ func TestAccRealOperator_suspendResume(t *testing.T) {
 						if got := c.Configuration["execution.savepoint.path"]; got != suspendSavepoint {
 							return fmt.Errorf("the resumed cluster restored from %q, want the suspend's savepoint %q", got, suspendSavepoint)
 						}
-						resumed, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+						resumed, err := firstCountsContinue(ctx, c, "the resumed job", "the suspended one", before)
 						if err != nil {
-							return err
-						}
-						if err := countsContinue("the resumed job", "the suspended one", before, resumed); err != nil {
 							return err
 						}
 						t.Logf("suspended with %s; the resumed job's first counts %v, the suspended job's last %v", suspendSavepoint, resumed, before)

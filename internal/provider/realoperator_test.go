@@ -242,3 +242,13 @@ func countsContinue(job, prev string, before, after map[int]int64) error {
 	}
 	return errors.Join(errs...)
 }
+
+// firstCountsContinue waits for the first count of each key of c (up to
+// 2 minutes) and checks them with countsContinue; it returns them.
+func firstCountsContinue(ctx context.Context, c *testbed.FlinkCluster, job, prev string, before map[int]int64) (map[int]int64, error) {
+	first, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	return first, countsContinue(job, prev, before, first)
+}

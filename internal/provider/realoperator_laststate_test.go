@@ -50,7 +50,6 @@ func TestAccRealOperator_lastStateUpgrade(t *testing.T) {
 	fx := newRealOperatorFixture(t)
 	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
-	const addr = "flinkstate_deployment.counts"
 	jobIDKept := statecheck.CompareValue(compare.ValuesSame())
 	var first *testbed.FlinkCluster
 	snapshots := 0
@@ -60,7 +59,7 @@ func TestAccRealOperator_lastStateUpgrade(t *testing.T) {
 			{
 				Config: realOperatorLastStateUpgradeConfig(bucket, oidc, role, ns, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
-					jobIDKept.AddStateValue(addr, tfjsonpath.New("job_id")),
+					jobIDKept.AddStateValue(countsAddr, tfjsonpath.New("job_id")),
 					expectAPI(func() error {
 						c, err := lastCluster(node, ns, "counts")
 						if err != nil {
@@ -81,11 +80,11 @@ func TestAccRealOperator_lastStateUpgrade(t *testing.T) {
 				PreConfig: func() { snapshots = countSnapshots(t, ns) },
 				Config:    realOperatorLastStateUpgradeConfig(bucket, oidc, role, ns, `"pipeline.name" = "counts-v2"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
-					jobIDKept.AddStateValue(addr, tfjsonpath.New("job_id")),
+					statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
+					jobIDKept.AddStateValue(countsAddr, tfjsonpath.New("job_id")),
 					expectAPI(func() error {
 						if n := countSnapshots(t, ns); n != snapshots {
 							return fmt.Errorf("%d FlinkStateSnapshots after the last-state upgrade, %d before: it took a savepoint", n, snapshots)

@@ -45,7 +45,6 @@ func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
 	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
-	const addr = "flinkstate_deployment.counts"
 	var first *testbed.FlinkCluster
 	var before map[int]int64
 	snapshots := 0
@@ -87,13 +86,13 @@ func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
 				},
 				Config: realOperatorLastStateConfig(bucket, oidc, role, ns, "flink:2.2.1-java17"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "not running", "HA metadata"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING",
 						"JobManager ERROR", "the latest checkpoint in the job's HA metadata", "HA metadata is available for last state restore"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(countsAddr, "job_state", "RUNNING"),
 					noSnapshotAsked(t, ns, &snapshots),
 					func(*terraform.State) error {
 						cs := node.Clusters(ns, "counts")
@@ -130,7 +129,6 @@ func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
 	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
-	const addr = "flinkstate_deployment.counts"
 	config := func(image string) string {
 		return strings.Replace(realOperatorUpgradeConfig(bucket, oidc, role, ns, image), `  savepoint_before_upgrade {`, `  timeouts {
     update = "4m"
@@ -167,13 +165,13 @@ func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
 				},
 				Config: config("flink:2.2.1-java17"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "not running"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "the savepoint the operator recorded",
 						"never started"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(countsAddr, "job_state", "RUNNING"),
 					func(*terraform.State) error {
 						cs := node.Clusters(ns, "counts")
 						c := cs[len(cs)-1]
@@ -206,7 +204,6 @@ func TestAccRealOperator_fixNeverStartedProceeds(t *testing.T) {
 	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
-	const addr = "flinkstate_deployment.counts"
 	config := func(image, wait string) string {
 		return strings.Replace(realOperatorLastStateConfig(bucket, oidc, role, ns, image), `wait_for          = "running"`,
 			`wait_for          = "`+wait+`"`, 1)
@@ -243,13 +240,13 @@ func TestAccRealOperator_fixNeverStartedProceeds(t *testing.T) {
 				},
 				Config: config("flink:2.2.1-java17", "running"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "not running", "never started, empty state, which loses nothing"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "JobManager ERROR",
 						"empty state: the JobManager never started", "Deleted application cluster that never started"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(countsAddr, "job_state", "RUNNING"),
 					noSnapshotAsked(t, ns, new(int)),
 					func(*terraform.State) error {
 						c, err := lastCluster(node, ns, "counts")

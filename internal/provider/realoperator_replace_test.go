@@ -40,7 +40,6 @@ type realOperatorReplace struct {
 // operator and handed to Flink), its counters continuing from the old
 // job's; the next plan is empty.
 func (r realOperatorReplace) steps(t *testing.T) []resource.TestStep {
-	const addr = "flinkstate_deployment.counts"
 	ctx := context.Background()
 	var before map[int]int64
 	var jobA, carried string
@@ -50,7 +49,7 @@ func (r realOperatorReplace) steps(t *testing.T) []resource.TestStep {
 		{
 			Config: r.orders,
 			ConfigStateChecks: []statecheck.StateCheck{
-				recordAttr(addr, "job_id", &jobA),
+				recordAttr(countsAddr, "job_id", &jobA),
 				expectAPI(func() error {
 					c, err := lastCluster(r.node, r.ns, "counts")
 					if err != nil {
@@ -65,13 +64,13 @@ func (r realOperatorReplace) steps(t *testing.T) []resource.TestStep {
 		{
 			Config: r.replaced,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-				plancheck.ExpectUnknownValue(addr, tfjsonpath.New("upgrade_savepoint_path")),
+				plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				plancheck.ExpectUnknownValue(countsAddr, tfjsonpath.New("upgrade_savepoint_path")),
 			}},
 			ConfigStateChecks: append(append([]statecheck.StateCheck{}, r.checks...),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("upgrade_savepoint_path"), knownvalue.StringRegexp(savepointRE)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
-				recordAttr(addr, "upgrade_savepoint_path", &carried),
+				statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("upgrade_savepoint_path"), knownvalue.StringRegexp(savepointRE)),
+				statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
+				recordAttr(countsAddr, "upgrade_savepoint_path", &carried),
 				expectAPI(func() error {
 					// The final savepoint: one FlinkStateSnapshot of the
 					// old deployment, COMPLETED by the real operator, of
@@ -212,7 +211,7 @@ func TestAccRealOperator_replaceIntoOtherNamespace(t *testing.T) {
 		Steps: realOperatorReplace{node: node, bucket: bucket, ns: ns, orders: orders, replaced: moved,
 			newNS: ns2, newName: "counts",
 			checks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("flinkstate_deployment.counts", tfjsonpath.New("namespace"), knownvalue.StringExact(ns2)),
+				statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("namespace"), knownvalue.StringExact(ns2)),
 			},
 			checkNew: func(obj *unstructured.Unstructured) error {
 				if got, _, _ := unstructured.NestedString(obj.Object, "spec", "serviceAccount"); got != "flink-counts" {

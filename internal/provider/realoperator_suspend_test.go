@@ -36,7 +36,6 @@ func TestAccRealOperator_suspendResume(t *testing.T) {
 	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
-	const addr = "flinkstate_deployment.counts"
 	var first *testbed.FlinkCluster
 	var suspendSavepoint string
 	var before map[int]int64
@@ -63,11 +62,11 @@ func TestAccRealOperator_suspendResume(t *testing.T) {
 				PreConfig: rec.reset,
 				Config:    suspended,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("The job will be suspended", "the operator takes a savepoint and a resume restores from it"),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("lifecycle_state"), knownvalue.StringExact("SUSPENDED")),
+					statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("lifecycle_state"), knownvalue.StringExact("SUSPENDED")),
 					expectAPI(func() error {
 						obj, err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, "counts", metav1.GetOptions{})
 						if err != nil {
@@ -93,7 +92,7 @@ func TestAccRealOperator_suspendResume(t *testing.T) {
 			{
 				Config: running,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
+					statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
 					expectAPI(func() error {
 						cs := node.Clusters(ns, "counts")
 						c := cs[len(cs)-1]

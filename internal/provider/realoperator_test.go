@@ -205,6 +205,10 @@ func TestAccRealOperator_savepointBeforeUpgrade(t *testing.T) {
 	})
 }
 
+// countsAddr is the deployment of the real-Flink stack
+// (realFlinkOperatorConfig).
+const countsAddr = "flinkstate_deployment.counts"
+
 // realOperatorFixture is what most real-operator acceptance tests start
 // from: the real-Flink test bed, a namespace the real operator and the node
 // watch, and the names of the stack's bucket, IAM role and OIDC provider.

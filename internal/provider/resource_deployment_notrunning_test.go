@@ -29,7 +29,7 @@ func notRunningConfig(ns, image, mode string) string {
 func notRunningCreated(t *testing.T, ns, image, wait string, uid *ktypes.UID) resource.TestStep {
 	return resource.TestStep{
 		Config: notRunningConfigWait(ns, image, "last-state", wait),
-		Check:  resource.ComposeAggregateTestCheckFunc(notTainted("flinkstate_deployment.orders"), uidOf(t, liveDeployment(t, ns), uid)),
+		Check:  resource.ComposeAggregateTestCheckFunc(notTainted(depAddr), uidOf(t, liveDeployment(t, ns), uid)),
 	}
 }
 
@@ -68,7 +68,6 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 	op.SetFaults(func(f *testbed.Faults) { f.JobManagerNeverReady = true })
 	rec := &diagRecorder{}
 	var uid ktypes.UID
-	const addr = "flinkstate_deployment.orders"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
@@ -98,12 +97,12 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 				},
 				Config: notRunningConfig(ns, "flink:2.2.1-java21", "stateless"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "empty state"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "empty state"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(depAddr, "job_state", "RUNNING"),
 					uidOf(t, liveDeployment(t, ns), &uid),
 				),
 			},
@@ -126,7 +125,6 @@ func TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds(t *testing.T) 
 	ns, op := imagePullFailing(t)
 	rec := &diagRecorder{}
 	var uid ktypes.UID
-	const addr = "flinkstate_deployment.orders"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
@@ -140,14 +138,14 @@ func TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds(t *testing.T) 
 				},
 				Config: notRunningConfig(ns, "flink:2.2.1-java17", "last-state"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "is RECONCILING, not running",
 						"never started, empty state, which loses nothing"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING", "JobManager ERROR",
 						"empty state: the JobManager never started", "Deleted application cluster that never started"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(depAddr, "job_state", "RUNNING"),
 					uidOf(t, liveDeployment(t, ns), &uid),
 					noSnapshotAsked(t, ns, new(int)),
 				),
@@ -166,7 +164,6 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningProceedsFromHA(t *testing
 	op := startOperator(t, ns)
 	rec := &diagRecorder{}
 	snapshots := 0
-	const addr = "flinkstate_deployment.orders"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
@@ -193,7 +190,7 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningProceedsFromHA(t *testing
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING",
 						"the latest checkpoint in the job's HA metadata", "HA metadata is available for last state restore"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(depAddr, "job_state", "RUNNING"),
 					noSnapshotAsked(t, ns, &snapshots),
 				),
 			},

@@ -74,15 +74,9 @@ func stableRunning(t *testing.T, ns, name string) string {
 // generation as it was, and the running job is never replaced: the same
 // job id, the same Flink cluster, its counters going on.
 func TestAccRealOperator_adoptExample(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	// The bucket the adapted example's state paths name.
-	useFixtureBucket(t)
-	node := startRealOperator(t, rf, ns)
+	ns, node := startExamplesOperator(t)
 	ctx := context.Background()
 	name := "basic-checkpoint-ha-example"
-	exampleServiceAccount(t, ns)
 	obj := operatorExamples(t, "FlinkDeployment")["basic-checkpoint-ha"]
 	adaptExample(t, obj, ns, name)
 	kubectlApply(t, obj, false)
@@ -224,13 +218,8 @@ func TestAccRealOperator_adoptExample(t *testing.T) {
 // no state anywhere (basic: no checkpoint directory), and that import is
 // refused, naming why.
 func TestAccRealOperator_adoptExamples(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	useFixtureBucket(t)
-	node := startRealOperator(t, rf, ns)
+	ns, node := startExamplesOperator(t)
 	ctx := context.Background()
-	exampleServiceAccount(t, ns)
 	examples := operatorExamples(t, "FlinkDeployment")
 	for _, c := range []struct {
 		example, name string
@@ -362,4 +351,20 @@ func deleteExample(t *testing.T, node *testbed.Node, ns, name string) {
 		}
 	}
 	t.Logf("%s/%s or its Flink processes still there 2 minutes after its deletion", ns, name)
+}
+
+// startExamplesOperator skips the test, saying why, without the operator's
+// jars (requireOperatorJars); else it starts the real operator and the
+// node on a new namespace ns (startRealOperator) that has the operator
+// examples' ServiceAccount, with the bucket the adapted examples' state
+// paths name (useFixtureBucket).
+func startExamplesOperator(t *testing.T) (string, *testbed.Node) {
+	t.Helper()
+	requireOperatorJars(t)
+	rf := newRealFlink(t)
+	ns := testNamespace(t)
+	useFixtureBucket(t)
+	node := startRealOperator(t, rf, ns)
+	exampleServiceAccount(t, ns)
+	return ns, node
 }

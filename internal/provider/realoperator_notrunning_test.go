@@ -41,15 +41,10 @@ func realOperatorLastStateConfig(bucket, oidc, role, ns, image string) string {
 // metadata is available for last state restore"); the job runs again and
 // its counters continue from the last checkpoint.
 func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
-	const addr = "flinkstate_deployment.counts"
 	var first *testbed.FlinkCluster
 	var before map[int]int64
 	snapshots := 0
@@ -91,33 +86,24 @@ func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
 				},
 				Config: realOperatorLastStateConfig(bucket, oidc, role, ns, "flink:2.2.1-java17"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "not running", "HA metadata"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING",
 						"JobManager ERROR", "the latest checkpoint in the job's HA metadata", "HA metadata is available for last state restore"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(countsAddr, "job_state", "RUNNING"),
+					noSnapshotAsked(t, ns, &snapshots),
 					func(*terraform.State) error {
-						if n := countSnapshots(t, ns); n != snapshots {
-							return fmt.Errorf("%d FlinkStateSnapshots after the fix, %d before: a savepoint was asked of a job that is not running", n, snapshots)
-						}
 						cs := node.Clusters(ns, "counts")
 						c := cs[len(cs)-1]
 						if c == first {
 							return fmt.Errorf("the node runs the first cluster still")
 						}
-						restored, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+						// The latest checkpoint in the HA metadata.
+						restored, err := firstCountsContinue(ctx, c, "the fixed job", "the first job", before)
 						if err != nil {
 							return err
-						}
-						for k, n := range restored {
-							// The latest checkpoint in the HA metadata: on
-							// from (at most) the last count the first job
-							// printed, not from 1.
-							if n <= 1 || n > before[k]+1 {
-								return fmt.Errorf("key %d: the fixed job printed %d first, the first job %d last: its state was not restored", k, n, before[k])
-							}
 						}
 						t.Logf("the fixed job's first counts %v, the first job's last %v", restored, before)
 						return nil
@@ -139,15 +125,10 @@ func TestAccRealOperator_fixNotRunningLastState(t *testing.T) {
 // deleteJmThatNeverStarted); the job runs again from it, counters
 // continuing.
 func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
-	const addr = "flinkstate_deployment.counts"
 	config := func(image string) string {
 		return strings.Replace(realOperatorUpgradeConfig(bucket, oidc, role, ns, image), `  savepoint_before_upgrade {`, `  timeouts {
     update = "4m"
@@ -184,24 +165,19 @@ func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
 				},
 				Config: config("flink:2.2.1-java17"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "not running"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "the savepoint the operator recorded",
 						"never started"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(countsAddr, "job_state", "RUNNING"),
 					func(*terraform.State) error {
 						cs := node.Clusters(ns, "counts")
 						c := cs[len(cs)-1]
-						restored, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+						restored, err := firstCountsContinue(ctx, c, "the fixed job", "the first job", before)
 						if err != nil {
 							return err
-						}
-						for k, n := range restored {
-							if n <= 1 || n > before[k]+1 {
-								return fmt.Errorf("key %d: the fixed job printed %d first, the first job %d last: its state was not restored", k, n, before[k])
-							}
 						}
 						t.Logf("restored from %s; first counts %v, the first job's last %v", c.Configuration["execution.savepoint.path"], restored, before)
 						return nil
@@ -224,15 +200,10 @@ func TestAccRealOperator_fixNotRunningSavepoint(t *testing.T) {
 // TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds runs the
 // same steps.
 func TestAccRealOperator_fixNeverStartedProceeds(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	rec := &diagRecorder{}
-	const addr = "flinkstate_deployment.counts"
 	config := func(image, wait string) string {
 		return strings.Replace(realOperatorLastStateConfig(bucket, oidc, role, ns, image), `wait_for          = "running"`,
 			`wait_for          = "`+wait+`"`, 1)
@@ -269,17 +240,15 @@ func TestAccRealOperator_fixNeverStartedProceeds(t *testing.T) {
 				},
 				Config: config("flink:2.2.1-java17", "running"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "not running", "never started, empty state, which loses nothing"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "JobManager ERROR",
 						"empty state: the JobManager never started", "Deleted application cluster that never started"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(countsAddr, "job_state", "RUNNING"),
+					noSnapshotAsked(t, ns, new(int)),
 					func(*terraform.State) error {
-						if n := countSnapshots(t, ns); n != 0 {
-							return fmt.Errorf("%d FlinkStateSnapshots were asked of a job that is not running", n)
-						}
 						c, err := lastCluster(node, ns, "counts")
 						if err != nil {
 							return err

@@ -19,6 +19,116 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
+// realOperatorReplace is a replacement of the running stateful deployment
+// counts in ns (orders) by the deployment newName in newNS (replaced) on
+// the real operator, whose node runs both as real Flink.
+type realOperatorReplace struct {
+	node             *testbed.Node
+	bucket, ns       string
+	orders, replaced string
+	newNS, newName   string
+	// checks are state checks of the replacement's step besides the
+	// shared ones; checkNew checks the new FlinkDeployment besides its
+	// initialSavepointPath.
+	checks   []statecheck.StateCheck
+	checkNew func(obj *unstructured.Unstructured) error
+}
+
+// steps: the old job runs and counts; the replacement (destroy before
+// create) takes the provider's final savepoint of the old job, deletes the
+// old FlinkDeployment and starts the new one from it (recorded by the
+// operator and handed to Flink), its counters continuing from the old
+// job's; the next plan is empty.
+func (r realOperatorReplace) steps(t *testing.T) []resource.TestStep {
+	ctx := context.Background()
+	var before map[int]int64
+	var jobA, carried string
+	var old *testbed.FlinkCluster
+	savepointRE := regexp.MustCompile(`^s3://` + regexp.QuoteMeta(r.bucket) + `/flink/counts/savepoints/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$`)
+	return []resource.TestStep{
+		{
+			Config: r.orders,
+			ConfigStateChecks: []statecheck.StateCheck{
+				recordAttr(countsAddr, "job_id", &jobA),
+				expectAPI(func() error {
+					c, err := lastCluster(r.node, r.ns, "counts")
+					if err != nil {
+						return err
+					}
+					old = c
+					_, before, err = c.WaitCounts(ctx, 2, 2*time.Minute)
+					return err
+				}),
+			},
+		},
+		{
+			Config: r.replaced,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(countsAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				plancheck.ExpectUnknownValue(countsAddr, tfjsonpath.New("upgrade_savepoint_path")),
+			}},
+			ConfigStateChecks: append(append([]statecheck.StateCheck{}, r.checks...),
+				statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("upgrade_savepoint_path"), knownvalue.StringRegexp(savepointRE)),
+				statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
+				recordAttr(countsAddr, "upgrade_savepoint_path", &carried),
+				expectAPI(func() error {
+					// The final savepoint: one FlinkStateSnapshot of the
+					// old deployment, COMPLETED by the real operator, of
+					// job A, every file it references in S3, and the one
+					// the replacement carries.
+					if err := checkFinalSavepoint(t, r.ns, "counts"); err != nil {
+						return err
+					}
+					if sps := finalSavepoints(t, r.ns, "counts"); sps[0].Path != carried {
+						return fmt.Errorf("upgrade_savepoint_path %q, want the final savepoint %q", carried, sps[0].Path)
+					}
+					if !strings.Contains(carried, "/savepoint-"+jobA[:6]+"-") {
+						return fmt.Errorf("final savepoint %s is not one of the old job %s", carried, jobA)
+					}
+					if _, err := getDeployment(t, r.ns, "counts"); err == nil {
+						return fmt.Errorf("the old FlinkDeployment %s/counts is still there", r.ns)
+					}
+					obj, err := getDeployment(t, r.newNS, r.newName)
+					if err != nil {
+						return err
+					}
+					if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got != carried {
+						return fmt.Errorf("%s/%s starts from %q, want %q", r.newNS, r.newName, got, carried)
+					}
+					if r.checkNew != nil {
+						if err := r.checkNew(obj); err != nil {
+							return err
+						}
+					}
+					c, err := lastCluster(r.node, r.newNS, r.newName)
+					if err != nil {
+						return err
+					}
+					if err := restoredFrom(t, c, r.newNS, r.newName, carried); err != nil {
+						return err
+					}
+					// The old job printed until the operator cancelled it,
+					// after the savepoint: its last counts bound the
+					// savepoint's from above, step 1's from below.
+					_, last := old.Counts()
+					firstCounts, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+					if err != nil {
+						return err
+					}
+					for k, n := range firstCounts {
+						if n <= before[k] || n > last[k]+1 {
+							return fmt.Errorf("key %d: the replacement counted from %d; the old job had printed %d at step 1 and %d last: state lost", k, n, before[k], last[k])
+						}
+					}
+					t.Logf("replacement %s/%s started from %s: first counts %v (the old job's %v at step 1, %v last)", r.newNS, r.newName, carried, firstCounts, before, last)
+					return nil
+				}),
+			),
+		},
+		{Config: r.replaced, PlanOnly: true},
+	}
+}
+
 // TestAccRealOperator_replace: renaming a running stateful deployment
 // forces its replacement (name is RequiresReplace). On the real operator
 // 1.15.0, with its pods run as real Flink 2.2.1: the provider's final
@@ -29,101 +139,16 @@ import (
 // Flink): its counters continue from the old job's, nothing is lost; the
 // next plan is empty.
 func TestAccRealOperator_replace(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
-	ctx := context.Background()
-	var before map[int]int64
-	var jobA, carried string
-	var old *testbed.FlinkCluster
-	orders := realFlinkOperatorConfig(bucket, oidc, role, ns, "", "")
+	fx := newRealOperatorFixture(t)
+	orders := realFlinkOperatorConfig(fx.bucket, fx.oidc, fx.role, fx.ns, "", "")
 	renamed := strings.Replace(orders, `name              = "counts"`, `name              = "counts-v2"`, 1)
 	if renamed == orders {
 		t.Fatal("the configuration names no deployment counts")
 	}
-	savepointRE := regexp.MustCompile(`^s3://` + regexp.QuoteMeta(bucket) + `/flink/counts/savepoints/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: orders,
-				ConfigStateChecks: []statecheck.StateCheck{
-					recordAttr("flinkstate_deployment.counts", "job_id", &jobA),
-					expectAPI(func() error {
-						c, err := lastCluster(node, ns, "counts")
-						if err != nil {
-							return err
-						}
-						old = c
-						_, before, err = c.WaitCounts(ctx, 2, 2*time.Minute)
-						return err
-					}),
-				},
-			},
-			{
-				Config: renamed,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("flinkstate_deployment.counts", plancheck.ResourceActionDestroyBeforeCreate),
-					plancheck.ExpectUnknownValue("flinkstate_deployment.counts", tfjsonpath.New("upgrade_savepoint_path")),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("flinkstate_deployment.counts", tfjsonpath.New("upgrade_savepoint_path"), knownvalue.StringRegexp(savepointRE)),
-					statecheck.ExpectKnownValue("flinkstate_deployment.counts", tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
-					recordAttr("flinkstate_deployment.counts", "upgrade_savepoint_path", &carried),
-					expectAPI(func() error {
-						// The final savepoint: one FlinkStateSnapshot of the
-						// old deployment, COMPLETED by the real operator, of
-						// job A, every file it references in S3, and the one
-						// the replacement carries.
-						if err := checkFinalSavepoint(t, ns, "counts"); err != nil {
-							return err
-						}
-						if sps := finalSavepoints(t, ns, "counts"); sps[0].Path != carried {
-							return fmt.Errorf("upgrade_savepoint_path %q, want the final savepoint %q", carried, sps[0].Path)
-						}
-						if !strings.Contains(carried, "/savepoint-"+jobA[:6]+"-") {
-							return fmt.Errorf("final savepoint %s is not one of the old job %s", carried, jobA)
-						}
-						obj, err := getDeployment(t, ns, "counts-v2")
-						if err != nil {
-							return err
-						}
-						if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got != carried {
-							return fmt.Errorf("counts-v2 starts from %q, want %q", got, carried)
-						}
-						if _, err := getDeployment(t, ns, "counts"); err == nil {
-							return errors.New("the old FlinkDeployment counts is still there")
-						}
-						c, err := lastCluster(node, ns, "counts-v2")
-						if err != nil {
-							return err
-						}
-						if err := restoredFrom(t, c, ns, "counts-v2", carried); err != nil {
-							return err
-						}
-						// The old job printed until the operator cancelled it,
-						// after the savepoint: its last counts bound the
-						// savepoint's from above, step 1's from below.
-						_, last := old.Counts()
-						firstCounts, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
-						if err != nil {
-							return err
-						}
-						for k, n := range firstCounts {
-							if n <= before[k] || n > last[k]+1 {
-								return fmt.Errorf("key %d: the replacement counted from %d; the old job had printed %d at step 1 and %d last: state lost", k, n, before[k], last[k])
-							}
-						}
-						t.Logf("replacement started from %s: first counts %v (the old job's %v at step 1, %v last)", carried, firstCounts, before, last)
-						return nil
-					}),
-				},
-			},
-			{Config: renamed, PlanOnly: true},
-		},
+		Steps: realOperatorReplace{node: fx.node, bucket: fx.bucket, ns: fx.ns, orders: orders, replaced: renamed,
+			newNS: fx.ns, newName: "counts-v2"}.steps(t),
 	})
 }
 
@@ -176,99 +201,23 @@ func TestAccRealOperator_replaceIntoOtherNamespace(t *testing.T) {
 	node := startRealOperatorIn(t, rf, []string{ns, ns2})
 	bucket, role, role2 := randName("ro-"), randName("ro-"), randName("ro-")
 	oidc := testOIDCProvider(t)
-	ctx := context.Background()
-	var before map[int]int64
-	var jobA, carried string
-	var old *testbed.FlinkCluster
 	orders := realFlinkOperatorConfig(bucket, oidc, role, ns, "", "")
 	moved, err := movedToNamespace(orders, oidc, ns, ns2, role2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	savepointRE := regexp.MustCompile(`^s3://` + regexp.QuoteMeta(bucket) + `/flink/counts/savepoints/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$`)
-	const addr = "flinkstate_deployment.counts"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: orders,
-				ConfigStateChecks: []statecheck.StateCheck{
-					recordAttr(addr, "job_id", &jobA),
-					expectAPI(func() error {
-						c, err := lastCluster(node, ns, "counts")
-						if err != nil {
-							return err
-						}
-						old = c
-						_, before, err = c.WaitCounts(ctx, 2, 2*time.Minute)
-						return err
-					}),
-				},
+		Steps: realOperatorReplace{node: node, bucket: bucket, ns: ns, orders: orders, replaced: moved,
+			newNS: ns2, newName: "counts",
+			checks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(countsAddr, tfjsonpath.New("namespace"), knownvalue.StringExact(ns2)),
 			},
-			{
-				Config: moved,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
-					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("upgrade_savepoint_path")),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("namespace"), knownvalue.StringExact(ns2)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("upgrade_savepoint_path"), knownvalue.StringRegexp(savepointRE)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("job_state"), knownvalue.StringExact("RUNNING")),
-					recordAttr(addr, "upgrade_savepoint_path", &carried),
-					expectAPI(func() error {
-						// The final savepoint: one FlinkStateSnapshot of the
-						// old deployment in the first namespace, COMPLETED
-						// by the real operator, of job A, and the one the
-						// replacement carries.
-						if err := checkFinalSavepoint(t, ns, "counts"); err != nil {
-							return err
-						}
-						if sps := finalSavepoints(t, ns, "counts"); sps[0].Path != carried {
-							return fmt.Errorf("upgrade_savepoint_path %q, want the final savepoint %q", carried, sps[0].Path)
-						}
-						if !strings.Contains(carried, "/savepoint-"+jobA[:6]+"-") {
-							return fmt.Errorf("final savepoint %s is not one of the old job %s", carried, jobA)
-						}
-						if _, err := getDeployment(t, ns, "counts"); err == nil {
-							return fmt.Errorf("the old FlinkDeployment %s/counts is still there", ns)
-						}
-						obj, err := getDeployment(t, ns2, "counts")
-						if err != nil {
-							return err
-						}
-						if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got != carried {
-							return fmt.Errorf("%s/counts starts from %q, want %q", ns2, got, carried)
-						}
-						if got, _, _ := unstructured.NestedString(obj.Object, "spec", "serviceAccount"); got != "flink-counts" {
-							return fmt.Errorf("%s/counts runs as ServiceAccount %q", ns2, got)
-						}
-						c, err := lastCluster(node, ns2, "counts")
-						if err != nil {
-							return err
-						}
-						if err := restoredFrom(t, c, ns2, "counts", carried); err != nil {
-							return err
-						}
-						// The old job printed until the operator cancelled it,
-						// after the savepoint: its last counts bound the
-						// savepoint's from above, step 1's from below.
-						_, last := old.Counts()
-						firstCounts, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
-						if err != nil {
-							return err
-						}
-						for k, n := range firstCounts {
-							if n <= before[k] || n > last[k]+1 {
-								return fmt.Errorf("key %d: the replacement counted from %d; the old job had printed %d at step 1 and %d last: state lost", k, n, before[k], last[k])
-							}
-						}
-						t.Logf("replacement in %s started from %s: first counts %v (the old job's %v at step 1, %v last)", ns2, carried, firstCounts, before, last)
-						return nil
-					}),
-				},
-			},
-			{Config: moved, PlanOnly: true},
-		},
+			checkNew: func(obj *unstructured.Unstructured) error {
+				if got, _, _ := unstructured.NestedString(obj.Object, "spec", "serviceAccount"); got != "flink-counts" {
+					return fmt.Errorf("%s/counts runs as ServiceAccount %q", ns2, got)
+				}
+				return nil
+			}}.steps(t),
 	})
 }

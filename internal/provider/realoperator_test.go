@@ -138,12 +138,8 @@ func realOperatorUpgradeConfig(bucket, oidc, role, ns, image string) string {
 // savepoint upgrade; the job's counters continue. The destroy at the end
 // takes the provider's final savepoint on the real operator too.
 func TestAccRealOperator_savepointBeforeUpgrade(t *testing.T) {
-	requireOperatorJars(t)
-	rf := newRealFlink(t)
-	ns := testNamespace(t)
-	node := startRealOperator(t, rf, ns)
-	bucket, role := randName("ro-"), randName("ro-")
-	oidc := testOIDCProvider(t)
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
 	ctx := context.Background()
 	var before map[int]int64
 	var upgradeSavepoint string
@@ -207,4 +203,56 @@ func TestAccRealOperator_savepointBeforeUpgrade(t *testing.T) {
 			},
 		},
 	})
+}
+
+// countsAddr is the deployment of the real-Flink stack
+// (realFlinkOperatorConfig).
+const countsAddr = "flinkstate_deployment.counts"
+
+// realOperatorFixture is what most real-operator acceptance tests start
+// from: the real-Flink test bed, a namespace the real operator and the node
+// watch, and the names of the stack's bucket, IAM role and OIDC provider.
+type realOperatorFixture struct {
+	rf                 *realFlinkBed
+	ns                 string
+	node               *testbed.Node
+	bucket, role, oidc string
+}
+
+// newRealOperatorFixture skips the test, saying why, without the
+// operator's jars (requireOperatorJars); else it starts the real operator
+// and the node on a new namespace until the test ends (startRealOperator).
+func newRealOperatorFixture(t *testing.T) realOperatorFixture {
+	t.Helper()
+	requireOperatorJars(t)
+	rf := newRealFlink(t)
+	ns := testNamespace(t)
+	node := startRealOperator(t, rf, ns)
+	return realOperatorFixture{rf: rf, ns: ns, node: node,
+		bucket: randName("ro-"), role: randName("ro-"), oidc: testOIDCProvider(t)}
+}
+
+// countsContinue checks that a job restored from its predecessor's state
+// (a checkpoint or a savepoint taken when it stopped) goes on counting:
+// for each key, its first count (after) is 2..before[k]+1, where before is
+// the last count the predecessor printed — on from (at most) there, not
+// from 1. job and prev name the two jobs in the error, one line a key.
+func countsContinue(job, prev string, before, after map[int]int64) error {
+	var errs []error
+	for k, n := range after {
+		if n <= 1 || n > before[k]+1 {
+			errs = append(errs, fmt.Errorf("key %d: %s printed %d first, %s %d last: its state was not restored (want 2..%d)", k, job, n, prev, before[k], before[k]+1))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// firstCountsContinue waits for the first count of each key of c (up to
+// 2 minutes) and checks them with countsContinue; it returns them.
+func firstCountsContinue(ctx context.Context, c *testbed.FlinkCluster, job, prev string, before map[int]int64) (map[int]int64, error) {
+	first, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	return first, countsContinue(job, prev, before, first)
 }

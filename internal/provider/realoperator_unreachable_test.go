@@ -26,7 +26,6 @@ func TestAccRealOperator_finalSavepointJobManagerUnreachable(t *testing.T) {
 	bucket, role := randName("ru-"), randName("ru-")
 	oidc := testOIDCProvider(t)
 	cfg := realFlinkOperatorConfig(bucket, oidc, role, ns, "", "")
-	const addr = "flinkstate_deployment.counts"
 	rec := &diagRecorder{}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
@@ -36,7 +35,7 @@ func TestAccRealOperator_finalSavepointJobManagerUnreachable(t *testing.T) {
 			}
 			return nil
 		},
-		Steps: unreachableDestroySteps(cfg, addr, rec, func() {
+		Steps: unreachableDestroySteps(cfg, countsAddr, rec, func() {
 			if err := node.Freeze(ns, "counts"); err != nil {
 				t.Fatal(err)
 			}

@@ -286,38 +286,51 @@ func TestAccDeployment_replaceCarriesState(t *testing.T) {
 	renamed := strings.Replace(orders, `name            = "orders"`, `name            = "orders-v2"`, 1)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: orders},
-			{
-				Config: renamed,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionDestroyBeforeCreate),
-					plancheck.ExpectUnknownValue(depAddr, tfjsonPath("upgrade_savepoint_path")),
-				}},
-				Check: func(s *terraform.State) error {
-					carried := attrOf(s, depAddr, "upgrade_savepoint_path")
-					if err := checkFinalSavepoint(t, ns, "orders"); err != nil {
-						return err
-					}
-					if sps := finalSavepoints(t, ns, "orders"); carried != sps[0].Path {
-						return fmt.Errorf("upgrade_savepoint_path %q, want the final savepoint %q", carried, sps[0].Path)
-					}
-					obj, err := getDeployment(t, ns, "orders-v2")
-					if err != nil {
-						return err
-					}
-					if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got != carried {
-						return fmt.Errorf("orders-v2 starts from %q, want %q", got, carried)
-					}
-					if got, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath"); got != carried {
-						return fmt.Errorf("the operator restored orders-v2 from %q, want %q", got, carried)
-					}
-					return nil
-				},
-			},
-			{Config: renamed, PlanOnly: true},
-		},
+		Steps:                    replaceCarriesStateSteps(t, ns, orders, renamed, ns, "orders-v2", false),
 	})
+}
+
+// replaceCarriesStateSteps: orders (the deployment orders in ns) is
+// applied; replaced replaces it by newName in newNS (destroy before
+// create), which starts from the old one's final savepoint (with oldGone,
+// the old FlinkDeployment must be gone too); the next plan is empty.
+func replaceCarriesStateSteps(t *testing.T, ns, orders, replaced, newNS, newName string, oldGone bool) []resource.TestStep {
+	return []resource.TestStep{
+		{Config: orders},
+		{
+			Config: replaced,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				plancheck.ExpectUnknownValue(depAddr, tfjsonPath("upgrade_savepoint_path")),
+			}},
+			Check: func(s *terraform.State) error {
+				carried := attrOf(s, depAddr, "upgrade_savepoint_path")
+				if err := checkFinalSavepoint(t, ns, "orders"); err != nil {
+					return err
+				}
+				if sps := finalSavepoints(t, ns, "orders"); carried != sps[0].Path {
+					return fmt.Errorf("upgrade_savepoint_path %q, want the final savepoint %q", carried, sps[0].Path)
+				}
+				if oldGone {
+					if _, err := getDeployment(t, ns, "orders"); err == nil {
+						return fmt.Errorf("the old FlinkDeployment %s/orders is still there", ns)
+					}
+				}
+				obj, err := getDeployment(t, newNS, newName)
+				if err != nil {
+					return err
+				}
+				if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got != carried {
+					return fmt.Errorf("%s/%s starts from %q, want %q", newNS, newName, got, carried)
+				}
+				if got, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath"); got != carried {
+					return fmt.Errorf("the operator restored %s/%s from %q, want %q", newNS, newName, got, carried)
+				}
+				return nil
+			},
+		},
+		{Config: replaced, PlanOnly: true},
+	}
 }
 
 // Moving a running stateful deployment to another namespace forces its
@@ -335,40 +348,7 @@ func TestAccDeployment_replaceIntoOtherNamespaceCarriesState(t *testing.T) {
 	moved := strings.Replace(orders, fmt.Sprintf(`namespace       = %q`, ns), fmt.Sprintf(`namespace       = %q`, ns2), 1)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: orders},
-			{
-				Config: moved,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionDestroyBeforeCreate),
-					plancheck.ExpectUnknownValue(depAddr, tfjsonPath("upgrade_savepoint_path")),
-				}},
-				Check: func(s *terraform.State) error {
-					carried := attrOf(s, depAddr, "upgrade_savepoint_path")
-					if err := checkFinalSavepoint(t, ns, "orders"); err != nil {
-						return err
-					}
-					if sps := finalSavepoints(t, ns, "orders"); carried != sps[0].Path {
-						return fmt.Errorf("upgrade_savepoint_path %q, want the final savepoint %q", carried, sps[0].Path)
-					}
-					if _, err := getDeployment(t, ns, "orders"); err == nil {
-						return fmt.Errorf("the old FlinkDeployment %s/orders is still there", ns)
-					}
-					obj, err := getDeployment(t, ns2, "orders")
-					if err != nil {
-						return err
-					}
-					if got, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath"); got != carried {
-						return fmt.Errorf("%s/orders starts from %q, want %q", ns2, got, carried)
-					}
-					if got, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath"); got != carried {
-						return fmt.Errorf("the operator restored %s/orders from %q, want %q", ns2, got, carried)
-					}
-					return nil
-				},
-			},
-			{Config: moved, PlanOnly: true},
-		},
+		Steps:                    replaceCarriesStateSteps(t, ns, orders, moved, ns2, "orders", true),
 	})
 }
 

@@ -23,6 +23,28 @@ func notRunningConfig(ns, image, mode string) string {
 	return notRunningConfigWait(ns, image, mode, "running")
 }
 
+// notRunningCreated is the step that creates the last-state deployment
+// orders in ns (notRunningConfigWait with image and wait): it is created
+// untainted, and its FlinkDeployment's uid is recorded (uidOf).
+func notRunningCreated(t *testing.T, ns, image, wait string, uid *ktypes.UID) resource.TestStep {
+	return resource.TestStep{
+		Config: notRunningConfigWait(ns, image, "last-state", wait),
+		Check:  resource.ComposeAggregateTestCheckFunc(notTainted(depAddr), uidOf(t, liveDeployment(t, ns), uid)),
+	}
+}
+
+// noSnapshotAsked fails where ns holds other than *before
+// FlinkStateSnapshots (read when the check runs): a savepoint was asked of
+// a job that is not running.
+func noSnapshotAsked(t *testing.T, ns string, before *int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if n := countSnapshots(t, ns); n != *before {
+			return fmt.Errorf("%d FlinkStateSnapshots after the fix, %d before: a savepoint was asked of a job that is not running", n, *before)
+		}
+		return nil
+	}
+}
+
 func notRunningConfigWait(ns, image, mode, wait string) string {
 	return strings.Replace(deploymentConfig(ns, image, `  wait_for = "`+wait+`"
   savepoint_before_upgrade {}
@@ -46,14 +68,10 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 	op.SetFaults(func(f *testbed.Faults) { f.JobManagerNeverReady = true })
 	rec := &diagRecorder{}
 	var uid ktypes.UID
-	const addr = "flinkstate_deployment.orders"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
-			{
-				Config: notRunningConfigWait(ns, "flink:2.2.1-java17", "last-state", "deployed"),
-				Check:  resource.ComposeAggregateTestCheckFunc(notTainted(addr), uidOf(t, liveDeployment(t, ns), &uid)),
-			},
+			notRunningCreated(t, ns, "flink:2.2.1-java17", "deployed", &uid),
 			{
 				PreConfig: func() {
 					op.SetFaults(func(f *testbed.Faults) { f.JobManagerDeleted = true })
@@ -79,12 +97,12 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningRefusedWithWayOut(t *test
 				},
 				Config: notRunningConfig(ns, "flink:2.2.1-java21", "stateless"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "empty state"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "empty state"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(depAddr, "job_state", "RUNNING"),
 					uidOf(t, liveDeployment(t, ns), &uid),
 				),
 			},
@@ -107,16 +125,12 @@ func TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds(t *testing.T) 
 	ns, op := imagePullFailing(t)
 	rec := &diagRecorder{}
 	var uid ktypes.UID
-	const addr = "flinkstate_deployment.orders"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
-			{
-				// Created without waiting: a create that waits and finds its
-				// JobManager never started fails and deletes it again.
-				Config: notRunningConfigWait(ns, "flink:no-such-tag", "last-state", "none"),
-				Check:  resource.ComposeAggregateTestCheckFunc(notTainted(addr), uidOf(t, liveDeployment(t, ns), &uid)),
-			},
+			// Created without waiting: a create that waits and finds its
+			// JobManager never started fails and deletes it again.
+			notRunningCreated(t, ns, "flink:no-such-tag", "none", &uid),
 			{
 				PreConfig: func() {
 					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })
@@ -124,21 +138,16 @@ func TestAccDeployment_savepointBeforeUpgradeNeverStartedProceeds(t *testing.T) 
 				},
 				Config: notRunningConfig(ns, "flink:2.2.1-java17", "last-state"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionUpdate),
 					rec.planWarning("No savepoint can be taken before this change", "is RECONCILING, not running",
 						"never started, empty state, which loses nothing"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING", "JobManager ERROR",
 						"empty state: the JobManager never started", "Deleted application cluster that never started"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
+					resource.TestCheckResourceAttr(depAddr, "job_state", "RUNNING"),
 					uidOf(t, liveDeployment(t, ns), &uid),
-					func(*terraform.State) error {
-						if n := countSnapshots(t, ns); n != 0 {
-							return fmt.Errorf("%d FlinkStateSnapshots were asked of a job that is not running", n)
-						}
-						return nil
-					},
+					noSnapshotAsked(t, ns, new(int)),
 				),
 			},
 		},
@@ -155,7 +164,6 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningProceedsFromHA(t *testing
 	op := startOperator(t, ns)
 	rec := &diagRecorder{}
 	snapshots := 0
-	const addr = "flinkstate_deployment.orders"
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		Steps: []resource.TestStep{
@@ -182,13 +190,8 @@ func TestAccDeployment_savepointBeforeUpgradeNotRunningProceedsFromHA(t *testing
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rec.expectWarning("ApplyResourceChange", "No savepoint before this upgrade", "its job is RECONCILING",
 						"the latest checkpoint in the job's HA metadata", "HA metadata is available for last state restore"),
-					resource.TestCheckResourceAttr(addr, "job_state", "RUNNING"),
-					func(*terraform.State) error {
-						if n := countSnapshots(t, ns); n != snapshots {
-							return fmt.Errorf("%d FlinkStateSnapshots after the fix, %d before: a savepoint was asked of a job that is not running", n, snapshots)
-						}
-						return nil
-					},
+					resource.TestCheckResourceAttr(depAddr, "job_state", "RUNNING"),
+					noSnapshotAsked(t, ns, &snapshots),
 				),
 			},
 		},

@@ -534,25 +534,14 @@ func (b *bed) imagePullBackOffPod(t *testing.T, name, message string) {
 // on the node) and the restored job's counters continue from the last
 // checkpoint; the model's ContainerWaiting fault stands in for the image.
 func TestDifferential_fixNotRunningLastState(t *testing.T) {
-	t.Run("model", func(t *testing.T) { fixNotRunningLastState(t, newBed(t), nil) })
-	t.Run("real", func(t *testing.T) {
-		s := newRealStack(t, nil)
-		fixNotRunningLastState(t, s.bed, s)
-	})
+	modelAndReal(t, fixNotRunningLastState)
 }
 
 func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
 	ctx := context.Background()
 	const pullMsg = `Back-off pulling image "flink:no-such-tag"`
 	b.createDeploymentEdited(t, "orders", modeLastState, nil, func(spec map[string]any) {
-		// Kubernetes HA, as the provider writes it for last-state (the
-		// real stack's spec has it already).
-		conf := spec["flinkConfiguration"].(map[string]any)
-		if _, ok := conf["high-availability.type"]; !ok {
-			cp, _ := b.dirs("orders")
-			conf["high-availability.type"] = "kubernetes"
-			conf["high-availability.storageDir"] = strings.TrimSuffix(cp, "/checkpoints") + "/ha"
-		}
+		withKubernetesHA(b, "orders", spec)
 	})
 	first := b.runningAt(t, "orders")
 	b.checkpointed(t, "orders", first.JobID)
@@ -614,13 +603,8 @@ func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, n := range firstNew {
-		// Restored from the last checkpoint: on from (at most) the last
-		// count the first cluster printed, not from 1.
-		if n <= 1 || n > before[k]+1 {
-			t.Errorf("key %d: the fixed job printed %d first, the first one %d last: want it to continue", k, n, before[k])
-		}
-	}
+	// Restored from the last checkpoint.
+	countsContinue(t, "the fixed job", "the first one", before, firstNew)
 	t.Logf("the fixed job's first counts %v, the first job's last %v", firstNew, before)
 }
 
@@ -642,11 +626,7 @@ func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
 // savepoint). On the real operator the node's real Flink shows the job
 // stopped while suspended and the resumed job's counters continuing.
 func TestDifferential_suspendResume(t *testing.T) {
-	t.Run("model", func(t *testing.T) { suspendResume(t, newBed(t), nil) })
-	t.Run("real", func(t *testing.T) {
-		s := newRealStack(t, nil)
-		suspendResume(t, s.bed, s)
-	})
+	modelAndReal(t, suspendResume)
 }
 
 func suspendResume(t *testing.T, b *bed, s *realStack) {
@@ -702,11 +682,7 @@ func suspendResume(t *testing.T, b *bed, s *realStack) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, n := range firstNew {
-		if n <= 1 || n > before[k]+1 {
-			t.Errorf("key %d: the resumed job printed %d first, the suspended one %d last: want it to continue", k, n, before[k])
-		}
-	}
+	countsContinue(t, "the resumed job", "the suspended one", before, firstNew)
 }
 
 // The nonce redeploy (issue 34), the model's rules
@@ -726,11 +702,7 @@ func suspendResume(t *testing.T, b *bed, s *realStack) {
 //     savepoint redeployment"), the job keeps running and the generation
 //     is not observed.
 func TestDifferential_nonceRedeploy(t *testing.T) {
-	t.Run("model", func(t *testing.T) { nonceRedeploy(t, newBed(t), nil) })
-	t.Run("real", func(t *testing.T) {
-		s := newRealStack(t, nil)
-		nonceRedeploy(t, s.bed, s)
-	})
+	modelAndReal(t, nonceRedeploy)
 }
 
 func nonceRedeploy(t *testing.T, b *bed, s *realStack) {
@@ -835,11 +807,7 @@ func nonceRedeploy(t *testing.T, b *bed, s *realStack) {
 // MISSING or in ERROR and was not deleted as never started. The job never
 // ran, so it had no state to lose.
 func TestDifferential_fixNeverStartedNoSavepoint(t *testing.T) {
-	t.Run("model", func(t *testing.T) { fixNeverStartedNoSavepoint(t, newBed(t), nil) })
-	t.Run("real", func(t *testing.T) {
-		s := newRealStack(t, nil)
-		fixNeverStartedNoSavepoint(t, s.bed, s)
-	})
+	modelAndReal(t, fixNeverStartedNoSavepoint)
 }
 
 func fixNeverStartedNoSavepoint(t *testing.T, b *bed, s *realStack) {
@@ -850,12 +818,7 @@ func fixNeverStartedNoSavepoint(t *testing.T, b *bed, s *realStack) {
 	}
 	b.createDeploymentEdited(t, "orders", modeLastState, nil, func(spec map[string]any) {
 		spec["image"] = "flink:no-such-tag"
-		conf := spec["flinkConfiguration"].(map[string]any)
-		if _, ok := conf["high-availability.type"]; !ok {
-			cp, _ := b.dirs("orders")
-			conf["high-availability.type"] = "kubernetes"
-			conf["high-availability.storageDir"] = strings.TrimSuffix(cp, "/checkpoints") + "/ha"
-		}
+		withKubernetesHA(b, "orders", spec)
 	})
 	obj := b.until(t, true, "orders", "not running: the image cannot be pulled", func(o *unstructured.Unstructured) bool {
 		st := readDeploymentStatus(o)
@@ -922,5 +885,41 @@ func fixNeverStartedNoSavepoint(t *testing.T, b *bed, s *realStack) {
 		if n != 1 {
 			t.Errorf("key %d: the fixed job printed %d first, want 1 (empty state)", k, n)
 		}
+	}
+}
+
+// countsContinue checks that a job restored from its predecessor's state
+// goes on counting: for each key, its first count (after) is
+// 2..before[k]+1, where before is the last count the predecessor printed —
+// on from (at most) there, not from 1. job and prev name the two jobs.
+func countsContinue(t *testing.T, job, prev string, before, after map[int]int64) {
+	t.Helper()
+	for k, n := range after {
+		if n <= 1 || n > before[k]+1 {
+			t.Errorf("key %d: %s printed %d first, %s %d last: want it to continue", k, job, n, prev, before[k])
+		}
+	}
+}
+
+// modelAndReal runs a differential test's steps as the subtests "model"
+// (on the model operator) and "real" (on the real operator, its pods run
+// by the node stand-in; it skips, saying why, without the operator's jars).
+func modelAndReal(t *testing.T, steps func(t *testing.T, b *bed, s *realStack)) {
+	t.Run("model", func(t *testing.T) { steps(t, newBed(t), nil) })
+	t.Run("real", func(t *testing.T) {
+		s := newRealStack(t, nil)
+		steps(t, s.bed, s)
+	})
+}
+
+// withKubernetesHA gives the FlinkDeployment spec of name Kubernetes HA, as
+// the provider writes it for last-state (the real stack's spec has it
+// already).
+func withKubernetesHA(b *bed, name string, spec map[string]any) {
+	conf := spec["flinkConfiguration"].(map[string]any)
+	if _, ok := conf["high-availability.type"]; !ok {
+		cp, _ := b.dirs(name)
+		conf["high-availability.type"] = "kubernetes"
+		conf["high-availability.storageDir"] = strings.TrimSuffix(cp, "/checkpoints") + "/ha"
 	}
 }

@@ -778,7 +778,7 @@ func (c *FlinkCluster) taskManagerLogs() []string {
 		i, _ := strconv.Atoi(f[len(f)-1])
 		return a, i
 	}
-	sort.Slice(pods, func(i, j int) bool {
+	sort.SliceStable(pods, func(i, j int) bool {
 		ai, ii := order(pods[i])
 		aj, ij := order(pods[j])
 		return ai < aj || ai == aj && ii < ij

@@ -84,6 +84,17 @@ const NodeName = "flinkstate-node"
 // .getJobManagerSelectors / getCommonLabels; Constants.LABEL_TYPE_NATIVE_TYPE).
 const jobManagerSelector = "component=jobmanager,type=flink-native-kubernetes"
 
+// flinkSelector selects every Deployment and pod of a Flink cluster the
+// node runs: those of Flink's native integration, and those the operator's
+// standalone mode creates (flink-kubernetes-standalone
+// StandaloneKubernetesUtils: type=flink-standalone-kubernetes, a JobManager
+// Deployment <name> and a TaskManager Deployment <name>-taskmanager,
+// component jobmanager and taskmanager).
+const flinkSelector = "type in (flink-native-kubernetes,flink-standalone-kubernetes)"
+
+// standaloneType is the type label of the operator's standalone mode.
+const standaloneType = "flink-standalone-kubernetes"
+
 // mainContainer is the container Flink's pod decorators build
 // (Constants.MAIN_CONTAINER_NAME).
 const mainContainer = "flink-main-container"
@@ -144,8 +155,11 @@ type nodePod struct {
 	// pullBackOff is the image the node does not have (nodeHasImage):
 	// the container waits in ImagePullBackOff and nothing runs.
 	pullBackOff string
-	// terminated: a TaskManager pod's process ended (restartPolicy Never).
-	terminated bool
+	// standalone: a pod of the operator's standalone mode (standaloneType).
+	standalone bool
+	// once: restartPolicy Never (Flink's TaskManager pods): the process
+	// runs once; terminated: it ended.
+	once, terminated bool
 }
 
 // StartNode starts the node stand-in for the given namespaces. It writes
@@ -274,15 +288,11 @@ var (
 // sync is one pass over a namespace: the deployment controller's part,
 // then the kubelet's.
 func (n *Node) sync(ctx context.Context, ns string) {
-	deps, err := n.dyn.Resource(deploymentsGVR).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: jobManagerSelector})
+	deps, err := n.dyn.Resource(deploymentsGVR).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: flinkSelector})
 	if err != nil {
 		return
 	}
-	pods, err := n.dyn.Resource(podsGVR).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: jobManagerSelector})
-	if err != nil {
-		return
-	}
-	tms, err := n.dyn.Resource(podsGVR).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: taskManagerSelector})
+	pods, err := n.dyn.Resource(podsGVR).Namespace(ns).List(ctx, metav1.ListOptions{LabelSelector: flinkSelector})
 	if err != nil {
 		return
 	}
@@ -290,8 +300,8 @@ func (n *Node) sync(ctx context.Context, ns string) {
 		n.syncDeployment(ctx, &deps.Items[i], pods.Items)
 	}
 	seen := map[types.UID]bool{}
-	for i, all := 0, append(pods.Items, tms.Items...); i < len(all); i++ {
-		p := &all[i]
+	for i := range pods.Items {
+		p := &pods.Items[i]
 		nodeName, _, _ := unstructured.NestedString(p.Object, "spec", "nodeName")
 		if nodeName == "" && p.GetDeletionTimestamp() == nil {
 			if err := n.bindPod(ctx, p); err != nil {
@@ -337,9 +347,13 @@ func ownedBy(obj *unstructured.Unstructured, uid types.UID) bool {
 // Ready for minReadySeconds, 0 here; Available is True when
 // availableReplicas >= replicas - maxUnavailable, MinimumReplicasAvailable).
 func (n *Node) syncDeployment(ctx context.Context, dep *unstructured.Unstructured, pods []unstructured.Unstructured) {
+	// The Deployment's pods: those it owns that its selector selects (a
+	// JobManager Deployment also owns the TaskManager pods of Flink's
+	// native resource manager, which its selector does not select).
+	sel, _, _ := unstructured.NestedStringMap(dep.Object, "spec", "selector", "matchLabels")
 	var owned []*unstructured.Unstructured
 	for i := range pods {
-		if ownedBy(&pods[i], dep.GetUID()) && pods[i].GetDeletionTimestamp() == nil {
+		if ownedBy(&pods[i], dep.GetUID()) && pods[i].GetDeletionTimestamp() == nil && hasLabels(&pods[i], sel) {
 			owned = append(owned, &pods[i])
 		}
 	}
@@ -347,7 +361,7 @@ func (n *Node) syncDeployment(ctx context.Context, dep *unstructured.Unstructure
 	if !found {
 		want = 1
 	}
-	if want > 1 {
+	if want > 1 && dep.GetLabels()["component"] != roleTaskManager {
 		want = 1 // one JobManager runs; standby replicas are not modelled
 	}
 	if dep.GetDeletionTimestamp() != nil {
@@ -376,6 +390,16 @@ func (n *Node) syncDeployment(ctx context.Context, dep *unstructured.Unstructure
 		}
 	}
 	n.writeDeploymentStatus(ctx, dep, int64(len(owned)), ready, want, failure)
+}
+
+// hasLabels reports whether obj carries every label of sel.
+func hasLabels(obj *unstructured.Unstructured, sel map[string]string) bool {
+	for k, v := range sel {
+		if obj.GetLabels()[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 func podReady(p *unstructured.Unstructured) bool {
@@ -520,7 +544,9 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 				owner = r.Name
 			}
 		}
-		p = &nodePod{role: podRole(pod), ns: pod.GetNamespace(), name: pod.GetName(), deployment: owner, uid: pod.GetUID()}
+		restart, _, _ := unstructured.NestedString(pod.Object, "spec", "restartPolicy")
+		p = &nodePod{role: podRole(pod), ns: pod.GetNamespace(), name: pod.GetName(), deployment: owner, uid: pod.GetUID(),
+			standalone: pod.GetLabels()["type"] == standaloneType, once: restart == "Never"}
 		n.pods[pod.GetUID()] = p
 	}
 	n.mu.Unlock()
@@ -554,10 +580,10 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 
 	n.mu.Lock()
 	var start bool
-	if p.role == roleTaskManager {
-		start = p.taskManagerStarts(n)
+	if p.once {
+		start = p.startsOnce(n)
 	} else {
-		start = p.jobManagerStarts()
+		start = p.startsAgain()
 	}
 	if start {
 		p.starting = true
@@ -569,10 +595,10 @@ func (n *Node) syncPod(ctx context.Context, pod *unstructured.Unstructured) {
 	n.writePodStatus(ctx, pod, p)
 }
 
-// jobManagerStarts reports whether a JobManager pod's processes start now
-// (n.mu held): at first, and after they ended, restarted after the
-// back-off, as restartPolicy Always asks.
-func (p *nodePod) jobManagerStarts() bool {
+// startsAgain reports whether a pod's processes start now (n.mu held): at
+// first, and after they ended, restarted after the back-off, as
+// restartPolicy Always (a Deployment's pods) asks.
+func (p *nodePod) startsAgain() bool {
 	idle := !p.starting && (p.cluster == nil || !p.cluster.alive()) && time.Now().After(p.retryAt)
 	if idle && p.cluster != nil {
 		// The processes ended (a container that exited).
@@ -586,10 +612,10 @@ func (p *nodePod) jobManagerStarts() bool {
 	return idle
 }
 
-// taskManagerStarts reports whether a TaskManager pod's process starts now
-// (n.mu held): once; when it ends (or cannot start) the pod is terminated
-// (restartPolicy Never, InitTaskManagerDecorator).
-func (p *nodePod) taskManagerStarts(n *Node) bool {
+// startsOnce reports whether a pod's process starts now (n.mu held): once;
+// when it ends (or cannot start) the pod is terminated (restartPolicy
+// Never, which Flink's InitTaskManagerDecorator sets).
+func (p *nodePod) startsOnce(n *Node) bool {
 	if p.cluster != nil && !p.starting && !p.cluster.alive() {
 		p.cluster.Stop()
 		p.cluster, p.terminated, p.lastErr = nil, true, "the TaskManager process exited"
@@ -665,7 +691,7 @@ func (n *Node) startPod(ctx context.Context, pod *unstructured.Unstructured, p *
 		p.failures++
 		p.lastErr = err.Error()
 		p.retryAt = time.Now().Add(backoff(p.failures))
-		p.terminated = p.role == roleTaskManager
+		p.terminated = p.once
 	} else {
 		p.cluster, p.lastErr = c, ""
 	}
@@ -675,7 +701,7 @@ func (n *Node) startPod(ctx context.Context, pod *unstructured.Unstructured, p *
 		return
 	}
 	if p.role == roleTaskManager {
-		n.logf("node: TaskManager pod %s/%s of %s runs", p.ns, p.name, p.deployment)
+		n.logf("node: TaskManager pod %s/%s of %s runs", p.ns, p.name, pod.GetLabels()["app"])
 		if !still || ctx.Err() != nil {
 			c.Stop()
 		}
@@ -710,9 +736,9 @@ func (n *Node) runPod(ctx context.Context, pod *unstructured.Unstructured, p *no
 		return nil, err
 	}
 	if p.role == roleTaskManager {
-		return n.startTaskManagerPod(ctx, pod, main, job, p.addr)
+		return n.startTaskManagerPod(ctx, pod, main, job, p.addr, p.standalone)
 	}
-	c, err := n.startJobManagerPod(ctx, pod, main, job, p.addr)
+	c, err := n.startJobManagerPod(ctx, pod, main, job, p.addr, p.standalone)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,6 +51,14 @@ const (
 
 	jobManagerEntryClass  = "org.apache.flink.kubernetes.entrypoint.KubernetesApplicationClusterEntrypoint"
 	taskManagerEntryClass = "org.apache.flink.kubernetes.taskmanager.KubernetesTaskExecutorRunner"
+
+	// The operator's standalone mode runs the image's standalone scripts
+	// (CmdStandaloneJobManagerDecorator: args "standalone-job" and its
+	// options; CmdStandaloneTaskManagerDecorator: "taskmanager"), which
+	// start these classes (flink-dist bin/standalone-job.sh,
+	// taskmanager.sh).
+	standaloneJobManagerEntryClass  = "org.apache.flink.container.entrypoint.StandaloneApplicationClusterEntryPoint"
+	standaloneTaskManagerEntryClass = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"
 )
 
 // podRole is the pod's Flink process: the component label Flink's
@@ -229,6 +238,9 @@ func nodeRewrites(conf map[string]string, tb Env, dist FlinkDist, dir, addr, rol
 	if role == roleTaskManager {
 		out["taskmanager.host"] = addr
 		out["taskmanager.bind-host"] = addr
+		// What a standalone TaskManager sizes itself from (a native one
+		// gets its sizes from the JobManager's -D arguments).
+		out["taskmanager.memory.process.size"] = "1280m"
 		return out
 	}
 	out["jobmanager.bind-host"] = addr
@@ -362,6 +374,50 @@ func podProcessEnv(job FlinkJob, dist FlinkDist, dir string) []string {
 		"FLINK_HOME="+dist.Home)
 }
 
+// envRef is a $(VAR) reference in a container's args, which Kubernetes
+// replaces with the container's variable of that name, leaving it as
+// written when there is none ("Define a Command and Arguments for a
+// Container": $(VAR) in args; $$ escapes).
+var envRef = regexp.MustCompile(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+
+func expandEnvRefs(s string, env []string) string {
+	return envRef.ReplaceAllStringFunc(s, func(m string) string {
+		if m == "$$" {
+			return "$"
+		}
+		name := m[2 : len(m)-1]
+		for _, kv := range env {
+			if k, _, ok := strings.Cut(kv, "="); ok && k == name {
+				return envValue(env, name)
+			}
+		}
+		return m
+	})
+}
+
+// standaloneJobArgs are StandaloneApplicationClusterEntryPoint's
+// arguments from a standalone JobManager container's args ("standalone-job",
+// then --job-classname, --fromSavepoint, --allowNonRestoredState, --host
+// $(_POD_IP_ADDRESS) under HA, and the job's args:
+// CmdStandaloneJobManagerDecorator.getApplicationClusterArgs), with the
+// repository's counting job in place of the image's (--jars, and its
+// class for --job-classname).
+func standaloneJobArgs(main map[string]any, env []string, jobJar string) ([]string, error) {
+	args, _, _ := unstructured.NestedStringSlice(main, "args")
+	if len(args) == 0 || args[0] != "standalone-job" {
+		return nil, fmt.Errorf("a standalone JobManager's args start with standalone-job, not %q", args)
+	}
+	out := []string{"--jars", "file://" + jobJar, "--job-classname", TestJobClass}
+	for i := 1; i < len(args); i++ {
+		if args[i] == "--job-classname" && i+1 < len(args) {
+			i++
+			continue
+		}
+		out = append(out, expandEnvRefs(args[i], env))
+	}
+	return out, nil
+}
+
 func envValue(env []string, name string) string {
 	v := ""
 	for _, kv := range env {
@@ -378,12 +434,15 @@ func envValue(env []string, name string) string {
 // then the class with -D arguments only: KubernetesEntrypointUtils reads
 // the configuration from FLINK_CONF_DIR), and waits until its REST API
 // answers.
-func (n *Node) startJobManagerPod(ctx context.Context, pod *unstructured.Unstructured, main map[string]any, job FlinkJob, addr string) (*FlinkCluster, error) {
+// A standalone JobManager pod runs StandaloneApplicationClusterEntryPoint
+// as standalone-job.sh starts it (BashJavaUtils for the memory, then
+// --configDir and the container's arguments: standaloneJobArgs).
+func (n *Node) startJobManagerPod(ctx context.Context, pod *unstructured.Unstructured, main map[string]any, job FlinkJob, addr string, standalone bool) (*FlinkCluster, error) {
 	dir, err := os.MkdirTemp("", "flinkstate-flink-")
 	if err != nil {
 		return nil, err
 	}
-	c, err := n.startJobManagerIn(ctx, pod, main, job, addr, dir)
+	c, err := n.startJobManagerIn(ctx, pod, main, job, addr, dir, standalone)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -391,7 +450,7 @@ func (n *Node) startJobManagerPod(ctx context.Context, pod *unstructured.Unstruc
 	return c, nil
 }
 
-func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstructured, main map[string]any, job FlinkJob, addr, dir string) (*FlinkCluster, error) {
+func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstructured, main map[string]any, job FlinkJob, addr, dir string, standalone bool) (*FlinkCluster, error) {
 	for _, d := range []string{"conf", "tmp", "localstate", "log", "plugins", "artifacts", "pod-template"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return nil, err
@@ -419,11 +478,17 @@ func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstruct
 	if err != nil {
 		return nil, err
 	}
-	own, err := containerDynamicArgs(main)
+	entry, own := jobManagerEntryClass, []string(nil)
+	if standalone {
+		entry, dynamic = standaloneJobManagerEntryClass, append([]string{"--configDir", confDir}, dynamic...)
+		own, err = standaloneJobArgs(main, job.Env, n.dist.JobJar)
+	} else {
+		own, err = containerDynamicArgs(main)
+	}
 	if err != nil {
 		return nil, err
 	}
-	bin, args := n.dist.Java, flinkJavaArgs(n.dist, c.Configuration, confDir, roleJobManager, memArgs, jvmOpts, jobManagerEntryClass, append(dynamic, own...)...)
+	bin, args := n.dist.Java, flinkJavaArgs(n.dist, c.Configuration, confDir, roleJobManager, memArgs, jvmOpts, entry, append(dynamic, own...)...)
 	if mounted {
 		if bin, args, err = withBindMount(filepath.Join(dir, "pod-template"), podTemplateDir, bin, args); err != nil {
 			return nil, err
@@ -447,7 +512,11 @@ func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstruct
 // --configDir and the pod's -D arguments). Its log is written beside its
 // JobManager's (taskmanager-<pod>.log in the cluster's log folder), where
 // the cluster's Counts read the job's output.
-func (n *Node) startTaskManagerPod(ctx context.Context, pod *unstructured.Unstructured, main map[string]any, job FlinkJob, addr string) (*FlinkCluster, error) {
+//
+// A standalone TaskManager pod runs TaskManagerRunner as taskmanager.sh
+// starts it (BashJavaUtils GET_TM_RESOURCE_PARAMS for the memory, then
+// --configDir and the dynamic properties).
+func (n *Node) startTaskManagerPod(ctx context.Context, pod *unstructured.Unstructured, main map[string]any, job FlinkJob, addr string, standalone bool) (*FlinkCluster, error) {
 	logDir := filepath.Join(n.dir, pod.GetNamespace())
 	base := logDir
 	if cs := n.Clusters(pod.GetNamespace(), pod.GetLabels()["app"]); len(cs) > 0 {
@@ -475,15 +544,23 @@ func (n *Node) startTaskManagerPod(ctx context.Context, pod *unstructured.Unstru
 	if err != nil {
 		return nil, err
 	}
-	dynamic, err := containerDynamicArgs(main)
-	if err != nil {
-		return nil, err
+	entry, memArgs := taskManagerEntryClass, strings.Fields(envValue(job.Env, "FLINK_TM_JVM_MEM_OPTS"))
+	var dynamic []string
+	if standalone {
+		cp := filepath.Join(n.dist.Home, "lib") + string(filepath.Separator) + "*"
+		entry = standaloneTaskManagerEntryClass
+		if memArgs, dynamic, err = bashJavaUtils(ctx, n.dist, cp, confDir, "GET_TM_RESOURCE_PARAMS"); err != nil {
+			return nil, err
+		}
+	} else {
+		if dynamic, err = containerDynamicArgs(main); err != nil {
+			return nil, err
+		}
+		if len(dynamic) == 0 {
+			return nil, errors.New("the TaskManager pod's command has no -D arguments (Flink's resource manager passes its resource ID and memory)")
+		}
 	}
-	if len(dynamic) == 0 {
-		return nil, errors.New("the TaskManager pod's command has no -D arguments (Flink's resource manager passes its resource ID and memory)")
-	}
-	args := flinkJavaArgs(n.dist, c.Configuration, confDir, roleTaskManager, strings.Fields(envValue(job.Env, "FLINK_TM_JVM_MEM_OPTS")), jvmOpts,
-		taskManagerEntryClass, append([]string{"--configDir", confDir}, dynamic...)...)
+	args := flinkJavaArgs(n.dist, c.Configuration, confDir, roleTaskManager, memArgs, jvmOpts, entry, append([]string{"--configDir", confDir}, dynamic...)...)
 	pid, err := spawnEnv(n.dist.Java, args, podProcessEnv(job, n.dist, dir), filepath.Join(logDir, "taskmanager-"+pod.GetName()+".log"))
 	if err != nil {
 		return nil, err

@@ -251,6 +251,37 @@ func TestRealOperator_savepointSnapshot(t *testing.T) {
 func TestRealOperator_savepointUpgradeContinuesCounters(t *testing.T) {
 	s := newRealStack(t, nil)
 	s.createDeployment(t, "orders", modeSavepoint, nil)
+	s.savepointUpgradeContinues(t)
+}
+
+// The operator's standalone mode (spec.mode standalone): it creates a
+// JobManager Deployment and a TaskManager Deployment orders-taskmanager
+// (flink-kubernetes-standalone: type flink-standalone-kubernetes,
+// CmdStandaloneJobManagerDecorator "standalone-job",
+// CmdStandaloneTaskManagerDecorator "taskmanager"); the node runs their
+// pods as Flink's standalone entry points, and an image change in
+// savepoint mode restores the new cluster from the savepoint
+// (--fromSavepoint), counters continuing.
+func TestRealOperator_standaloneSavepointUpgrade(t *testing.T) {
+	s := newRealStack(t, nil)
+	s.createDeploymentEdited(t, "orders", modeSavepoint, nil, func(spec map[string]any) { spec["mode"] = "standalone" })
+	st := readDeploymentStatus(s.stable(t, "orders"))
+	s.checkpointed(t, "orders", st.JobID)
+	tms, err := s.dyn.Resource(podsGVR).Namespace(s.ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app=orders,component=taskmanager,type=" + standaloneType})
+	if err != nil || len(tms.Items) != 1 || !podReady(&tms.Items[0]) || !strings.HasPrefix(tms.Items[0].GetName(), "orders-taskmanager-") {
+		t.Fatalf("standalone TaskManager pods: %v %v", tms, err)
+	}
+	if owners := tms.Items[0].GetOwnerReferences(); len(owners) != 1 || owners[0].Name != "orders-taskmanager" {
+		t.Errorf("TaskManager pod owners %v, want the Deployment orders-taskmanager", owners)
+	}
+	s.savepointUpgradeContinues(t)
+}
+
+// savepointUpgradeContinues changes the image of the running savepoint-mode
+// deployment orders and checks that the operator upgraded it through a
+// savepoint that the new cluster restored, its counters continuing.
+func (s *realStack) savepointUpgradeContinues(t *testing.T) {
+	t.Helper()
 	first := readDeploymentStatus(s.stable(t, "orders"))
 	old := s.current(t, "orders")
 	if _, _, err := old.WaitCounts(context.Background(), 2, 2*time.Minute); err != nil {
@@ -707,5 +738,25 @@ func TestTaskManagerLogsOrder(t *testing.T) {
 	want := []string{"taskmanager.log", "taskmanager-orders-taskmanager-1-2.log", "taskmanager-orders-taskmanager-1-10.log", "taskmanager-orders-taskmanager-2-1.log"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A standalone JobManager's container args become the entry point's:
+// the counting job in place of the image's class, $(VAR) expanded from
+// the container's env as Kubernetes does, the job's args kept.
+func TestStandaloneJobArgs(t *testing.T) {
+	main := map[string]any{"args": []any{"standalone-job", "--job-classname", "org.example.Job", "--fromSavepoint", "s3://b/sp/savepoint-1",
+		"--host", "$(_POD_IP_ADDRESS)", "--rate", "$(UNSET)", "$$(kept)"}}
+	got, err := standaloneJobArgs(main, []string{"_POD_IP_ADDRESS=127.64.1.2"}, "/jobs/job.jar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--jars", "file:///jobs/job.jar", "--job-classname", TestJobClass, "--fromSavepoint", "s3://b/sp/savepoint-1",
+		"--host", "127.64.1.2", "--rate", "$(UNSET)", "$(kept)"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := standaloneJobArgs(map[string]any{"args": []any{"jobmanager"}}, nil, "/j.jar"); err == nil {
+		t.Error("a session JobManager's args are taken as an application's")
 	}
 }

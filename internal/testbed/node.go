@@ -681,7 +681,7 @@ func (n *Node) startPod(ctx context.Context, pod *unstructured.Unstructured, p *
 	n.mu.Lock()
 	p.starting = false
 	_, still := n.pods[p.uid]
-	if errors.Is(err, errVolumeNotReady) {
+	if errors.Is(err, errVolumeNotReady) || errors.Is(err, errWaitJobManager) {
 		// Not a container failure: tried again at the next pass.
 		p.retryAt = time.Now().Add(time.Second)
 		n.mu.Unlock()

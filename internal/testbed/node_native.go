@@ -28,6 +28,9 @@ import (
 // (flink-dist bin/kubernetes-jobmanager.sh, kubernetes-taskmanager.sh,
 // flink-console.sh).
 
+// errWaitJobManager: a TaskManager pod waits until its JobManager runs.
+var errWaitJobManager = errors.New("waiting for the JobManager")
+
 const (
 	roleJobManager  = "jobmanager"
 	roleTaskManager = "taskmanager"
@@ -517,13 +520,17 @@ func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstruct
 // starts it (BashJavaUtils GET_TM_RESOURCE_PARAMS for the memory, then
 // --configDir and the dynamic properties).
 func (n *Node) startTaskManagerPod(ctx context.Context, pod *unstructured.Unstructured, main map[string]any, job FlinkJob, addr string, standalone bool) (*FlinkCluster, error) {
-	logDir := filepath.Join(n.dir, pod.GetNamespace())
-	base := logDir
-	if cs := n.Clusters(pod.GetNamespace(), pod.GetLabels()["app"]); len(cs) > 0 {
-		jm := cs[len(cs)-1]
-		logDir, base = filepath.Join(jm.Dir, "log"), filepath.Join(jm.Dir, "taskmanagers")
+	// Its JobManager's cluster: where its log goes. A standalone
+	// TaskManager Deployment's pods can come before their JobManager runs;
+	// they start once it does (a TaskManager started earlier would only
+	// retry its registration until then).
+	cs := n.Clusters(pod.GetNamespace(), pod.GetLabels()["app"])
+	if len(cs) == 0 || !cs[len(cs)-1].alive() {
+		return nil, fmt.Errorf("%w: the JobManager of %s does not run yet", errWaitJobManager, pod.GetLabels()["app"])
 	}
-	dir := filepath.Join(base, pod.GetName())
+	jm := cs[len(cs)-1]
+	logDir := filepath.Join(jm.Dir, "log")
+	dir := filepath.Join(jm.Dir, "taskmanagers", pod.GetName())
 	for _, d := range []string{"conf", "tmp", "localstate", "plugins", logDir} {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(dir, d)

@@ -673,6 +673,27 @@ func (o *Operator) writeWaitingJobManager(ctx context.Context, dyn dynamic.Inter
 	}
 }
 
+// jmPodNeverStarted is FlinkUtils.jmPodNeverStarted (release-1.15.0),
+// read by the model itself (not through the provider's
+// kube.JobManagerNeverStarted, which it judges): the FlinkDeployment's
+// JobManager Deployment has an Available condition False whose
+// lastTransitionTime is the Deployment's creationTimestamp; no Deployment,
+// or none such, is false ("to be on the safe side").
+func jmPodNeverStarted(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) bool {
+	dep, err := dyn.Resource(kube.DeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	created := dep.GetCreationTimestamp().UTC().Format(time.RFC3339)
+	conds, _, _ := unstructured.NestedSlice(dep.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == "Available" && m["status"] == "False" && m["lastTransitionTime"] == created {
+			return true
+		}
+	}
+	return false
+}
+
 // deleteJobManager deletes the JobManager Deployment writeWaitingJobManager
 // wrote, as AbstractFlinkService.deleteClusterDeployment deletes the
 // cluster's.
@@ -1030,7 +1051,7 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 			suspend, restore, ok = modeLastState, modeLastState, true
 		}
 		if !ok && st.JMStatus != jmMissing && jobField(last, "upgradeMode", modeStateless) != modeLastState &&
-			jobField(c.spec, "upgradeMode", modeStateless) != modeStateless && kube.JobManagerNeverStarted(ctx, dyn, c.obj.GetNamespace(), c.obj.GetName()) {
+			jobField(c.spec, "upgradeMode", modeStateless) != modeStateless && jmPodNeverStarted(ctx, dyn, c.obj) {
 			// ApplicationReconciler.getJobUpgrade: a JobManager that never
 			// started (FlinkUtils.jmPodNeverStarted, read from the
 			// Deployment writeWaitingJobManager wrote) of a job not last deployed

@@ -152,14 +152,6 @@ type FlinkJob struct {
 	// cluster there has them (amazon-eks-pod-identity-webhook
 	// pkg/handler/handler.go), for STS's regional endpoint.
 	Region string
-	// Address is the pod's IP when the cluster runs as a pod's processes
-	// (the node stand-in, node.go): a loopback address of its own, which
-	// Flink binds and advertises everywhere, keeping the ports its
-	// configuration names as a pod does (a pod has its own network
-	// namespace, so 8081, 6123, 6124 are free on it); the REST API then
-	// answers at Address:rest.port, where the operator calls it. Empty: an
-	// ad-hoc cluster on 127.0.0.1 with free ports.
-	Address string
 }
 
 // The distribution's flink-kubernetes (Kubernetes HA) is 2.2.0 for the
@@ -213,24 +205,9 @@ var operatorDefaults = map[string]string{
 // restore path (which the operator writes from spec.job). Nothing about
 // state, checkpoints or credentials is rewritten.
 func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job FlinkJob) map[string]string {
-	out := map[string]string{}
-	for k, v := range operatorDefaults {
-		out[k] = v
-	}
-	for k, v := range conf {
-		out[k] = v
-	}
-	host := "127.0.0.1"
-	if job.Address != "" {
-		host = job.Address
-	}
+	out := machineRewrites(conf, tb, dir, job.Region)
+	const host = "127.0.0.1"
 	set := map[string]string{
-		// Flink's S3 file systems mirror s3.* to fs.s3a.* (flink-s3-fs-base
-		// S3FileSystemFactory / HadoopConfigLoader: FLINK_CONFIG_PREFIXES "s3.", "s3a.", "fs.s3a.").
-		"s3.endpoint": s3Endpoint(tb, job.Region),
-		// (the http:// scheme is kept: DefaultS3ClientFactory.createEndpointConfiguration).
-		"s3.path.style.access": "true",
-
 		"jobmanager.rpc.address":          host,
 		"jobmanager.bind-host":            host,
 		"rest.address":                    host,
@@ -239,24 +216,15 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 		"taskmanager.bind-host":           host,
 		"jobmanager.memory.process.size":  "1024m",
 		"taskmanager.memory.process.size": "1280m",
-		"io.tmp.dirs":                     filepath.Join(dir, "tmp"),
 		"parallelism.default":             strconv.Itoa(max(job.Parallelism, 1)),
-	}
-	if job.Address == "" {
 		// Ports of their own on the shared 127.0.0.1 (a pod's address has
-		// the configured ones free).
-		set["jobmanager.rpc.port"] = strconv.Itoa(ports[0])
-		set["rest.port"] = strconv.Itoa(ports[1])
-		set["blob.server.port"] = strconv.Itoa(ports[2])
+		// the configured ones free: the node, node_native.go).
+		"jobmanager.rpc.port": strconv.Itoa(ports[0]),
+		"rest.port":           strconv.Itoa(ports[1]),
+		"blob.server.port":    strconv.Itoa(ports[2]),
 	}
 	for k, v := range set {
 		out[k] = v
-	}
-	// The pod's emptyDir for RocksDB/ForSt's working files.
-	for _, k := range []string{"state.backend.rocksdb.localdir", "state.backend.forst.local-dir"} {
-		if _, ok := out[k]; ok {
-			out[k] = filepath.Join(dir, "localstate")
-		}
 	}
 	if job.Name != "" {
 		// What the operator sets for every deployment (FlinkConfigBuilder:
@@ -277,6 +245,35 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 		// what the operator rendered: TestAccRealOperator_restoreFrom*
 		// check that key); the runner writes the 2.2 name.
 		out["execution.state-recovery.path"] = job.RestorePath
+	}
+	return out
+}
+
+// machineRewrites are the rewrites every Flink process of the test bed
+// gets (the runner's, localRewrites, and the node's pods', nodeRewrites):
+// the deployment's configuration over the operator's defaults, where S3 is
+// (the emulator, path-style as it serves it; region is the job's, "" for
+// the test bed's own), and the pod's tmp and emptyDir mounts as folders
+// in dir.
+func machineRewrites(conf map[string]string, tb Env, dir, region string) map[string]string {
+	out := map[string]string{}
+	for k, v := range operatorDefaults {
+		out[k] = v
+	}
+	for k, v := range conf {
+		out[k] = v
+	}
+	// Flink's S3 file systems mirror s3.* to fs.s3a.* (flink-s3-fs-base
+	// S3FileSystemFactory / HadoopConfigLoader: FLINK_CONFIG_PREFIXES "s3.", "s3a.", "fs.s3a.").
+	// (the http:// scheme is kept: DefaultS3ClientFactory.createEndpointConfiguration).
+	out["s3.endpoint"] = s3Endpoint(tb, region)
+	out["s3.path.style.access"] = "true"
+	out["io.tmp.dirs"] = filepath.Join(dir, "tmp")
+	// The pod's emptyDir for RocksDB/ForSt's working files.
+	for _, k := range []string{"state.backend.rocksdb.localdir", "state.backend.forst.local-dir"} {
+		if _, ok := out[k]; ok {
+			out[k] = filepath.Join(dir, "localstate")
+		}
 	}
 	return out
 }
@@ -330,10 +327,8 @@ func StartFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob) (*Fli
 
 // startFlink starts the cluster in dir; on an error nothing it started runs.
 func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir string) (*FlinkCluster, error) {
-	for _, d := range []string{"conf", "tmp", "localstate", "log", "plugins"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			return nil, err
-		}
+	if err := mkdirs(dir, "conf", "tmp", "localstate", "log", "plugins"); err != nil {
+		return nil, err
 	}
 	if err := installPlugin(dist, dir, job.PluginJar); err != nil {
 		return nil, err
@@ -344,20 +339,8 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 	}
 	c := &FlinkCluster{Dir: dir}
 	c.Configuration = localRewrites(job.Configuration, tb, dir, ports, job)
-	if job.Address != "" {
-		c.RESTURL = fmt.Sprintf("http://%s:%d", job.Address, restPort(c.Configuration))
-	} else {
-		c.RESTURL = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
-	}
-	y, err := yaml.Marshal(c.Configuration)
-	if err != nil {
-		return nil, err
-	}
-	// Flink 2.x reads conf/config.yaml (GlobalConfiguration.FLINK_CONF_FILENAME).
-	if err := os.WriteFile(filepath.Join(dir, "conf", "config.yaml"), y, 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "conf", "log4j.properties"), []byte(log4jConsole), 0o644); err != nil {
+	c.RESTURL = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
+	if err := writeFlinkConf(filepath.Join(dir, "conf"), c.Configuration, nil); err != nil {
 		return nil, err
 	}
 	env := append([]string{
@@ -374,7 +357,6 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 		return nil, err
 	}
 	confDir := filepath.Join(dir, "conf")
-	cp := filepath.Join(dist.Home, "lib") + string(filepath.Separator) + "*"
 	// As bin/jobmanager.sh and bin/taskmanager.sh start them (config.sh,
 	// flink-daemon.sh): memory JVM arguments and dynamic properties from
 	// BashJavaUtils, the JVM options of env.java.default-opts.all +
@@ -384,7 +366,7 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir s
 		if role == "taskmanager" {
 			cmd = "GET_TM_RESOURCE_PARAMS"
 		}
-		jvmArgs, dynamic, err := bashJavaUtils(ctx, dist, cp, confDir, cmd)
+		jvmArgs, dynamic, err := bashJavaUtils(ctx, dist, confDir, cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -430,6 +412,44 @@ func (c *FlinkCluster) waitREST(ctx context.Context) error {
 	return nil
 }
 
+// writeFlinkConf writes the configuration as config.yaml (Flink 2.x reads
+// only that file: GlobalConfiguration.FLINK_CONF_FILENAME), with the
+// program arguments (ApplicationConfiguration.APPLICATION_ARGS, a list) as
+// the list the operator wrote, and the console logging configuration.
+func writeFlinkConf(confDir string, conf map[string]string, args []string) error {
+	m := map[string]any{}
+	for k, v := range conf {
+		m[k] = v
+	}
+	if len(args) > 0 {
+		m["$internal.application.program-args"] = args
+	}
+	y, err := yaml.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(confDir, "config.yaml"), y, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(confDir, "log4j.properties"), []byte(log4jConsole), 0o644)
+}
+
+// classPath is the distribution's lib/*, the class path Flink's scripts
+// give every process (bin/config.sh constructFlinkClassPath).
+func (d FlinkDist) classPath() string {
+	return filepath.Join(d.Home, "lib") + string(filepath.Separator) + "*"
+}
+
+// mkdirs makes the folders subs in dir.
+func mkdirs(dir string, subs ...string) error {
+	for _, d := range subs {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // installPlugin does what ENABLE_BUILT_IN_PLUGINS asks of the official
 // image's docker-entrypoint.sh: /opt/flink/opt/<jar> is copied to
 // /opt/flink/plugins/<jar without .jar>/ (here dir/plugins).
@@ -460,7 +480,6 @@ func installPlugin(dist FlinkDist, dir, pluginJar string) error {
 // logging configuration, the class path, the entry class and its
 // arguments.
 func flinkJavaArgs(dist FlinkDist, conf map[string]string, confDir, role string, memArgs, extra []string, main string, args ...string) []string {
-	cp := filepath.Join(dist.Home, "lib") + string(filepath.Separator) + "*"
 	out := append([]string{}, memArgs...)
 	out = append(out, strings.Fields(conf["env.java.default-opts.all"])...)
 	out = append(out, strings.Fields(conf["env.java.opts.all"])...)
@@ -471,7 +490,7 @@ func flinkJavaArgs(dist FlinkDist, conf map[string]string, confDir, role string,
 	// two on 2 shared cores, where C2's compiler threads cost more CPU
 	// than they save; it changes no behaviour of Flink's.
 	out = append(out, testJVMOpt)
-	out = append(out, "-Dlog4j.configurationFile="+filepath.Join(confDir, "log4j.properties"), "-cp", cp, main)
+	out = append(out, "-Dlog4j.configurationFile="+filepath.Join(confDir, "log4j.properties"), "-cp", dist.classPath(), main)
 	return append(out, args...)
 }
 
@@ -480,8 +499,8 @@ func flinkJavaArgs(dist FlinkDist, conf map[string]string, confDir, role string,
 // (runBashJavaUtilsCmd): of its output, the lines after the
 // BASH_JAVA_UTILS_EXEC_RESULT: prefix are the JVM memory arguments and the
 // dynamic properties that fix the derived memory configuration.
-func bashJavaUtils(ctx context.Context, dist FlinkDist, cp, confDir, command string) (jvmArgs, dynamic []string, err error) {
-	out, err := exec.CommandContext(ctx, dist.Java, "-Xmx256m", testJVMOpt, "-cp", cp, "org.apache.flink.runtime.util.bash.BashJavaUtils",
+func bashJavaUtils(ctx context.Context, dist FlinkDist, confDir, command string) (jvmArgs, dynamic []string, err error) {
+	out, err := exec.CommandContext(ctx, dist.Java, "-Xmx256m", testJVMOpt, "-cp", dist.classPath(), "org.apache.flink.runtime.util.bash.BashJavaUtils",
 		command, "--configDir", confDir).CombinedOutput()
 	if err != nil {
 		return nil, nil, fmt.Errorf("BashJavaUtils %s: %w\n%s", command, err, out)

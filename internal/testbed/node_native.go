@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 // Flink's native Kubernetes integration on the node stand-in: the
@@ -220,21 +219,7 @@ func shellWords(s string) ([]string, error) {
 // operator writes from spec.job: FlinkConfigBuilder.applyJobConfig; the
 // node runs the repository's counting job whatever jarURI names).
 func nodeRewrites(conf map[string]string, tb Env, dist FlinkDist, dir, addr, role string) map[string]string {
-	out := map[string]string{}
-	for k, v := range operatorDefaults {
-		out[k] = v
-	}
-	for k, v := range conf {
-		out[k] = v
-	}
-	out["s3.endpoint"] = s3Endpoint(tb, "")
-	out["s3.path.style.access"] = "true"
-	out["io.tmp.dirs"] = filepath.Join(dir, "tmp")
-	for _, k := range []string{"state.backend.rocksdb.localdir", "state.backend.forst.local-dir"} {
-		if _, ok := out[k]; ok {
-			out[k] = filepath.Join(dir, "localstate")
-		}
-	}
+	out := machineRewrites(conf, tb, dir, "")
 	// Flink's fabric8 client reads kubernetes.config.file when it is set
 	// (FlinkKubeClientFactory.createFabric8ioKubernetesClient).
 	out["kubernetes.config.file"] = tb.Kubeconfig
@@ -258,27 +243,6 @@ func nodeRewrites(conf map[string]string, tb Env, dist FlinkDist, dir, addr, rol
 	out["$internal.application.main"] = TestJobClass
 	out["user.artifacts.base-dir"] = filepath.Join(dir, "artifacts")
 	return out
-}
-
-// writeNodeConf writes the configuration as config.yaml, with the program
-// arguments (ApplicationConfiguration.APPLICATION_ARGS, a list) as the
-// list the operator wrote, and the console logging configuration.
-func writeNodeConf(confDir string, conf map[string]string, args []string) error {
-	m := map[string]any{}
-	for k, v := range conf {
-		m[k] = v
-	}
-	if len(args) > 0 {
-		m["$internal.application.program-args"] = args
-	}
-	y, err := yaml.Marshal(m)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(confDir, "config.yaml"), y, 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(confDir, "log4j.properties"), []byte(log4jConsole), 0o644)
 }
 
 // podJVMOpts are the JVM options every pod's JVM gets from the node: the
@@ -454,10 +418,8 @@ func (n *Node) startJobManagerPod(ctx context.Context, pod *unstructured.Unstruc
 }
 
 func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstructured, main map[string]any, job FlinkJob, addr, dir string, standalone bool) (*FlinkCluster, error) {
-	for _, d := range []string{"conf", "tmp", "localstate", "log", "plugins", "artifacts", "pod-template"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			return nil, err
-		}
+	if err := mkdirs(dir, "conf", "tmp", "localstate", "log", "plugins", "artifacts", "pod-template"); err != nil {
+		return nil, err
 	}
 	mounted, err := n.podTemplate(ctx, pod, main, filepath.Join(dir, "pod-template"))
 	if err != nil {
@@ -469,15 +431,14 @@ func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstruct
 	c := &FlinkCluster{Dir: dir, Configuration: nodeRewrites(job.Configuration, n.env, n.dist, dir, addr, roleJobManager)}
 	c.RESTURL = fmt.Sprintf("http://%s:%d", addr, restPort(c.Configuration))
 	confDir := filepath.Join(dir, "conf")
-	if err := writeNodeConf(confDir, c.Configuration, job.Args); err != nil {
+	if err := writeFlinkConf(confDir, c.Configuration, job.Args); err != nil {
 		return nil, err
 	}
 	jvmOpts, err := n.podJVMOpts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cp := filepath.Join(n.dist.Home, "lib") + string(filepath.Separator) + "*"
-	memArgs, dynamic, err := bashJavaUtils(ctx, n.dist, cp, confDir, "GET_JM_RESOURCE_PARAMS")
+	memArgs, dynamic, err := bashJavaUtils(ctx, n.dist, confDir, "GET_JM_RESOURCE_PARAMS")
 	if err != nil {
 		return nil, err
 	}
@@ -531,20 +492,15 @@ func (n *Node) startTaskManagerPod(ctx context.Context, pod *unstructured.Unstru
 	jm := cs[len(cs)-1]
 	logDir := filepath.Join(jm.Dir, "log")
 	dir := filepath.Join(jm.Dir, "taskmanagers", pod.GetName())
-	for _, d := range []string{"conf", "tmp", "localstate", "plugins", logDir} {
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := mkdirs(dir, "conf", "tmp", "localstate", "plugins"); err != nil {
+		return nil, err
 	}
 	if err := installPlugin(n.dist, dir, job.PluginJar); err != nil {
 		return nil, err
 	}
 	c := &FlinkCluster{Dir: dir, Configuration: nodeRewrites(job.Configuration, n.env, n.dist, dir, addr, roleTaskManager)}
 	confDir := filepath.Join(dir, "conf")
-	if err := writeNodeConf(confDir, c.Configuration, nil); err != nil {
+	if err := writeFlinkConf(confDir, c.Configuration, nil); err != nil {
 		return nil, err
 	}
 	jvmOpts, err := n.podJVMOpts(ctx)
@@ -554,9 +510,8 @@ func (n *Node) startTaskManagerPod(ctx context.Context, pod *unstructured.Unstru
 	entry, memArgs := taskManagerEntryClass, strings.Fields(envValue(job.Env, "FLINK_TM_JVM_MEM_OPTS"))
 	var dynamic []string
 	if standalone {
-		cp := filepath.Join(n.dist.Home, "lib") + string(filepath.Separator) + "*"
 		entry = standaloneTaskManagerEntryClass
-		if memArgs, dynamic, err = bashJavaUtils(ctx, n.dist, cp, confDir, "GET_TM_RESOURCE_PARAMS"); err != nil {
+		if memArgs, dynamic, err = bashJavaUtils(ctx, n.dist, confDir, "GET_TM_RESOURCE_PARAMS"); err != nil {
 			return nil, err
 		}
 	} else {

@@ -624,23 +624,30 @@ func (p *nodePod) startsOnce(n *Node) bool {
 	return !p.starting && p.cluster == nil && !p.terminated && time.Now().After(p.retryAt)
 }
 
-// mainImage is the image of the pod's Flink container, or of its first
-// container when none has that name.
-func mainImage(pod *unstructured.Unstructured) string {
+// podMainContainer is the pod's Flink container (mainContainer), nil when
+// it has none.
+func podMainContainer(pod *unstructured.Unstructured) map[string]any {
 	containers, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
 	for _, c := range containers {
 		if m, ok := c.(map[string]any); ok && m["name"] == mainContainer {
-			image, _ := m["image"].(string)
-			return image
+			return m
 		}
 	}
-	if len(containers) > 0 {
-		if m, ok := containers[0].(map[string]any); ok {
-			image, _ := m["image"].(string)
-			return image
+	return nil
+}
+
+// mainImage is the image of the pod's Flink container, or of its first
+// container when none has that name.
+func mainImage(pod *unstructured.Unstructured) string {
+	m := podMainContainer(pod)
+	if m == nil {
+		containers, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
+		if len(containers) > 0 {
+			m, _ = containers[0].(map[string]any)
 		}
 	}
-	return ""
+	image, _ := m["image"].(string)
+	return image
 }
 
 // nodeHasImage is the node's rule for which images it can "pull": those
@@ -697,19 +704,20 @@ func (n *Node) startPod(ctx context.Context, pod *unstructured.Unstructured, p *
 	}
 	n.mu.Unlock()
 	if err != nil {
-		n.logf("node: pod %s/%s failed to start (restart in %s): %v", p.ns, p.name, backoff(p.failures), err)
+		next := "restart in " + backoff(p.failures).String()
+		if p.once {
+			next = "terminated"
+		}
+		n.logf("node: pod %s/%s failed to start (%s): %v", p.ns, p.name, next, err)
 		return
 	}
 	if p.role == roleTaskManager {
 		n.logf("node: TaskManager pod %s/%s of %s runs", p.ns, p.name, pod.GetLabels()["app"])
-		if !still || ctx.Err() != nil {
-			c.Stop()
-		}
-		return
+	} else {
+		// (tools/demo.sh reads "Flink of <ns>/<name>: REST API <url>,".)
+		n.logf("node: Flink of %s/%s: REST API %s, pod %s (the operator calls %s-rest.%s:%d), logs %s",
+			p.ns, p.deployment, c.RESTURL, p.name, p.deployment, p.ns, restPort(c.Configuration), filepath.Join(c.Dir, "log"))
 	}
-	// (tools/demo.sh reads "Flink of <ns>/<name>: REST API <url>,".)
-	n.logf("node: Flink of %s/%s: REST API %s, pod %s (the operator calls %s-rest.%s:%d), logs %s",
-		p.ns, p.deployment, c.RESTURL, p.name, p.deployment, p.ns, restPort(c.Configuration), filepath.Join(c.Dir, "log"))
 	if !still || ctx.Err() != nil {
 		// Deleted while it started.
 		c.Stop()
@@ -753,13 +761,7 @@ func (n *Node) runPod(ctx context.Context, pod *unstructured.Unstructured, p *no
 // it, the container's env, the ServiceAccount's credentials.
 func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured, addr string) (FlinkJob, map[string]any, error) {
 	ns := pod.GetNamespace()
-	containers, _, _ := unstructured.NestedSlice(pod.Object, "spec", "containers")
-	var main map[string]any
-	for _, c := range containers {
-		if m, ok := c.(map[string]any); ok && m["name"] == mainContainer {
-			main = m
-		}
-	}
+	main := podMainContainer(pod)
 	if main == nil {
 		return FlinkJob{}, nil, fmt.Errorf("pod %s/%s has no %s container", ns, pod.GetName(), mainContainer)
 	}

@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -39,12 +37,7 @@ func startRealOperatorAlone(t *testing.T, ns string, conf map[string]string) {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			b, _ := os.ReadFile(op.Log)
-			lines := strings.Split(string(b), "\n")
-			if len(lines) > 60 {
-				lines = lines[len(lines)-60:]
-			}
-			t.Logf("real operator log (tail):\n%s", strings.Join(lines, "\n"))
+			t.Logf("real operator log (tail):\n%s", fileTail(op.Log, 60))
 		}
 		op.Stop()
 	})

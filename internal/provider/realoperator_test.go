@@ -64,17 +64,22 @@ func startRealOperatorIn(t *testing.T, rf *realFlinkBed, namespaces []string, op
 	// final savepoint) still has the operator and the node.
 	t.Cleanup(func() {
 		if t.Failed() {
-			b, _ := os.ReadFile(op.Log)
-			lines := strings.Split(string(b), "\n")
-			if len(lines) > 60 {
-				lines = lines[len(lines)-60:]
-			}
-			t.Logf("real operator log (tail):\n%s\nFlink logs:\n%s", strings.Join(lines, "\n"), node.LogTail(20))
+			t.Logf("real operator log (tail):\n%s\nFlink logs:\n%s", fileTail(op.Log, 60), node.LogTail(20))
 		}
 		op.Stop()
 		node.Stop()
 	})
 	return node
+}
+
+// fileTail is the last n lines of a log file, for a failed test.
+func fileTail(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(string(b), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // lastCluster is the newest Flink cluster the node ran for ns/name.

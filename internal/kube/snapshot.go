@@ -585,7 +585,10 @@ type Carried struct{ Namespace, Snapshot, Path string }
 // its deployment by name only, in its own namespace: JobReference,
 // flink-kubernetes-operator release-1.15.0), so a replacement into another
 // namespace finds it there. Listing every namespace needs list on
-// flinkstatesnapshots cluster-wide; without it (Forbidden) nothing is found
+// flinkstatesnapshots cluster-wide (Kubernetes "Using RBAC Authorization":
+// a request across all namespaces is a cluster-scoped request, allowed only
+// by a ClusterRole bound with a ClusterRoleBinding; a Role grants within its
+// namespace); without it (Forbidden) nothing is found
 // there, which SnapshotsListableEverywhere lets the destroy refuse first.
 // The zero Carried when there is none.
 func CarriedSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, name string) (Carried, error) {

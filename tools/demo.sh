@@ -27,6 +27,12 @@ export TF_IN_AUTOMATION=1
 # namespace, and the cluster's IAM OIDC provider (in the AWS emulator).
 oidc_arn="$(cd "$root" && go run ./internal/testbed/cmd/testbed prereqs)"
 export TF_VAR_oidc_provider_arn="$oidc_arn"
+# The example takes the bucket's name and keeps force_destroy off; on the
+# test bed names are not global, and make demo-destroy removes what the
+# real job wrote. Set for apply and destroy alike, so that a destroy after
+# any make demo plans against the same values.
+export TF_VAR_bucket_name="${FLINKSTATE_DEMO_BUCKET:-acme-flink-state}"
+export TF_VAR_force_destroy=true
 
 # No Flink operator runs on the test bed: a model of the operator 1.15's rules
 # plays its part while terraform runs, and each deployment's job runs as real

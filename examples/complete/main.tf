@@ -1,18 +1,38 @@
 # The whole stack for one Flink application's state, as a platform engineer
-# writes it. `make demo` applies it against the local test bed: the provider
-# blocks are empty because AWS_ENDPOINT_URL, AWS_REGION, the AWS keys and
-# KUBECONFIG come from .testbed/env. Against a real account and cluster, set
-# the aws and kubernetes blocks (see docs/index.md) and the OIDC provider ARN.
+# writes it: bucket, state store, IRSA role, ServiceAccount, FlinkDeployment
+# and the latest checkpoint.
+#
+# Assumes: an EKS cluster running the Flink Kubernetes Operator (its CRDs
+# installed, the namespace created and watched, and the Role "flink" its Helm
+# chart creates there), the cluster's IAM OIDC provider (var.oidc_provider_arn),
+# and AWS and Kubernetes credentials in the environment (the provider block
+# is empty: see docs/index.md for its aws and kubernetes blocks).
+#
+# `make demo` applies it against the local test bed (AWS_ENDPOINT_URL,
+# AWS_REGION, the AWS keys and KUBECONFIG come from .testbed/env; the demo
+# sets bucket_name and force_destroy itself).
 
 terraform {
   required_providers {
     flinkstate = {
-      source = "flinkstate/flinkstate"
+      source  = "flinkstate/flinkstate"
+      version = "~> 0.1"
     }
   }
 }
 
 provider "flinkstate" {}
+
+variable "bucket_name" {
+  description = "Name of the S3 bucket for checkpoints, savepoints and HA metadata. S3 bucket names are global: pick one of your own."
+  type        = string
+}
+
+variable "force_destroy" {
+  description = "Let terraform destroy delete the bucket's objects and the store's checkpoints and savepoints. Keep false for real jobs."
+  type        = bool
+  default     = false
+}
 
 variable "namespace" {
   description = "Namespace the Flink job runs in (created with the operator's Helm chart on a real cluster)."
@@ -32,8 +52,8 @@ variable "image" {
 }
 
 resource "flinkstate_bucket" "state" {
-  bucket        = "acme-flink-state"
-  force_destroy = true # demo only: lets `make demo-destroy` remove the test bed's objects
+  bucket        = var.bucket_name
+  force_destroy = var.force_destroy
   tags = {
     app = "flink"
   }
@@ -42,7 +62,7 @@ resource "flinkstate_bucket" "state" {
 resource "flinkstate_state_store" "orders" {
   bucket        = flinkstate_bucket.state.bucket
   prefix        = "flink/orders"
-  force_destroy = true # demo only
+  force_destroy = var.force_destroy
 }
 
 resource "flinkstate_iam_role" "orders" {

@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    flinkstate = {
+      source  = "flinkstate/flinkstate"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # On EKS: the cluster may be created in the same configuration; its endpoint
 # is unknown during plan, which is fine: planning creates needs no API call.
 provider "flinkstate" {

@@ -3,11 +3,18 @@
 # checkpoint (a chk-N directory whose _metadata references only files that
 # exist) in the store's checkpoint dir. The provider checks that again before
 # creating the deployment.
+#
+# Assumes: the lost job's state store acme-flink-state/flink/orders (its
+# bucket and prefix) with retained checkpoints; the namespace
+# data-processing watched by the Flink Kubernetes Operator; the
+# ServiceAccount flink-orders with its IRSA role (as examples/complete
+# creates them); no FlinkDeployment "orders" there.
 
 terraform {
   required_providers {
     flinkstate = {
-      source = "flinkstate/flinkstate"
+      source  = "flinkstate/flinkstate"
+      version = "~> 0.1"
     }
   }
 }

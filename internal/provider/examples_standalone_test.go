@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -36,9 +37,12 @@ func TestAccExamples_validateStandalone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The provider is installed as the version CHANGELOG.md releases last,
+	// which is what the examples' version constraints must accept.
+	version := releasedVersion(t, root)
 	mirror := filepath.Join(dir, "mirror")
-	bin := filepath.Join(mirror, addr.Hostname.String(), addr.Namespace, addr.Type, "0.0.1", runtime.GOOS+"_"+runtime.GOARCH, "terraform-provider-flinkstate_v0.0.1")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	bin := filepath.Join(mirror, addr.Hostname.String(), addr.Namespace, addr.Type, version, runtime.GOOS+"_"+runtime.GOARCH, "terraform-provider-flinkstate_v"+version)
+	build := exec.Command("go", "build", "-ldflags", "-X main.version="+version, "-o", bin, ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)
@@ -89,4 +93,19 @@ func TestAccExamples_validateStandalone(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("found %d runnable examples, want at least 3 (complete, restore-from-latest-checkpoint, rollback-to-savepoint)", n)
 	}
+}
+
+// releasedVersion is the version of CHANGELOG.md's first release heading
+// ("## 0.1.0 (December 2, 2026)"), the Registry providers' form.
+func releasedVersion(t *testing.T, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "CHANGELOG.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^## (\d+\.\d+\.\d+) \(`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal(`CHANGELOG.md has no release heading "## X.Y.Z (Month D, YYYY)"`)
+	}
+	return string(m[1])
 }

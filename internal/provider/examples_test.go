@@ -321,7 +321,7 @@ resource "flinkstate_snapshot" "sp" {
 // alias proves terraform and the provider accept the blocks.
 func TestAccExample_provider(t *testing.T) {
 	skipUnlessAcc(t)
-	cfg := example(t, "provider/provider.tf",
+	cfg := example(t, "provider/provider.tf", exampleTerraformBlock, "",
 		"aws_eks_cluster.main.endpoint", `"https://127.0.0.1:6443"`,
 		"base64decode(aws_eks_cluster.main.certificate_authority[0].data)", `""`,
 		"aws_eks_cluster.main.name", `"main"`)
@@ -361,19 +361,16 @@ func TestAccExample_complete(t *testing.T) {
 	bucket, role := randName("ex-complete-"), randName("flink-orders-")
 	// Its required_providers block names the published source; the test
 	// serves the provider under its local name instead.
-	cfg := example(t, "complete/main.tf", `"acme-flink-state"`, fmt.Sprintf("%q", bucket), `name = "flink-orders"`, fmt.Sprintf("name = %q", role),
-		`terraform {
-  required_providers {
-    flinkstate = {
-      source = "flinkstate/flinkstate"
-    }
-  }
-}`, "")
+	cfg := example(t, "complete/main.tf", `name = "flink-orders"`, fmt.Sprintf("name = %q", role), exampleTerraformBlock, "")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:          cfg,
-			ConfigVariables: map[string]config.Variable{"namespace": config.StringVariable(ns), "oidc_provider_arn": config.StringVariable(testOIDCProvider(t))},
+			Config: cfg,
+			// The test's destroy removes the checkpoints the job wrote:
+			// force_destroy, as make demo sets it (the example's default
+			// is false).
+			ConfigVariables: map[string]config.Variable{"namespace": config.StringVariable(ns), "oidc_provider_arn": config.StringVariable(testOIDCProvider(t)),
+				"bucket_name": config.StringVariable(bucket), "force_destroy": config.BoolVariable(true)},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("checkpoint_dir", knownvalue.StringExact("s3://"+bucket+"/flink/orders/checkpoints")),
 				// No upgrade yet: savepoint_before_upgrade has taken nothing.

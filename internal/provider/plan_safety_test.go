@@ -731,7 +731,7 @@ func TestAccPlanSafety_examples(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:             cfg,
-			ConfigVariables:    config.Variables{"oidc_provider_arn": config.StringVariable(tOIDC)},
+			ConfigVariables:    config.Variables{"oidc_provider_arn": config.StringVariable(tOIDC), "bucket_name": config.StringVariable("acme-flink-state")},
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},

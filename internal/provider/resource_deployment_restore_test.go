@@ -446,15 +446,22 @@ func TestAccDeployment_savepointBeforeUpgradeFails(t *testing.T) {
 // exampleConfig reads examples/<path> and applies replacements (old, new
 // pairs); an old string that is no longer there fails the test.
 // exampleProviderBlock is how every example under examples/ starts.
-const exampleProviderBlock = `terraform {
+const exampleProviderBlock = exampleTerraformBlock + `
+provider "flinkstate" {}
+`
+
+// exampleTerraformBlock is the terraform block of every runnable example:
+// the published source and the version constraint (the standalone test
+// installs the provider under the version CHANGELOG.md names last, which
+// it must satisfy).
+const exampleTerraformBlock = `terraform {
   required_providers {
     flinkstate = {
-      source = "flinkstate/flinkstate"
+      source  = "flinkstate/flinkstate"
+      version = "~> 0.1"
     }
   }
 }
-
-provider "flinkstate" {}
 `
 
 func exampleConfig(t *testing.T, path string, replacements ...string) string {
@@ -505,16 +512,42 @@ func TestAccExample_restoreFromLatestCheckpoint(t *testing.T) {
 	})
 }
 
-// The guide's "Roll back an existing job to a savepoint".
+// The guide's "Roll back an existing job to a savepoint": the example
+// applied to the deployment it assumes, already in state (its import block
+// then does nothing), pointed at a savepoint of that job.
 func TestAccExample_rollbackToSavepoint(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	startOperator(t, ns)
 	prefix := randName("rb-")
-	const examplePath = "s3://acme-flink-state/flink/orders/savepoints/savepoint-9f3c2a-0123456789ab"
-	base := func(pathLine string) string {
-		return exampleConfig(t, "rollback-to-savepoint/main.tf", `"data-processing"`, fmt.Sprintf("%q", ns),
-			fmt.Sprintf("initial_savepoint_path = %q", examplePath), pathLine, "flink/orders", prefix)
+	const importBlock = `# The running deployment this configuration rolls back.
+import {
+  to = flinkstate_deployment.orders
+  id = "data-processing/orders"
+}
+`
+	const variableBlock = `variable "savepoint_path" {`
+	// rollback is the example; without it, the deployment the example
+	// assumes (the same configuration, no restore path, no import).
+	base := func(rollback bool, pathLine string) string {
+		cfg := exampleConfig(t, "rollback-to-savepoint/main.tf",
+			`"data-processing/orders"`, fmt.Sprintf("%q", ns+"/orders"),
+			`"data-processing"`, fmt.Sprintf("%q", ns),
+			"initial_savepoint_path = var.savepoint_path", pathLine, "flink/orders", prefix)
+		v := strings.Index(cfg, variableBlock)
+		if v < 0 {
+			t.Fatalf("examples/rollback-to-savepoint/main.tf no longer declares %s: update this test", variableBlock)
+		}
+		// The path comes from the snapshot below, not a variable.
+		cfg = cfg[:v] + cfg[v+strings.Index(cfg[v:], "\n}\n")+3:]
+		if !rollback {
+			imp := strings.Replace(importBlock, "data-processing/orders", ns+"/orders", 1)
+			if !strings.Contains(cfg, imp) {
+				t.Fatal("examples/rollback-to-savepoint/main.tf no longer has its import block: update this test")
+			}
+			cfg = strings.Replace(cfg, imp, "", 1)
+		}
+		return cfg
 	}
 	snapshot := fmt.Sprintf(`
 resource "flinkstate_snapshot" "before" {
@@ -529,7 +562,7 @@ resource "flinkstate_snapshot" "before" {
 		Steps: []resource.TestStep{
 			{
 				// The job runs, and a savepoint of it is taken.
-				Config: base("") + fmt.Sprintf(snapshot, "depends_on = [flinkstate_deployment.orders]"),
+				Config: base(false, "") + fmt.Sprintf(snapshot, "depends_on = [flinkstate_deployment.orders]"),
 				Check: func(s *terraform.State) error {
 					savepoint = attrOf(s, "flinkstate_snapshot.before", "path")
 					return nil
@@ -537,7 +570,7 @@ resource "flinkstate_snapshot" "before" {
 			},
 			{
 				// The example, pointed at that savepoint.
-				Config: base("initial_savepoint_path = flinkstate_snapshot.before.path") + fmt.Sprintf(snapshot, ""),
+				Config: base(true, "initial_savepoint_path = flinkstate_snapshot.before.path") + fmt.Sprintf(snapshot, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionUpdate),
 				}},

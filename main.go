@@ -26,9 +26,11 @@ var version = "dev"
 const source = "flinkstate/flinkstate"
 
 // Documentation: first the parts of templates/ that come from the code (internal/docgen), then
-// tfplugindocs, pinned in tools/docs, renders docs/ from templates/, examples/ and the schema.
+// tfplugindocs, pinned in tools/docs, renders docs/ from templates/, examples/ and the schema,
+// then docgen -docs lists required blocks as required (the framework has none: docgen.RequiredBlocks).
 //go:generate go run ./internal/docgen/cmd/docgen
 //go:generate sh -c "cd tools/docs && GOWORK=off go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs generate --provider-name flinkstate --provider-dir ../.."
+//go:generate go run ./internal/docgen/cmd/docgen -docs
 
 func main() {
 	var debug bool

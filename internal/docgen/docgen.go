@@ -27,18 +27,33 @@ type Part struct {
 }
 
 // Parts are every generated region.
-var Parts = []Part{
+var Parts = append([]Part{
 	{File: "templates/index.md.tmpl", Name: "flink-versions", Content: FlinkVersions},
 	{File: "templates/index.md.tmpl", Name: "timeouts", Content: TimeoutTable},
-	{File: "templates/resources/deployment.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_deployment")},
 	{File: "templates/guides/flink-state-on-eks.md.tmpl", Name: "upgrade-changes", Content: UpgradeChanges},
-	{File: "templates/resources/bucket.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_bucket")},
-	{File: "templates/resources/state_store.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_state_store")},
-	{File: "templates/resources/iam_role.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_iam_role")},
-	{File: "templates/resources/bucket_replication.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_bucket_replication")},
-	{File: "templates/resources/snapshot.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_snapshot")},
-	{File: "templates/resources/service_account.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_service_account")},
-	{File: "templates/resources/pod_identity_association.md.tmpl", Name: "plan-checks", Content: PlanChecksFor("flinkstate_pod_identity_association")},
+}, planCheckParts()...)
+
+// PlanChecksGuide is the template of the guide that lists every resource's
+// plan-time checks, a section per resource (## <resource>), which each
+// resource page links to.
+const PlanChecksGuide = "templates/guides/plan-time-checks.md.tmpl"
+
+// CheckedResources are the resources whose plans make checks, in the
+// guide's order.
+var CheckedResources = []string{
+	"flinkstate_deployment", "flinkstate_bucket", "flinkstate_bucket_replication", "flinkstate_state_store",
+	"flinkstate_iam_role", "flinkstate_pod_identity_association", "flinkstate_service_account", "flinkstate_snapshot",
+}
+
+// planCheckParts: the guide's section of each resource, and each resource
+// page's Timeouts section.
+func planCheckParts() []Part {
+	var ps []Part
+	for _, r := range CheckedResources {
+		ps = append(ps, Part{File: PlanChecksGuide, Name: "plan-checks-" + r, Content: PlanChecksFor(r)},
+			Part{File: "templates/resources/" + strings.TrimPrefix(r, "flinkstate_") + ".md.tmpl", Name: "timeouts", Content: TimeoutsFor(r)})
+	}
+	return ps
 }
 
 // markers matches a part's region: group 1 ends at its first line.

@@ -163,5 +163,44 @@ func TimeoutTable(root string) (string, error) {
 		}
 		b.WriteString("\n")
 	}
+	// Every resource has an example directory (tfplugindocs renders its
+	// page from it): those with no Timeouts defaults have no timeouts block.
+	dirs, err := filepath.Glob(filepath.Join(root, "examples/resources/flinkstate_*"))
+	if err != nil {
+		return "", err
+	}
+	var none []string
+	for _, d := range dirs {
+		if n := filepath.Base(d); ts[n] == nil {
+			none = append(none, "`"+n+"`")
+		}
+	}
+	sort.Strings(none)
+	if len(none) > 0 {
+		fmt.Fprintf(&b, "\nNo `timeouts` block: %s.\n", strings.Join(none, ", "))
+	}
 	return b.String(), nil
+}
+
+// TimeoutsFor renders one resource's Timeouts section: its defaults, or
+// that it has no timeouts block.
+func TimeoutsFor(resource string) func(root string) (string, error) {
+	return func(root string) (string, error) {
+		ts, err := Timeouts(root)
+		if err != nil {
+			return "", err
+		}
+		t := ts[resource]
+		if len(t) == 0 {
+			return "This resource has no `timeouts` block.", nil
+		}
+		var ops []string
+		for _, op := range []string{"create", "read", "update", "delete"} {
+			if d, ok := t[op]; ok {
+				ops = append(ops, fmt.Sprintf("`%s` (default %s)", op, short(d)))
+			}
+		}
+		return "The [`timeouts`](https://developer.hashicorp.com/terraform/language/resources/syntax#operation-timeouts) block sets how long " +
+			strings.Join(ops, ", ") + " may take, as durations such as `30s`, `10m` or `1h`.", nil
+	}
 }

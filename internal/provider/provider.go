@@ -240,7 +240,7 @@ func (p *flinkstateProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 						},
 					},
 					"default_tags": schema.SingleNestedBlock{
-						Description: "Tags added to every taggable resource of this provider (flinkstate_bucket, flinkstate_iam_role), as hashicorp/aws does. " +
+						Description: "Tags added to every taggable resource of this provider (flinkstate_bucket, flinkstate_iam_role, flinkstate_pod_identity_association; not the replication role flinkstate_bucket_replication creates), as hashicorp/aws does. " +
 							"A resource's own tags win over a default tag with the same key; the resource's tags_all shows the merged set.",
 						Attributes: map[string]schema.Attribute{
 							"tags": schema.MapAttribute{

@@ -1,9 +1,11 @@
 // Command docgen regenerates the generated parts of templates/ (see
 // package docgen). Run by go generate from the repository root, before
-// tfplugindocs renders docs/.
+// tfplugindocs renders docs/; with -docs, after it, it lists the required
+// blocks of the rendered pages as required (docgen.RequiredBlocks).
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 
@@ -11,6 +13,19 @@ import (
 )
 
 func main() {
+	docs := flag.Bool("docs", false, "rewrite the rendered docs/ instead of templates/")
+	flag.Parse()
+	if *docs {
+		wrote, err := docgen.FixDocs(".")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "docgen:", err)
+			os.Exit(1)
+		}
+		for _, f := range wrote {
+			fmt.Println("docgen: wrote", f)
+		}
+		return
+	}
 	for _, f := range docgen.Files() {
 		before, after, err := docgen.Render(".", f)
 		if err != nil {

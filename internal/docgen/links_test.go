@@ -63,9 +63,9 @@ func TestLinksFindsBadOnes(t *testing.T) {
 
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
-		"flinkstate_deployment":            "flinkstate_deployment",
+		"flinkstate_deployment":             "flinkstate_deployment",
 		"Step 5: Upgrade, with a savepoint": "step-5-upgrade-with-a-savepoint",
-		"What `wait_for` waits for":        "what-wait_for-waits-for",
+		"What `wait_for` waits for":         "what-wait_for-waits-for",
 	} {
 		if got := Slug(strings.NewReplacer("`", "").Replace(in)); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)

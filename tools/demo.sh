@@ -39,7 +39,7 @@ export TF_VAR_force_destroy=true
 # Flink 2.2.1 (the test bed's own job, with the configuration the provider
 # wrote; FLINKSTATE_DEMO_FLINK=model keeps the model's placeholder files).
 # See internal/testbed/operator.go. With the operator's jars
-# (FLINKSTATE_OPERATOR_DIR, README "The real operator"), the real operator
+# (FLINKSTATE_OPERATOR_DIR, TESTBED.md "The real operator"), the real operator
 # 1.15.0 runs instead, its JobManager pods run as real Flink 2.2.1 on the
 # node stand-in (internal/testbed/node.go), and kube-controller-manager's
 # garbage collector finishes its deletions.

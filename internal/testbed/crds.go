@@ -53,7 +53,7 @@ func OperatorFilesDir(root string) string {
 func OperatorExamplesDir(root string) (string, error) {
 	dir := filepath.Join(OperatorFilesDir(root), "examples")
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.yaml")); len(m) == 0 {
-		return "", fmt.Errorf("the Flink operator's examples are not in %s: set %s to a folder with the operator's release-1.15.0 examples/ (see README, \"The local test bed\")", dir, OperatorFilesEnv)
+		return "", fmt.Errorf("the Flink operator's examples are not in %s: set %s to a folder with the operator's release-1.15.0 examples/ (see TESTBED.md, \"The operator's files\")", dir, OperatorFilesEnv)
 	}
 	return dir, nil
 }
@@ -76,7 +76,7 @@ func readCRDs(root string) (map[string][]byte, error) {
 		out[f] = b
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("the Flink operator's CRDs are missing from %s (%s): set %s to a folder whose crds/ holds the four CRDs of the operator's release-1.15.0 Helm chart (see README, \"The local test bed\")",
+		return nil, fmt.Errorf("the Flink operator's CRDs are missing from %s (%s): set %s to a folder whose crds/ holds the four CRDs of the operator's release-1.15.0 Helm chart (see TESTBED.md, \"The operator's files\")",
 			dir, strings.Join(missing, ", "), OperatorFilesEnv)
 	}
 	return out, nil

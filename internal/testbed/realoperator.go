@@ -40,7 +40,7 @@ const (
 // ErrNoOperatorJars: FLINKSTATE_OPERATOR_DIR is not set.
 var ErrNoOperatorJars = errors.New(OperatorDirEnv + " is not set: the real Flink Kubernetes Operator 1.15.0 runs only from jars you bring " +
 	"(not served by any package registry here; build them from the operator's release-1.15.0 source, outside this repository, " +
-	"and name their folder in " + OperatorDirEnv + ", see README \"The real operator\")")
+	"and name their folder in " + OperatorDirEnv + ", see TESTBED.md \"The real operator\")")
 
 // OperatorDir is the folder of the operator's jars, checked: ErrNoOperatorJars
 // when unset, an error naming what is missing otherwise.

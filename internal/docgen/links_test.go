@@ -86,3 +86,26 @@ func TestRequiredBlocks(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+// The provider page links every resource and data source page.
+func TestIndexListsEveryPage(t *testing.T) {
+	index, err := os.ReadFile("../../docs/index.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"resources", "data-sources"} {
+		pages, err := filepath.Glob(filepath.Join("../../docs", kind, "*.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pages) == 0 {
+			t.Fatalf("no pages under docs/%s", kind)
+		}
+		for _, p := range pages {
+			link := "(" + RegistryDocs + "/" + kind + "/" + strings.TrimSuffix(filepath.Base(p), ".md") + ")"
+			if !strings.Contains(string(index), link) {
+				t.Errorf("docs/index.md does not link %s%s", kind, link)
+			}
+		}
+	}
+}

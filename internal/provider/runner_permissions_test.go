@@ -188,15 +188,23 @@ func (s *stringOrList) UnmarshalJSON(b []byte) error {
 
 func readRunnerPolicy(t testing.TB, file string) iamPolicy {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(runnerPermissionsDir, file))
+	p, err := loadRunnerPolicy(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p iamPolicy
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
 	return p
+}
+
+func loadRunnerPolicy(file string) (iamPolicy, error) {
+	var p iamPolicy
+	b, err := os.ReadFile(filepath.Join(runnerPermissionsDir, file))
+	if err == nil {
+		err = json.Unmarshal(b, &p)
+	}
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", file, err)
+	}
+	return p, nil
 }
 
 // allows tells whether the policy has an Allow statement for action. IAM
@@ -370,10 +378,14 @@ func TestRunnerPermissions_awsPoliciesWellFormed(t *testing.T) {
 // runnerRules reads the documented Kubernetes RBAC rules of file.
 func runnerRules(t testing.TB, file string) (kind, name string, rules []rbacv1.PolicyRule) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(runnerPermissionsDir, file))
+	kind, name, rules, err := loadRunnerRules(file)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return kind, name, rules
+}
+
+func loadRunnerRules(file string) (kind, name string, rules []rbacv1.PolicyRule, err error) {
 	var obj struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -383,13 +395,17 @@ func runnerRules(t testing.TB, file string) (kind, name string, rules []rbacv1.P
 		} `json:"metadata"`
 		Rules []rbacv1.PolicyRule `json:"rules"`
 	}
-	if err := yaml.UnmarshalStrict(b, &obj); err != nil {
-		t.Fatalf("%s: %v", file, err)
+	b, err := os.ReadFile(filepath.Join(runnerPermissionsDir, file))
+	if err == nil {
+		err = yaml.UnmarshalStrict(b, &obj)
 	}
-	if obj.APIVersion != "rbac.authorization.k8s.io/v1" {
-		t.Fatalf("%s: apiVersion %q", file, obj.APIVersion)
+	if err == nil && obj.APIVersion != "rbac.authorization.k8s.io/v1" {
+		err = fmt.Errorf("apiVersion %q", obj.APIVersion)
 	}
-	return obj.Kind, obj.Metadata.Name, obj.Rules
+	if err != nil {
+		return "", "", nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return obj.Kind, obj.Metadata.Name, obj.Rules, nil
 }
 
 // The namespaced Role grants what the ClusterRole grants, so every
@@ -540,13 +556,9 @@ func (c *apiCalls) uncovered() []string {
 	var out []string
 	var all iamPolicy
 	for file := range runnerPolicyFamilies {
-		b, err := os.ReadFile(filepath.Join(runnerPermissionsDir, file))
-		var p iamPolicy
-		if err == nil {
-			err = json.Unmarshal(b, &p)
-		}
+		p, err := loadRunnerPolicy(file)
 		if err != nil {
-			return []string{fmt.Sprintf("reading %s: %v", file, err)}
+			return []string{err.Error()}
 		}
 		all.Statement = append(all.Statement, p.Statement...)
 	}
@@ -561,18 +573,12 @@ func (c *apiCalls) uncovered() []string {
 			}
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(runnerPermissionsDir, "kubernetes-clusterrole.yaml"))
-	var role struct {
-		Rules []rbacv1.PolicyRule `json:"rules"`
-	}
-	if err == nil {
-		err = yaml.Unmarshal(b, &role)
-	}
+	_, _, rules, err := loadRunnerRules("kubernetes-clusterrole.yaml")
 	if err != nil {
-		return append(out, "reading kubernetes-clusterrole.yaml: "+err.Error())
+		return append(out, err.Error())
 	}
 	for r := range c.kube {
-		if !kubeRulesAllow(role.Rules, r) {
+		if !kubeRulesAllow(rules, r) {
 			out = append(out, fmt.Sprintf("Kubernetes request %s is not allowed by examples/runner-permissions/kubernetes-clusterrole.yaml", r))
 		}
 	}

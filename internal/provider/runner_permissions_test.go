@@ -534,6 +534,9 @@ func (c *apiCalls) observe(subsystem string, req *http.Request) {
 	case logKube:
 		if r, ok := parseKubeRequest(req); ok {
 			r.name = "" // the rules name no object except the Role to bind, which is no request
+			if r.namespace != "" {
+				r.namespace = "-" // one namespace, whichever: the rules are the same in each
+			}
 			c.kube[r] = true
 		}
 	}

@@ -58,7 +58,8 @@ func TestAccExamples_validateStandalone(t *testing.T) {
 	}
 	n := 0
 	for _, e := range entries {
-		if !e.IsDir() || e.Name() == "resources" || e.Name() == "data-sources" || e.Name() == "provider" {
+		if !e.IsDir() || e.Name() == "resources" || e.Name() == "data-sources" || e.Name() == "provider" ||
+			e.Name() == "runner-permissions" { // IAM policies and RBAC YAML, no configuration (runner_permissions_test.go)
 			continue
 		}
 		n++

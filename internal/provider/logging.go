@@ -34,7 +34,16 @@ type loggingTransport struct {
 	secrets []string
 }
 
+// apiCallObserver, when set, sees every API request the provider makes,
+// with its subsystem: the acceptance tests set it (TestMain) to check that
+// the runner permissions the docs give cover each call the suite makes
+// (runner_permissions_test.go). Nil otherwise.
+var apiCallObserver func(subsystem string, req *http.Request)
+
 func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if apiCallObserver != nil {
+		apiCallObserver(t.subsystem, req)
+	}
 	ctx := tflog.NewSubsystem(req.Context(), t.subsystem,
 		tflog.WithLevelFromEnv("TF_LOG_PROVIDER_FLINKSTATE_"+strings.ToUpper(t.subsystem)))
 	if len(t.secrets) > 0 {

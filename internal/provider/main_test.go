@@ -54,7 +54,7 @@ func runTests(m *testing.M) int {
 		}
 		fmt.Fprintf(os.Stderr, "acceptance tests against external targets: KUBECONFIG=%s AWS_ENDPOINT_URL=%s\n",
 			os.Getenv("KUBECONFIG"), os.Getenv("AWS_ENDPOINT_URL"))
-		return m.Run()
+		return runCheckingPermissions(m)
 	}
 	testTarget = "testbed"
 	root, err := testbed.FindRoot()
@@ -87,7 +87,22 @@ func runTests(m *testing.M) int {
 		"KUBE_CLIENT_CERT_DATA", "KUBE_CLIENT_KEY_DATA", "KUBE_INSECURE", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"} {
 		os.Unsetenv(v)
 	}
-	return m.Run()
+	return runCheckingPermissions(m)
+}
+
+// runCheckingPermissions runs the acceptance tests recording every AWS
+// operation and Kubernetes request the provider makes, and fails the run
+// when one is not covered by the runner permissions the docs give
+// (examples/runner-permissions, docs/guides/runner-permissions.md).
+func runCheckingPermissions(m *testing.M) int {
+	calls := recordAPICalls()
+	code := m.Run()
+	if missing := calls.uncovered(); len(missing) > 0 {
+		fmt.Fprintln(os.Stderr, "FAIL: the documented runner permissions do not cover calls the provider made in this run:\n  "+
+			strings.Join(missing, "\n  "))
+		return 1
+	}
+	return code
 }
 
 // findTerraform makes sure terraform-plugin-testing finds a terraform CLI

@@ -224,33 +224,19 @@ func TestParseConfigurationLeavesUnreadableBooleansUnset(t *testing.T) {
 // template back unchanged (no variable added: adopting changes nothing); an
 // object that enables it imports with the default, which adds nothing new.
 func TestImportS3PluginKeepsThePluginWiringAsFound(t *testing.T) {
-	without := object(t, `
+	mainEnv := func(name, value string) *unstructured.Unstructured {
+		return object(t, `
 podTemplate:
   spec:
     containers:
     - name: flink-main-container
       env:
-      - name: TZ
-        value: UTC
-`)
-	with := object(t, `
-podTemplate:
-  spec:
-    containers:
-    - name: flink-main-container
-      env:
-      - name: ENABLE_BUILT_IN_PLUGINS
-        value: flink-metrics-prometheus-2.2.1.jar;flink-s3-fs-hadoop-2.2.1.jar
-`)
-	otherVersion := object(t, `
-podTemplate:
-  spec:
-    containers:
-    - name: flink-main-container
-      env:
-      - name: ENABLE_BUILT_IN_PLUGINS
-        value: flink-s3-fs-hadoop-2.1.0.jar
-`)
+      - name: `+name+`
+        value: `+value)
+	}
+	without := mainEnv("TZ", "UTC")
+	with := mainEnv("ENABLE_BUILT_IN_PLUGINS", "flink-metrics-prometheus-2.2.1.jar;flink-s3-fs-hadoop-2.2.1.jar")
+	otherVersion := mainEnv("ENABLE_BUILT_IN_PLUGINS", "flink-s3-fs-hadoop-2.1.0.jar")
 	for name, c := range map[string]struct {
 		obj  *unstructured.Unstructured
 		want string

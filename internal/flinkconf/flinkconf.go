@@ -110,6 +110,7 @@ type State struct {
 type Input struct {
 	FlinkVersion     string
 	Identity         string // Identities
+	S3Plugin         string // S3Plugins; "" is S3PluginProvider
 	UpgradeMode      string // UpgradeModes
 	HighAvailability *bool  // nil: on with last-state, and with savepoint when there is an HA directory
 	// HasJob tells whether the deployment runs a job (application mode);
@@ -180,6 +181,11 @@ const haOffDetail = "Without Kubernetes HA the operator: cannot recover a lost J
 	"support.\"); restores a failed or finished job from the savepoint it recorded last, which may be older than the job's last " +
 	"checkpoint (AbstractJobReconciler.useStatusSavepoint); and runs a last-state upgrade by cancelling the job and restoring its " +
 	"latest checkpoint instead of keeping HA metadata (AbstractJobReconciler.allowLastStateCancel)."
+
+// WritesPluginEnv tells whether the provider adds ENABLE_BUILT_IN_PLUGINS
+// with the S3 plugin to the main container: unless the image brings the
+// plugin (S3PluginImage).
+func (in Input) WritesPluginEnv() bool { return in.S3Plugin != S3PluginImage }
 
 // LocalDir is the RocksDB/ForSt local working directory (an emptyDir).
 func (in Input) LocalDir() string {

@@ -18,7 +18,8 @@ const (
 // PodTemplate merges what the provider adds into the user's pod template
 // (YAML of a Pod: apiVersion, kind, metadata, spec; may be empty):
 // fsGroup 9999 unless the user sets one, the S3 plugin in
-// ENABLE_BUILT_IN_PLUGINS on the main container, and for RocksDB/ForSt an
+// ENABLE_BUILT_IN_PLUGINS on the main container (unless the image brings
+// it: Input.WritesPluginEnv), and for RocksDB/ForSt an
 // emptyDir mounted at the local directory (not a backup: durable state is
 // only what the checkpoint directory holds). Conflicts are Error findings on
 // pod_template.
@@ -64,7 +65,7 @@ func PodTemplate(userYAML string, in Input) (map[string]any, []Finding) {
 	}
 	spec["containers"] = containers
 
-	if v, err := ParseVersion(in.FlinkVersion); err == nil {
+	if v, err := ParseVersion(in.FlinkVersion); err == nil && in.WritesPluginEnv() {
 		jar := v.S3PluginJar()
 		env, _ := main["env"].([]any)
 		found := false
@@ -75,7 +76,7 @@ func PodTemplate(userYAML string, in Input) (map[string]any, []Finding) {
 			}
 			found = true
 			val, _ := m["value"].(string)
-			if !containsPlugin(val, jar) {
+			if !ContainsPlugin(val, jar) {
 				conflict(fmt.Sprintf("%s on %s is %q, which lacks %s: the S3 file system would not load. Add it (plugins are separated by ';') or remove the variable.",
 					PluginsEnv, MainContainer, val, jar))
 			}
@@ -119,7 +120,9 @@ func PodTemplate(userYAML string, in Input) (map[string]any, []Finding) {
 	return pod, fs
 }
 
-func containsPlugin(list, jar string) bool {
+// ContainsPlugin tells whether the ';'-separated ENABLE_BUILT_IN_PLUGINS list
+// names jar (docker-entrypoint.sh splits it on ';').
+func ContainsPlugin(list, jar string) bool {
 	for _, p := range strings.Split(list, ";") {
 		if strings.TrimSpace(p) == jar {
 			return true
@@ -187,7 +190,7 @@ func StripAdditions(live map[string]any, in Input) map[string]any {
 		if m == nil || m["name"] != MainContainer {
 			continue
 		}
-		if v, err := ParseVersion(in.FlinkVersion); err == nil {
+		if v, err := ParseVersion(in.FlinkVersion); err == nil && in.WritesPluginEnv() {
 			dropLast(m, "env", func(e map[string]any) bool { return e["name"] == PluginsEnv && e["value"] == v.S3PluginJar() })
 		}
 		if in.UsesLocalDir() {

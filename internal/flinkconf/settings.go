@@ -26,6 +26,26 @@ const (
 // Identities are the values of identity.
 var Identities = []string{IdentityIRSA, IdentityPodIdentity}
 
+// Who enables the Hadoop S3 file system plugin (s3_plugin, Input.S3Plugin).
+// Flink loads a file system plugin only from its own folder under
+// /opt/flink/plugins (Flink docs, "Amazon S3": "copy the respective JAR file
+// from the opt directory to the plugins directory"); the official image's
+// docker-entrypoint.sh (apache/flink-docker, copy_plugins_if_required)
+// links each jar ENABLE_BUILT_IN_PLUGINS names from /opt/flink/opt there
+// when the container starts. An image built with the plugin already in
+// /opt/flink/plugins needs no variable.
+const (
+	// S3PluginProvider: the provider adds ENABLE_BUILT_IN_PLUGINS naming
+	// the plugin jar of flink_version to the main container (the default).
+	S3PluginProvider = "provider"
+	// S3PluginImage: the image brings the plugin; the provider writes no
+	// variable (what the user's pod template has stays as it is).
+	S3PluginImage = "image"
+)
+
+// S3Plugins are the values of s3_plugin.
+var S3Plugins = []string{S3PluginProvider, S3PluginImage}
+
 // Upgrade modes of the operator's JobSpec.upgradeMode (job.upgrade_mode).
 const (
 	UpgradeLastState = "last-state"

@@ -76,3 +76,34 @@ func ImportVersion(obj *unstructured.Unstructured) (version string, guessed bool
 	}
 	return fmt.Sprintf("%s.%d", minor, newest), true, nil
 }
+
+// ImportS3Plugin is s3_plugin for an imported object of Flink version:
+// "" (the provider's default, which adds ENABLE_BUILT_IN_PLUGINS) when
+// the main container's variable already names that version's S3 plugin
+// jar, so writing the default changes nothing; else flinkconf.S3PluginImage.
+// An object running on S3 without it gets the plugin from its image (or
+// another container start-up), and adding the variable would change its pod
+// template: a spec change the operator applies as an upgrade, i.e. a
+// restart (flink-kubernetes-operator release-1.15.0, ReflectiveDiffBuilder
+// over FlinkDeploymentSpec).
+func ImportS3Plugin(obj *unstructured.Unstructured, version string) string {
+	v, err := flinkconf.ParseVersion(version)
+	if err != nil {
+		return ""
+	}
+	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "podTemplate", "spec", "containers")
+	for _, c := range containers {
+		cm, _ := c.(map[string]any)
+		if cm["name"] != flinkconf.MainContainer {
+			continue
+		}
+		env, _ := cm["env"].([]any)
+		for _, e := range env {
+			em, _ := e.(map[string]any)
+			if val, _ := em["value"].(string); em["name"] == flinkconf.PluginsEnv && flinkconf.ContainsPlugin(val, v.S3PluginJar()) {
+				return ""
+			}
+		}
+	}
+	return flinkconf.S3PluginImage
+}

@@ -218,3 +218,52 @@ func TestParseConfigurationLeavesUnreadableBooleansUnset(t *testing.T) {
 		t.Errorf("\"False\" imported as %q", s.Values["state.incremental"])
 	}
 }
+
+// An object whose main container does not enable the S3 plugin of its
+// version imports as s3_plugin "image", and PodTemplate then gives its pod
+// template back unchanged (no variable added: adopting changes nothing); an
+// object that enables it imports with the default, which adds nothing new.
+func TestImportS3PluginKeepsThePluginWiringAsFound(t *testing.T) {
+	mainEnv := func(name, value string) *unstructured.Unstructured {
+		return object(t, `
+podTemplate:
+  spec:
+    containers:
+    - name: flink-main-container
+      env:
+      - name: `+name+`
+        value: `+value)
+	}
+	without := mainEnv("TZ", "UTC")
+	with := mainEnv("ENABLE_BUILT_IN_PLUGINS", "flink-metrics-prometheus-2.2.1.jar;flink-s3-fs-hadoop-2.2.1.jar")
+	otherVersion := mainEnv("ENABLE_BUILT_IN_PLUGINS", "flink-s3-fs-hadoop-2.1.0.jar")
+	for name, c := range map[string]struct {
+		obj  *unstructured.Unstructured
+		want string
+	}{
+		"no variable":           {without, flinkconf.S3PluginImage},
+		"variable names it":     {with, ""},
+		"another version's jar": {otherVersion, flinkconf.S3PluginImage},
+		"no pod template":       {object(t, `image: flink:2.2.1`), flinkconf.S3PluginImage},
+	} {
+		if got := ImportS3Plugin(c.obj, "2.2.1"); got != c.want {
+			t.Errorf("%s: ImportS3Plugin = %q, want %q", name, got, c.want)
+		}
+	}
+	live, _, _ := unstructured.NestedMap(without.Object, "spec", "podTemplate")
+	in := flinkconf.Input{FlinkVersion: "2.2.1", S3Plugin: ImportS3Plugin(without, "2.2.1"), Unwritten: map[string]bool{flinkconf.AbsentFSGroup: true}}
+	user := flinkconf.StripAdditions(live, in)
+	b, err := yaml.Marshal(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, fs := flinkconf.PodTemplate(string(b), in)
+	if len(fs) > 0 || CanonicalJSON(merged) != CanonicalJSON(live) {
+		t.Errorf("with s3_plugin %q the pod template becomes %s (findings %v), want it as found: %s", in.S3Plugin, CanonicalJSON(merged), fs, CanonicalJSON(live))
+	}
+	// The default still adds the variable (new deployments as before).
+	def, _ := flinkconf.PodTemplate(string(b), flinkconf.Input{FlinkVersion: "2.2.1", Unwritten: in.Unwritten})
+	if !strings.Contains(CanonicalJSON(def), `"name":"ENABLE_BUILT_IN_PLUGINS","value":"flink-s3-fs-hadoop-2.2.1.jar"`) {
+		t.Errorf("s3_plugin unset: the pod template %s lacks the plugin variable", CanonicalJSON(def))
+	}
+}

@@ -25,6 +25,7 @@ type deploymentModel struct {
 	Mode                types.String     `tfsdk:"mode"`
 	ServiceAccount      types.String     `tfsdk:"service_account"`
 	Identity            types.String     `tfsdk:"identity"`
+	S3Plugin            types.String     `tfsdk:"s3_plugin"`
 	HighAvailability    types.Bool       `tfsdk:"high_availability"`
 	FlinkConfiguration  types.Map        `tfsdk:"flink_configuration"`
 	SensitiveConfig     types.Map        `tfsdk:"sensitive_flink_configuration"`
@@ -97,7 +98,7 @@ type jobModel struct {
 // input converts the model for flinkconf; ok is false while something it
 // needs is unknown.
 func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (flinkconf.Input, bool) {
-	if anyUnknown(m.FlinkVersion, m.Identity, m.HighAvailability, m.FlinkConfiguration, m.Image) || stateUnknown(m.State) ||
+	if anyUnknown(m.FlinkVersion, m.Identity, m.S3Plugin, m.HighAvailability, m.FlinkConfiguration, m.Image) || stateUnknown(m.State) ||
 		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode, m.Job.Parallelism)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
 		return flinkconf.Input{}, false
 	}
@@ -112,6 +113,7 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 	in := flinkconf.Input{
 		FlinkVersion: m.FlinkVersion.ValueString(),
 		Identity:     m.Identity.ValueString(),
+		S3Plugin:     m.S3Plugin.ValueString(),
 		Image:        m.Image.ValueString(),
 		Values:       map[string]string{},
 		Extra:        stringMap(ctx, m.FlinkConfiguration, diags),

@@ -171,15 +171,17 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		if !m.fromConfiguration(ctx, s.FlinkConfiguration, what, diags) {
 			return
 		}
+		m.S3Plugin = optionalString(flinkdeploy.ImportS3Plugin(live, s.FlinkVersion))
+		if m.S3Plugin.ValueString() == flinkconf.S3PluginImage {
+			diags.AddAttributeWarning(path.Root("s3_plugin"), "The object does not enable the S3 plugin",
+				what+" has no "+flinkconf.PluginsEnv+" naming the S3 plugin on "+flinkconf.MainContainer+": its image brings "+
+					"the plugin. s3_plugin was imported as \"image\", and while it stays so the provider writes no variable, so "+
+					"adopting the job changes nothing. Removing it (or s3_plugin = \"provider\") adds the variable, a pod template "+
+					"change the operator applies as an upgrade (a restart with the job's upgrade mode); the plan says so.")
+		}
 		m.PodTemplate = importedPodTemplate(ctx, m, s.PodTemplate)
 		if !m.checkCarriedOver(ctx, s.FlinkConfiguration, what, diags) {
 			return
-		}
-		if flinkdeploy.PluginVersion(live) == "" {
-			diags.AddAttributeWarning(path.Root("pod_template"), "The object does not enable the S3 plugin",
-				what+" has no "+flinkconf.PluginsEnv+" naming the S3 plugin on "+flinkconf.MainContainer+": the first apply adds it to "+
-					"the pod template, a change the operator applies as an upgrade (a restart with the job's upgrade mode). If the image "+
-					"has the plugin in /opt/flink/plugins already, the variable only enables it again; apply when a restart is acceptable.")
 		}
 	} else {
 		prior := stringMap(ctx, m.EffectiveConfig, diags)

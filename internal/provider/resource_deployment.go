@@ -89,6 +89,16 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"changing or removing identity on an existing deployment writes or removes the key, a spec change the operator " +
 					"applies as an upgrade (a restart with the job's upgrade mode): the plan says so.",
 				Validators: []validator.String{stringvalidator.OneOf(flinkconf.Identities...)}},
+			"s3_plugin": schema.StringAttribute{Optional: true,
+				Description: "Who enables Flink's Hadoop S3 file system plugin, which the job's s3:// state needs: `provider` " +
+					"(the default when unset) adds ENABLE_BUILT_IN_PLUGINS naming flink-s3-fs-hadoop-<flink_version>.jar to " +
+					"flink-main-container, which the official image's entry point links from /opt/flink/opt into /opt/flink/plugins " +
+					"at start; `image`: the image has the plugin in /opt/flink/plugins already, and the provider writes no variable " +
+					"(a variable in pod_template stays as written). An import of an object whose main container does not enable " +
+					"the plugin that way reads `image`, so adopting a job changes nothing. Changing it on an existing deployment " +
+					"adds or removes the variable, a pod template change the operator applies as an upgrade (a restart with the " +
+					"job's upgrade mode): the plan says so.",
+				Validators: []validator.String{stringvalidator.OneOf(flinkconf.S3Plugins...)}},
 			"high_availability": schema.BoolAttribute{Optional: true,
 				Description: "Kubernetes HA with metadata in state.ha_dir. Default: on with upgrade_mode last-state, and with savepoint when there is an HA directory (the store's or state.ha_dir); off otherwise. The operator's safety nets for stateful jobs need it (recovery of a lost JobManager, the last-state fallback of a savepoint upgrade, rollback); the plan says what a stateful deployment without it gives up."},
 			"flink_configuration": schema.MapAttribute{Optional: true, ElementType: types.StringType,

@@ -179,6 +179,22 @@ type Faults struct {
 	// first deployment then fails in the operator and is retried until the
 	// fault is cleared (deployRefused).
 	DeploymentCreateRefused string
+	// SnapshotWritePause: the operator's next reconciliation of a
+	// FlinkStateSnapshot that moves it to State stops after it has done
+	// its work (Flink asked, the result decided) and before it writes the
+	// object, sends the snapshot's name on Held and waits for Release: a
+	// test makes another client's write land at that exact moment, as one
+	// did under load in CI (TestAccSnapshot_killedCreateTakenOver: the
+	// provider's take-over of a killed create's snapshot while the operator
+	// completed it). Consumed when it is hit.
+	SnapshotWritePause *WritePause
+}
+
+// WritePause is Faults.SnapshotWritePause.
+type WritePause struct {
+	State   string
+	Held    chan<- string
+	Release <-chan struct{}
 }
 
 // ContainerState is a container's waiting state as the kubelet reports it.

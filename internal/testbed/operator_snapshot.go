@@ -157,12 +157,50 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 	if hadStatus && st == before {
 		return
 	}
-	obj.Object["status"] = st.object()
-	if _, err := r.UpdateStatus(ctx, obj, metav1.UpdateOptions{FieldManager: operatorManager}); err != nil {
+	o.pauseBeforeWrite(ctx, obj.GetName(), before.State, st.State)
+	// FlinkStateSnapshotController.getUpdateControl returns
+	// UpdateControl.patchStatus; the operator turns server-side apply off
+	// (FlinkOperator: withUseSSAToPatchPrimaryResource(false)), so JOSDK
+	// 5.2.2's ReconciliationDispatcher.patchStatus goes to editStatus,
+	// which clears metadata.resourceVersion and patches the status
+	// subresource: the write lands whatever another client changed in the
+	// meantime (the provider's claim of a killed create's snapshot bumps
+	// the resourceVersion). An update with the version it read would be
+	// refused with a conflict, the status that records the trigger lost,
+	// and the next reconciliation trigger a second savepoint.
+	patch, err := json.Marshal([]map[string]any{{"op": "add", "path": "/status", "value": st.object()}})
+	if err != nil {
+		o.logf("operator: status of FlinkStateSnapshot %s: %v", obj.GetName(), err)
+		return
+	}
+	if _, err := r.Patch(ctx, obj.GetName(), ktypes.JSONPatchType, patch, metav1.PatchOptions{FieldManager: operatorManager}, "status"); err != nil {
 		o.logf("operator: status of FlinkStateSnapshot %s: %v", obj.GetName(), err)
 		return
 	}
 	o.logf("operator: FlinkStateSnapshot %s is %s (failures %d) %s", obj.GetName(), st.State, st.Failures, st.Path)
+}
+
+// pauseBeforeWrite holds a reconciliation that moves a snapshot from one
+// state to another (Faults.SnapshotWritePause).
+func (o *Operator) pauseBeforeWrite(ctx context.Context, name, from, to string) {
+	o.mu.Lock()
+	p := o.faults.SnapshotWritePause
+	if p == nil || from == to || p.State != to {
+		o.mu.Unlock()
+		return
+	}
+	o.faults.SnapshotWritePause = nil
+	o.mu.Unlock()
+	o.logf("operator: FlinkStateSnapshot %s: paused before writing %s (injected)", name, to)
+	select {
+	case p.Held <- name:
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-p.Release:
+	case <-ctx.Done():
+	}
 }
 
 // snapshotError is FlinkStateSnapshotController.updateErrorStatus with

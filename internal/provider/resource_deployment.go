@@ -250,7 +250,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		if !req.State.Raw.IsNull() {
 			var state deploymentModel
 			if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); !resp.Diagnostics.HasError() {
-				planDestroy(ctx, &state, privateString(ctx, req.Private, privateFinalFailed, &resp.Diagnostics), &resp.Diagnostics)
+				planDestroy(ctx, &state, loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics).FinalFailed, &resp.Diagnostics)
 			}
 		}
 		return
@@ -265,7 +265,9 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.Unwritten = unwrittenDefaults(ctx, req.Private, &resp.Diagnostics)
+	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
+	defer private.save(ctx, resp.Private, &resp.Diagnostics)
+	plan.Unwritten = private.Unwritten
 	if state != nil {
 		state.Unwritten = plan.Unwritten
 	}
@@ -275,8 +277,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		// creates.
 		plan.Unwritten = nil
 		if state == nil {
-			setPrivateString(ctx, resp.Private, privateUnwritten, "", &resp.Diagnostics)
-			setPrivateString(ctx, resp.Private, privateAdopt, "", &resp.Diagnostics)
+			private.forgetImport()
 		}
 	}
 	var cfgMode types.String
@@ -300,9 +301,9 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	replacing := state != nil && (!plan.Namespace.Equal(state.Namespace) || !plan.Name.Equal(state.Name))
 	switch {
 	case state == nil:
-		planCarry(ctx, &plan, req.Private, resp.Private, &resp.Diagnostics)
+		planCarry(&plan, private)
 	case replacing:
-		planReplace(ctx, &plan, state, resp.Private, &resp.Diagnostics)
+		planReplace(ctx, &plan, state, private, &resp.Diagnostics)
 	}
 	in, ok := plan.input(ctx, &resp.Diagnostics)
 	if !ok {
@@ -352,11 +353,11 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		planRestore(ctx, &plan, state, &resp.Diagnostics)
 	}
 	if state != nil && !replacing {
-		planNotRunningUpgrade(ctx, &plan, state, privateString(ctx, req.Private, privateRecordedSavepoint, &resp.Diagnostics), &resp.Diagnostics)
+		planNotRunningUpgrade(ctx, &plan, state, private.RecordedSavepoint, &resp.Diagnostics)
 	}
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
-	if state != nil && (!deploymentSpecEqual(ctx, plan, *state) || waitPending(ctx, req.Private, &resp.Diagnostics) != "") {
+	if state != nil && (!deploymentSpecEqual(ctx, plan, *state) || private.WaitPending != "") {
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -388,7 +389,7 @@ func deploymentSpecEqual(ctx context.Context, a, b deploymentModel) bool {
 // "wait pending" mark in private state, and the next plan shows an update
 // (ModifyPlan) whose apply waits again. After an update the failed wait is
 // an error, and the mark makes the next plan show the pending change again.
-func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, create bool, timeout time.Duration, state setter, private privateSetter, diags *diag.Diagnostics) {
+func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, create bool, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return
@@ -436,9 +437,9 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		if live != nil {
 			// The object this resource owns: another one of that name
 			// (after a delete outside Terraform) is never taken for it.
-			setObjectUID(ctx, private, string(live.GetUID()), diags)
+			private.UID = string(live.GetUID())
 			if plan.CarriedPath != "" {
-				setPrivateString(ctx, private, privateCarried, plan.CarriedPath, diags)
+				private.Carried = plan.CarriedPath
 				consumeCarried(ctx, c, &plan, diags)
 			}
 		}
@@ -457,15 +458,15 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	plan.ID = types.StringValue(ns + "/" + name)
 	plan.setStatus(kube.ReadDeploymentStatus(live))
 	if plan.WaitFor.ValueString() == "none" {
-		setWaitPending(ctx, private, "", diags)
+		private.WaitPending = ""
 		diags.Append(state.Set(ctx, &plan)...)
 		return
 	}
 	// Saved before waiting: whatever happens next, the object is in state.
-	setWaitPending(ctx, private, "the apply did not finish waiting", diags)
+	private.WaitPending = "the apply did not finish waiting"
 	if plan.Restoring {
 		// The next apply's wait (a pending wait) is a restore wait too.
-		setPrivateString(ctx, private, privateRestorePending, "from:"+plan.RestoreFrom, diags)
+		private.Restoring, private.RestoreFrom = true, plan.RestoreFrom
 	}
 	diags.Append(state.Set(ctx, &plan)...)
 	var st kube.DeploymentStatus
@@ -478,8 +479,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	diags.Append(state.Set(ctx, &plan)...)
 	switch {
 	case err == nil:
-		setWaitPending(ctx, private, "", diags)
-		setPrivateString(ctx, private, privateRestorePending, "", diags)
+		private.waitDone()
 	case create && st.Error != "" && failedBeforeItRan(ctx, c, ns, name):
 		// The first deployment failed before its JobManager started (e.g.
 		// an image that cannot be pulled): no job ran, so no checkpoint,
@@ -505,17 +505,17 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	case create && errors.Is(err, kube.ErrSpecRejected):
 		// Refused after something was deployed (an update of an adopted
 		// object, say): kept, as the operator keeps the last spec in force.
-		setWaitPending(ctx, private, err.Error(), diags)
+		private.WaitPending = err.Error()
 		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error(),
 			"Fix the setting the operator names and apply again.")
 	case create && plan.Restoring && !errors.Is(err, kube.ErrDeploymentTimeout):
 		// The restore failed in Flink (or the operator refused it): the job
 		// is not running with the state it was meant to have.
-		setWaitPending(ctx, private, err.Error(), diags)
+		private.WaitPending = err.Error()
 		addProblem(diags, "Restoring", "FlinkDeployment "+ns+"/"+name, "the job did not start from its restore path: "+err.Error(),
 			"Check the path (job.initial_savepoint_path, or the replaced deployment's final savepoint) and the operator's events.")
 	case create:
-		setWaitPending(ctx, private, err.Error(), diags)
+		private.WaitPending = err.Error()
 		diags.AddWarning("FlinkDeployment created but not ready yet",
 			fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
 				err, ns, name, plan.waitTarget()))
@@ -527,16 +527,16 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		// (AbstractJobReconciler.reconcileSpecChange handles
 		// SAVEPOINT_REDEPLOY before getJobUpgrade) and a stateless upgrade
 		// (getJobUpgrade: "Stateless job, ready for upgrade").
-		setWaitPending(ctx, private, err.Error(), diags)
+		private.WaitPending = err.Error()
 		addProblem(diags, "Upgrading", "FlinkDeployment "+ns+"/"+name, err.Error(), manualRestoreAdvice)
 	case errors.Is(err, kube.ErrWaitingForUpgradeableState):
-		setWaitPending(ctx, private, err.Error(), diags)
+		private.WaitPending = err.Error()
 		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
 			"The operator applies the change by itself once the job runs, and the next plan shows this deployment as a pending "+
 				"update whose apply waits again. If the job cannot run with the spec it last reconciled (this change is what fixes it), "+
 				"it never will. "+manualRestoreAdvice)
 	default:
-		setWaitPending(ctx, private, err.Error(), diags)
+		private.WaitPending = err.Error()
 		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
 			"The next plan shows this deployment as a pending update, whose apply waits again.")
 	}
@@ -611,9 +611,10 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	plan.RedeployNonce, plan.UpgradeSavepoint = types.Int64Null(), types.StringNull()
+	private := loadDeploymentPrivate(ctx, resp.Private, &resp.Diagnostics)
+	defer private.save(ctx, resp.Private, &resp.Diagnostics)
 	// What an imported predecessor left in private state is not this object's.
-	setPrivateString(ctx, resp.Private, privateUnwritten, "", &resp.Diagnostics)
-	setPrivateString(ctx, resp.Private, privateAdopt, "", &resp.Diagnostics)
+	private.forgetImport()
 	if p := plan.restorePath(); !p.IsNull() {
 		plan.Restoring, plan.RestoreFrom = true, p.ValueString()
 	}
@@ -624,7 +625,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		}
 		plan.UpgradeSavepoint = types.StringValue(plan.CarriedPath)
 	}
-	r.apply(ctx, plan, true, timeout, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, plan, true, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -644,11 +645,13 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	// Never rewrite another object of that name (a plan made without
 	// refresh, or a replacement since): only the UID this resource owns.
-	live := r.checkStillOurs(ctx, state, req.Private, &resp.Diagnostics)
+	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
+	defer private.save(ctx, resp.Private, &resp.Diagnostics)
+	live := r.checkStillOurs(ctx, state, private.UID, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.Unwritten = unwrittenDefaults(ctx, req.Private, &resp.Diagnostics)
+	plan.Unwritten = private.Unwritten
 	state.Unwritten, plan.Live, state.Live = plan.Unwritten, live, live
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
@@ -660,29 +663,27 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		r.savepointBeforeUpgrade(ctx, c, &plan, &state, &resp.Diagnostics)
 	}
 	plan.Restoring, plan.RestoreFrom = restoresOnUpdate(ctx, &plan, &state)
-	if pending := privateString(ctx, req.Private, privateRestorePending, &resp.Diagnostics); !plan.Restoring && pending != "" &&
-		waitPending(ctx, req.Private, &resp.Diagnostics) != "" && plan.jobState() == "running" {
-		plan.Restoring, plan.RestoreFrom = true, strings.TrimPrefix(pending, "from:")
+	if !plan.Restoring && private.Restoring && private.WaitPending != "" && plan.jobState() == "running" {
+		plan.Restoring, plan.RestoreFrom = true, private.RestoreFrom
 	}
 	if resp.Diagnostics.HasError() {
 		// The old spec keeps running: the state stays what it was.
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
-	if privateString(ctx, req.Private, privateAdopt, &resp.Diagnostics) != "" && live != nil {
-		plan.Live = r.takeOwnership(ctx, &state, resp.Private, &resp.Diagnostics)
+	if private.Adopt && live != nil {
+		plan.Live = r.takeOwnership(ctx, &state, private, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			return
 		}
 	}
-	r.apply(ctx, plan, false, timeout, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, plan, false, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
 // checkStillOurs fails an update when the FlinkDeployment of that name is
 // not the object this resource created or imported (its UID).
-func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymentModel, private privateGetter, diags *diag.Diagnostics) *unstructured.Unstructured {
-	uid := objectUID(ctx, private, diags)
+func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymentModel, uid string, diags *diag.Diagnostics) *unstructured.Unstructured {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return nil
@@ -709,7 +710,7 @@ func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymen
 // the only owner of the fields it read from the object (kube.TakeOwnership),
 // so that a setting removed from the configuration is removed from the
 // object. It returns the object as it is afterwards.
-func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, private privateSetter, diags *diag.Diagnostics) *unstructured.Unstructured {
+func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) *unstructured.Unstructured {
 	c := r.meta.kubeOrDiag(diags)
 	var d diag.Diagnostics
 	spec, ok := state.spec(ctx, &d)
@@ -735,16 +736,8 @@ func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymen
 		addProblem(diags, "Taking over", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "Nothing in its spec was changed; apply again.")
 		return nil
 	}
-	setPrivateString(ctx, private, privateAdopt, "", diags)
+	private.Adopt = false
 	return live
-}
-
-// unwrittenDefaults reads the provider defaults an imported object lacked.
-func unwrittenDefaults(ctx context.Context, p privateGetter, diags *diag.Diagnostics) []string {
-	if v := privateString(ctx, p, privateUnwritten, diags); v != "" {
-		return strings.Split(v, ",")
-	}
-	return nil
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -767,20 +760,19 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	if replacedOutsideTerraform(ctx, req, resp, "FlinkDeployment", live) {
 		return
 	}
+	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
+	defer private.save(ctx, resp.Private, &resp.Diagnostics)
 	imported := takeImported(ctx, req, resp)
 	if imported {
-		state.Unwritten = flinkdeploy.AbsentDefaults(live)
-		setPrivateString(ctx, resp.Private, privateUnwritten, strings.Join(state.Unwritten, ","), &resp.Diagnostics)
-		setPrivateString(ctx, resp.Private, privateAdopt, "pending", &resp.Diagnostics)
-	} else {
-		state.Unwritten = unwrittenDefaults(ctx, req.Private, &resp.Diagnostics)
+		private.Unwritten, private.Adopt = flinkdeploy.AbsentDefaults(live), true
 	}
+	state.Unwritten = private.Unwritten
 	var noPath bool
 	if state.Job != nil {
 		noPath = state.Job.InitialSavepointPath.IsNull()
 	}
 	state.fromSpec(ctx, live, imported, &resp.Diagnostics)
-	if carried := privateString(ctx, req.Private, privateCarried, &resp.Diagnostics); noPath && carried != "" && state.Job != nil &&
+	if carried := private.Carried; noPath && carried != "" && state.Job != nil &&
 		state.Job.InitialSavepointPath.ValueString() == carried {
 		// Written by the create that carried a replaced deployment's state,
 		// not by the configuration.
@@ -795,9 +787,9 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	state.setStatus(kube.ReadDeploymentStatus(live))
 	// For the plan of a change savepoint_before_upgrade covers while the
 	// job is not running (planNotRunningUpgrade): planning makes no API call.
-	setPrivateString(ctx, resp.Private, privateRecordedSavepoint, kube.RecordedSavepoint(live), &resp.Diagnostics)
+	private.RecordedSavepoint = kube.RecordedSavepoint(live)
 	// For the plan of the next destroy (planDestroy).
-	setPrivateString(ctx, resp.Private, privateFinalFailed, live.GetAnnotations()[kube.FinalSavepointFailedAnnotation], &resp.Diagnostics)
+	private.FinalFailed = live.GetAnnotations()[kube.FinalSavepointFailedAnnotation]
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -811,8 +803,8 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	timeout, d := state.Timeouts.Delete(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
-	uid := objectUID(ctx, req.Private, &resp.Diagnostics)
-	if r.takeFinalSavepoint(ctx, c, &state, uid, privateString(ctx, req.Private, privateCarryTo, &resp.Diagnostics), timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
+	if r.takeFinalSavepoint(ctx, c, &state, private.UID, private.CarryTo, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	deleteOwned(ctx, c, kube.FlinkDeploymentGVR, "FlinkDeployment", state.Namespace.ValueString(), state.Name.ValueString(), timeout, req, resp)
@@ -829,8 +821,8 @@ func (r *deploymentResource) ImportState(ctx context.Context, req resource.Impor
 // create made whose job never ran, and drops the resource from state, so
 // the create fails without state and the next plan is a create, not the
 // replacement of a tainted deployment. It says what became of the object.
-func deleteFailedCreate(ctx context.Context, c *kube.Client, ns, name string, uid k8stypes.UID, private privateSetter, state setter, diags *diag.Diagnostics) string {
-	setWaitPending(ctx, private, "", diags)
+func deleteFailedCreate(ctx context.Context, c *kube.Client, ns, name string, uid k8stypes.UID, private *deploymentPrivate, state setter, diags *diag.Diagnostics) string {
+	private.WaitPending = ""
 	if err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, uid, time.Minute); err != nil {
 		return "deleting it again failed (" + err.Error() + "); delete it before applying again"
 	}

@@ -32,27 +32,6 @@ import (
 // it goes, and Delete annotates the final savepoint with the new
 // deployment's namespace/name (kube.CarryToAnnotation), which Create finds.
 
-// Private keys of the replacement plan.
-const (
-	privateReplaceFrom = "replace_from" // namespace/name being replaced (first plan call)
-	privateCarryTo     = "carry_to"     // namespace/name of the replacement (second call, read by Delete)
-	privateCarried     = "carried"      // the carried path, written to spec.job.initialSavepointPath only
-	// privateRestorePending: a restoring change whose wait did not end
-	// ("from:<path>", path empty for an upgrade): the pending wait is a
-	// restore wait too.
-	privateRestorePending = "restore_pending"
-	// privateUnwritten: the provider defaults an imported object lacked
-	// (flinkdeploy.AbsentDefaults, comma-separated); privateAdopt: its
-	// fields are not taken over yet (kube.TakeOwnership on the next update).
-	privateUnwritten = "unwritten"
-	privateAdopt     = "adopt"
-	// privateRecordedSavepoint: the savepoint the operator had on record
-	// when the deployment was last read (kube.RecordedSavepoint).
-	privateRecordedSavepoint = "recorded_savepoint"
-	// privateFinalFailed: kube.FinalSavepointFailedAnnotation as last read.
-	privateFinalFailed = "final_savepoint_failed"
-)
-
 // keepsState: a final savepoint applies (a stateful upgrade mode, and
 // final_savepoint not turned off).
 func (m *deploymentModel) keepsState() bool {
@@ -121,7 +100,7 @@ func planDestroy(ctx context.Context, state *deploymentModel, failed string, dia
 
 // planReplace says what state survives a replacement and records, in the
 // plan's private data, what is replaced (see the comment at the top).
-func planReplace(ctx context.Context, plan, state *deploymentModel, private privateSetter, diags *diag.Diagnostics) {
+func planReplace(ctx context.Context, plan, state *deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) {
 	from := state.Namespace.ValueString() + "/" + state.Name.ValueString()
 	switch {
 	case !state.keepsState():
@@ -134,7 +113,7 @@ func planReplace(ctx context.Context, plan, state *deploymentModel, private priv
 			fmt.Sprintf("FlinkDeployment %s is replaced: a final savepoint is taken first (kept), and the new deployment starts from "+
 				"job.initial_savepoint_path, as configured, not from the final savepoint.", from))
 	default:
-		setPrivateString(ctx, private, privateReplaceFrom, from, diags)
+		private.ReplaceFrom = from
 		moved := ""
 		if plan.Namespace.ValueString() != state.Namespace.ValueString() {
 			// kube.CarriedSavepoint: the FlinkStateSnapshot stays with the
@@ -152,9 +131,9 @@ func planReplace(ctx context.Context, plan, state *deploymentModel, private priv
 
 // planCarry runs in the second plan of a replacement (null prior state,
 // the first call's private data): it records where the state goes.
-func planCarry(ctx context.Context, plan *deploymentModel, req privateGetter, resp privateSetter, diags *diag.Diagnostics) {
-	if from := privateString(ctx, req, privateReplaceFrom, diags); from != "" {
-		setPrivateString(ctx, resp, privateCarryTo, plan.Namespace.ValueString()+"/"+plan.Name.ValueString(), diags)
+func planCarry(plan *deploymentModel, private *deploymentPrivate) {
+	if private.ReplaceFrom != "" {
+		private.CarryTo = plan.Namespace.ValueString() + "/" + plan.Name.ValueString()
 	}
 }
 

@@ -45,6 +45,12 @@ func pauseSnapshotWrite(t *testing.T, op *testbed.Operator, state string) (held 
 // held right before its writes, then the operator writes, and the wait and
 // the mark's removal follow as in the create. Each time the job has
 // exactly one savepoint more, the one the snapshot reports.
+//
+// It proves the provider against the model's status write, which now is
+// the real operator's. The real operator's label patch can still conflict
+// with the claim (testbed's updateSnapshotLabels says how): the claim must
+// not write to a snapshot the operator is still reconciling before this
+// holds on the real operator too.
 func TestAccSnapshot_takeOverWhileOperatorReconciles(t *testing.T) {
 	skipUnlessAcc(t)
 	t.Parallel()

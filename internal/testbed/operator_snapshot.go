@@ -357,6 +357,17 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 
 // updateSnapshotLabels is FlinkStateSnapshotController.updateLabels with
 // FlinkStateSnapshotUtils.getSnapshotLabels.
+//
+// Known gap, not yet followed: the real operator writes these labels with
+// UpdateControl.patchResource(AndStatus), which with server-side apply off
+// is JOSDK 5.2.2's patchResourceWithoutSSA, fabric8 7.3.1's edit: its
+// OperationSupport.handlePatch puts the resourceVersion it read into the
+// JSON patch, so another client's write in between (the provider's claim
+// of a killed create's snapshot, kube.PendingSnapshotCreate) makes it fail
+// with a conflict, and FlinkStateSnapshotController.updateErrorStatus then
+// counts a failure and retries the trigger (a second savepoint within the
+// backoff limit). This merge patch cannot conflict; read from the source,
+// not yet shown on the real operator by a differential test.
 func (o *Operator) updateSnapshotLabels(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured, spec snapshotSpec, st snapshotStatus, dep *unstructured.Unstructured) {
 	want := map[string]string{"snapshot.type": "CHECKPOINT", "snapshot.state": st.State, "snapshot.trigger-type": "MANUAL"}
 	if spec.savepoint {

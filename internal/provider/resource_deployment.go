@@ -488,7 +488,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		// fails without state: an error from Create with state would taint
 		// it, and the next apply would replace it. The next plan is a
 		// create of the fixed spec.
-		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state, diags)
+		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
 		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Its JobManager never started, so no job ran and no "+
 			"state of it exists, and "+gone+".", "Fix what the operator names (the image, the pull secret, the pod template) and apply again: "+
 			"the next plan creates it.")
@@ -499,7 +499,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		// create made is deleted again (by its UID) and the create fails
 		// without state: the next plan is a create, never a replacement of
 		// a tainted deployment (an error from Create with state taints it).
-		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state, diags)
+		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
 		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Nothing was deployed, and "+gone+".",
 			"Fix what the operator names and apply again.")
 	case create && errors.Is(err, kube.ErrSpecRejected):
@@ -821,7 +821,7 @@ func (r *deploymentResource) ImportState(ctx context.Context, req resource.Impor
 // create made whose job never ran, and drops the resource from state, so
 // the create fails without state and the next plan is a create, not the
 // replacement of a tainted deployment. It says what became of the object.
-func deleteFailedCreate(ctx context.Context, c *kube.Client, ns, name string, uid k8stypes.UID, private *deploymentPrivate, state setter, diags *diag.Diagnostics) string {
+func deleteFailedCreate(ctx context.Context, c *kube.Client, ns, name string, uid k8stypes.UID, private *deploymentPrivate, state setter) string {
 	private.WaitPending = ""
 	if err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, uid, time.Minute); err != nil {
 		return "deleting it again failed (" + err.Error() + "); delete it before applying again"

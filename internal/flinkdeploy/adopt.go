@@ -91,18 +91,9 @@ func ImportS3Plugin(obj *unstructured.Unstructured, version string) string {
 	if err != nil {
 		return ""
 	}
-	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "podTemplate", "spec", "containers")
-	for _, c := range containers {
-		cm, _ := c.(map[string]any)
-		if cm["name"] != flinkconf.MainContainer {
-			continue
-		}
-		env, _ := cm["env"].([]any)
-		for _, e := range env {
-			em, _ := e.(map[string]any)
-			if val, _ := em["value"].(string); em["name"] == flinkconf.PluginsEnv && flinkconf.ContainsPlugin(val, v.S3PluginJar()) {
-				return ""
-			}
+	for _, val := range pluginsEnvValues(obj, true) {
+		if flinkconf.ContainsPlugin(val, v.S3PluginJar()) {
+			return ""
 		}
 	}
 	return flinkconf.S3PluginImage

@@ -97,25 +97,38 @@ func fullVersion(enum, hint string, obj *unstructured.Unstructured) string {
 // (flink-s3-fs-hadoop-2.2.1.jar -> 2.2.1; the jar name is
 // flinkconf.Version.S3PluginJar's).
 func PluginVersion(obj *unstructured.Unstructured) string {
-	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "podTemplate", "spec", "containers")
-	for _, c := range containers {
-		cm, _ := c.(map[string]any)
-		env, _ := cm["env"].([]any)
-		for _, e := range env {
-			em, _ := e.(map[string]any)
-			if em["name"] != flinkconf.PluginsEnv {
-				continue
-			}
-			val, _ := em["value"].(string)
-			for _, p := range strings.Split(val, ";") {
-				p = strings.TrimSpace(p)
-				if v, ok := strings.CutPrefix(p, "flink-s3-fs-hadoop-"); ok {
-					return strings.TrimSuffix(v, ".jar")
-				}
+	for _, val := range pluginsEnvValues(obj, false) {
+		for _, p := range strings.Split(val, ";") {
+			p = strings.TrimSpace(p)
+			if v, ok := strings.CutPrefix(p, "flink-s3-fs-hadoop-"); ok {
+				return strings.TrimSuffix(v, ".jar")
 			}
 		}
 	}
 	return ""
+}
+
+// pluginsEnvValues are the values of ENABLE_BUILT_IN_PLUGINS in the pod
+// template's containers (only the main container's with mainOnly), in
+// order.
+func pluginsEnvValues(obj *unstructured.Unstructured, mainOnly bool) []string {
+	var vals []string
+	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "podTemplate", "spec", "containers")
+	for _, c := range containers {
+		cm, _ := c.(map[string]any)
+		if mainOnly && cm["name"] != flinkconf.MainContainer {
+			continue
+		}
+		env, _ := cm["env"].([]any)
+		for _, e := range env {
+			em, _ := e.(map[string]any)
+			if em["name"] == flinkconf.PluginsEnv {
+				val, _ := em["value"].(string)
+				vals = append(vals, val)
+			}
+		}
+	}
+	return vals
 }
 
 // Settings are the provider inputs an imported object's flinkConfiguration

@@ -308,6 +308,7 @@ func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 		return err
 	}
 	var last *unstructured.Unstructured
+	cleanup, polls := &cleanupWatch{since: time.Now().Add(-time.Second), seen: map[string]int64{}}, 0
 	return poll(ctx, 500*time.Millisecond, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := r.Get(ctx, name, metav1.GetOptions{})
 		if notfound.Is(NotFound(what, err)) {
@@ -318,6 +319,11 @@ func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 				return true, nil // ours is gone; the name is someone else's now
 			}
 			last = obj
+			if polls++; gvr == FlinkDeploymentGVR && polls%4 == 0 {
+				if err := cleanup.refused(ctx, dyn, obj); err != nil {
+					return false, err
+				}
+			}
 			if gvr == FlinkStateSnapshotGVR {
 				// The operator never removes its finalizer from a snapshot
 				// it never gave a status (ReleaseNeverReconciled).
@@ -335,9 +341,67 @@ func DeleteOwnedAndWait(ctx context.Context, dyn dynamic.Interface, gvr schema.G
 			return fmt.Errorf("%w: %s %s/%s was deleted but not yet gone %s (finalizers: %v): the operator finishes the delete on "+
 				"its own; the next apply removes it from state once it is gone", ErrInterrupted, last.GetKind(), namespace, name, end.when(), last.GetFinalizers())
 		}
+		if said := cleanup.said(); said != "" {
+			return fmt.Errorf("%s %s/%s still exists %s after delete (finalizers: %v)%s%s",
+				last.GetKind(), namespace, name, end.when(), last.GetFinalizers(), said, readFailure(readErr))
+		}
 		return fmt.Errorf("%s %s/%s still exists %s after delete (finalizers: %v): is the Flink operator running?%s",
 			last.GetKind(), namespace, name, end.when(), last.GetFinalizers(), readFailure(readErr))
 	})
+}
+
+// ErrCleanupRefused: the operator said it will not finish deleting a
+// FlinkDeployment now (a CleanupFailed Event).
+var ErrCleanupRefused = errors.New("the operator does not finish the delete")
+
+// cleanupWatch reads the CleanupFailed Events the operator writes on a
+// FlinkDeployment being deleted: a session cluster with FlinkSessionJobs,
+// or with jobs that are not terminated (SessionReconciler.cleanupInternal,
+// which then keeps its finalizer and tries again after the reconcile
+// interval). Such a delete cannot be undone (the object has a
+// deletionTimestamp); the operator finishes it once the jobs are gone.
+type cleanupWatch struct {
+	since time.Time
+	// seen: the count of each message when first seen.
+	seen map[string]int64
+	last string
+}
+
+// refused returns an ErrCleanupRefused error when the wait should end with
+// the operator's words instead of its timeout: at once for session jobs
+// (they stay until someone deletes them), and for jobs not terminated only
+// once the operator has refused again at a later reconcile (right after
+// session jobs are deleted, their jobs are still cancelling: measured on
+// the real operator 1.15.0, TestAccRealOperator_sessionClusterDestroy).
+func (w *cleanupWatch) refused(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
+	events, err := ObjectEvents(ctx, dyn, obj)
+	if err != nil {
+		return nil // only a faster answer: the wait goes on
+	}
+	for _, e := range events {
+		if e.Reason != ReasonCleanupFailed || e.Last.Before(w.since) {
+			continue
+		}
+		w.last = e.Message
+		prev, ok := w.seen[e.Message]
+		if !ok {
+			w.seen[e.Message] = e.Count
+		}
+		if strings.HasPrefix(e.Message, "The session jobs ") || (ok && e.Count > prev) {
+			return fmt.Errorf("%w: %s (%s, SessionReconciler.cleanupInternal). FlinkDeployment %s/%s stays marked for deletion "+
+				"and the operator deletes it by itself once that is done; the next apply removes it from state once it is gone",
+				ErrCleanupRefused, e.Message, e.Reason, obj.GetNamespace(), obj.GetName())
+		}
+	}
+	return nil
+}
+
+// said is the last CleanupFailed message, for a wait that timed out.
+func (w *cleanupWatch) said() string {
+	if w.last == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (the operator said: %q)", w.last)
 }
 
 // SavepointInfo is one completed snapshot found by CompletedSnapshots.

@@ -804,6 +804,9 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 	timeout, d := state.Timeouts.Delete(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
+	if refuseSessionDelete(ctx, c, &state, timeout, &resp.Diagnostics) {
+		return
+	}
 	if r.takeFinalSavepoint(ctx, c, &state, private.UID, private.CarryTo, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}

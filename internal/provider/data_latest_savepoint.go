@@ -10,9 +10,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 type latestSavepointDataSource struct{ dataSourceBase }
@@ -31,6 +35,9 @@ type latestSavepointModel struct {
 	ResultTimestamp types.String `tfsdk:"result_timestamp"`
 	TakenAt         types.String `tfsdk:"taken_at"`
 	PickedBy        types.String `tfsdk:"picked_by"`
+	TriggerType     types.String `tfsdk:"trigger_type"`
+	OperatorCleanup types.String `tfsdk:"operator_cleanup"`
+	CleanupAfter    types.String `tfsdk:"cleanup_after"`
 }
 
 func (d *latestSavepointDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -58,6 +65,18 @@ func (d *latestSavepointDataSource) Schema(_ context.Context, _ datasource.Schem
 			"result_timestamp": schema.StringAttribute{Computed: true, Description: "status.resultTimestamp."},
 			"taken_at":         schema.StringAttribute{Computed: true, Description: "When the snapshot was taken (RFC 3339), by the rule in picked_by."},
 			"picked_by":        schema.StringAttribute{Computed: true, Description: "The rule that dated the result: taken by the operator (status.triggerTimestamp) or recorded with already_exists (_metadata's time in S3)."},
+			"trigger_type": schema.StringAttribute{Computed: true, Description: "Who asked for the snapshot: the label snapshot.trigger-type, " +
+				"`MANUAL` (a FlinkStateSnapshot someone created, flinkstate_snapshot's included), `UPGRADE` (the operator's savepoint before a " +
+				"savepoint-mode upgrade), `PERIODIC`, or `UNKNOWN`."},
+			"operator_cleanup": schema.StringAttribute{Computed: true, Description: "What the operator's savepoint history cleanup does with " +
+				"this snapshot under the deployment's configuration: `none` (it never deletes MANUAL snapshots, or cleanup is off), `delete` " +
+				"(the FlinkStateSnapshot goes, the data stays) or `delete_and_dispose` (its spec.savepoint.disposeOnDelete is true: the " +
+				"savepoint's data goes too, and a deployment pointed at its path can no longer restore). For a path you keep, take a " +
+				"flinkstate_snapshot of your own with dispose_on_delete = false."},
+			"cleanup_after": schema.StringAttribute{Computed: true, Description: "When the cleanup deletes it at the earliest (RFC 3339): now " +
+				"when it is due at the operator's next observe; otherwise, for a savepoint, its creation plus " +
+				"kubernetes.operator.savepoint.history.max.age (24 h by default), once a newer PERIODIC or UPGRADE savepoint has completed. " +
+				"Null when operator_cleanup is `none`, or when only the count can make it due (checkpoints)."},
 		},
 	}
 	markdownDescriptions(&resp.Schema)
@@ -102,9 +121,50 @@ func (d *latestSavepointDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	m.Found = types.BoolValue(sp != nil)
 	m.Name, m.Path, m.ResultTimestamp, m.TakenAt, m.PickedBy = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
+	m.TriggerType, m.OperatorCleanup, m.CleanupAfter = types.StringNull(), types.StringNull(), types.StringNull()
 	if sp != nil {
 		m.Name, m.Path, m.ResultTimestamp = types.StringValue(sp.Name), types.StringValue(sp.Path), optionalString(sp.ResultTimestamp)
 		m.TakenAt, m.PickedBy = types.StringValue(sp.TakenAt.UTC().Format(time.RFC3339)), types.StringValue(sp.Rule)
+		if err := readCleanupFate(ctx, c, &m); err != nil {
+			addProblem(&resp.Diagnostics, "Reading the savepoint cleanup of", what, err.Error(), "")
+			return
+		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// readCleanupFate sets trigger_type, operator_cleanup and cleanup_after of
+// the snapshot m names, from all the deployment's FlinkStateSnapshots and
+// its flinkConfiguration (kube.CleanupPolicyOf; the deployment's defaults
+// when it is gone).
+func readCleanupFate(ctx context.Context, c *kube.Client, m *latestSavepointModel) error {
+	ns, name := m.Namespace.ValueString(), m.DeploymentName.ValueString()
+	entries, err := kube.SnapshotEntries(ctx, c.Dynamic, ns, name)
+	if err != nil {
+		return err
+	}
+	conf := map[string]string{}
+	dep, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		raw, _, _ := unstructured.NestedFieldNoCopy(dep.Object, "spec", "flinkConfiguration")
+		conf, _ = flinkdeploy.FlattenConfiguration(raw)
+	case !notfound.Is(kube.NotFound("FlinkDeployment "+ns+"/"+name, err)):
+		return err
+	}
+	policy, err := kube.CleanupPolicyOf(conf)
+	if err != nil {
+		return fmt.Errorf("the FlinkDeployment's flinkConfiguration: %w", err)
+	}
+	for _, e := range entries {
+		if e.Name == m.Name.ValueString() {
+			m.TriggerType = types.StringValue(e.Trigger)
+		}
+	}
+	fate, after := kube.CleanupFate(entries, m.Name.ValueString(), policy, time.Now())
+	m.OperatorCleanup = types.StringValue(fate)
+	if !after.IsZero() {
+		m.CleanupAfter = types.StringValue(after.UTC().Format(time.RFC3339))
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -9,6 +10,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
 // The newest completed snapshot of the deployment, found through the API;
@@ -92,6 +97,65 @@ data "flinkstate_latest_savepoint" "orders" {
 					statecheck.CompareValuePairs(ds, tfjsonPath("name"), "flinkstate_snapshot.new", tfjsonPath("name"), compare.ValuesSame()),
 					statecheck.CompareValuePairs(ds, tfjsonPath("path"), "flinkstate_snapshot.new", tfjsonPath("path"), compare.ValuesSame()),
 					statecheck.ExpectKnownValue(ds, tfjsonPath("picked_by"), knownvalue.StringRegexp(regexpMust(`triggerTimestamp`))),
+				},
+			},
+		},
+	})
+}
+
+// What the operator's savepoint history cleanup does with the snapshot
+// found (kube.CleanupFate): a MANUAL snapshot (flinkstate_snapshot's) is
+// never cleaned; labelled as the operator labels its upgrade savepoints
+// (snapshot.trigger-type UPGRADE), the same snapshot is deleted once it is
+// older than max.age (24 h by default) and a newer one completed, with its
+// data kept (disposeOnDelete false, as flinkstate_snapshot writes it).
+func TestAccLatestSavepoint_operatorCleanup(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	const ds = "data.flinkstate_latest_savepoint.orders"
+	cfg := snapshotBeforeUpgrade(ns, "flink:2.2.1-java21", "") + fmt.Sprintf(`
+data "flinkstate_latest_savepoint" "orders" {
+  namespace       = %q
+  deployment_name = "orders"
+  depends_on      = [flinkstate_snapshot.test]
+}
+`, ns)
+	var name string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonPath("trigger_type"), knownvalue.StringExact("MANUAL")),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("operator_cleanup"), knownvalue.StringExact("none")),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("cleanup_after"), knownvalue.Null()),
+					recordAttr(snapAddr, "name", &name),
+				},
+			},
+			{
+				PreConfig: func() {
+					patch := []byte(`{"metadata":{"labels":{"` + kube.LabelTriggerType + `":"UPGRADE"}}}`)
+					if _, err := testKube(t).Dynamic.Resource(kube.FlinkStateSnapshotGVR).Namespace(ns).Patch(context.Background(), name,
+						ktypes.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonPath("trigger_type"), knownvalue.StringExact("UPGRADE")),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("operator_cleanup"), knownvalue.StringExact("delete")),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("cleanup_after"), knownvalue.StringFunc(func(v string) error {
+						obj, err := getSnapshot(t, ns, name)
+						if err != nil {
+							return err
+						}
+						if want := obj.GetCreationTimestamp().Add(24 * time.Hour).UTC().Format(time.RFC3339); v != want {
+							return fmt.Errorf("cleanup_after %s, want the creation plus 24 h: %s", v, want)
+						}
+						return nil
+					})),
 				},
 			},
 		},

@@ -28,10 +28,12 @@ import (
 // examples/cross-region-dr applied on the test bed as the guide's runbook
 // has it, each root module on its own: primary/ (region A's stack, the
 // replica bucket in us-west-2 and the replication) is applied; region A
-// takes a savepoint, which replication brings to the replica; then region A
-// is lost (its AWS endpoint and its API server stop answering) and dr/ is
-// applied with failover = true, from nothing, in a terraform run of its own:
-// the standby restores from the savepoint in the replica.
+// takes a savepoint, which replication brings to the replica; dr/, in a
+// terraform run and state of its own, is applied in peace time
+// (failover = false: the standby's store, role and ServiceAccount); then
+// region A is lost (its AWS endpoint and its API server stop answering) and
+// dr/ is applied with failover = true: it creates the standby deployment
+// only, which restores from the savepoint in the replica.
 //
 // Region A is what primary/'s region-A provider reaches through two
 // testbed.FaultProxy: one in front of the AWS endpoint, one in front of the
@@ -43,13 +45,13 @@ import (
 //
 // dr/ may not need region A: its AWS requests go through a recording proxy
 // that refuses (and the test reports) any request signed for another region
-// than us-west-2, except IAM's, and any naming region A's bucket. IAM is global, its control plane in
-// us-east-1 (AWS IAM User Guide, "AWS Identity and Access Management
-// endpoints and quotas"): the test bed serves it on its one endpoint, and
-// dr/'s role goes there, not through region A's proxy; the guide says to
-// create that role in peace time. Region A's two proxies count the
+// than us-west-2, except IAM's, and any naming region A's bucket. IAM is
+// global, its control plane in us-east-1 (AWS whitepaper "AWS Fault
+// Isolation Boundaries", "Global services"): the test bed serves it on its
+// one endpoint, and dr/'s role goes there, not through region A's proxy; it
+// is created in peace time, as the guide says. Region A's two proxies count the
 // connections they refuse while stopped, and the test requires none from
-// dr/'s run.
+// dr/'s failover.
 func TestAccExample_crossRegionDR(t *testing.T) {
 	skipUnlessAcc(t)
 	if testTarget != "testbed" {
@@ -98,13 +100,14 @@ func TestAccExample_crossRegionDR(t *testing.T) {
 	// region A's bucket.
 	drAWS := newFaultProxy(t)
 	var mu sync.Mutex
-	seen := map[string]int{}
+	seen := map[string]int{} // "phase service region"
+	phase := "peace"
 	var outside []string
 	intercept := func(w http.ResponseWriter, r *http.Request) bool {
 		service, region := sigV4Scope(r)
 		mu.Lock()
 		defer mu.Unlock()
-		seen[service+" "+region]++
+		seen[phase+" "+service+" "+region]++
 		// Path-style S3 (a custom endpoint's default) names the bucket
 		// first.
 		namesA := service == "s3" && (r.URL.Path == "/"+src || strings.HasPrefix(r.URL.Path, "/"+src+"/"))
@@ -153,9 +156,10 @@ func TestAccExample_crossRegionDR(t *testing.T) {
 			{
 				// Region A took a savepoint (the test writes a real one
 				// into its savepoint dir); replication brings it to the
-				// replica. Then region A is lost, and dr/ fails over in a
-				// terraform run of its own (destroyed again at its end,
-				// while region A is still gone). Region A comes back for
+				// replica. dr/, a terraform configuration and state of its
+				// own, is applied in peace time (failover = false); then
+				// region A is lost and dr/ fails over (and is destroyed at
+				// its end, region A still gone). Region A comes back for
 				// primary/'s last plan and its destroy.
 				PreConfig: func() {
 					ctx := context.Background()
@@ -172,11 +176,13 @@ func TestAccExample_crossRegionDR(t *testing.T) {
 					if err := waitArrived(wctx, testAWSIn(t, testbed.SecondRegion).S3, dst, []string{sp + "/" + file, sp + "/_metadata"}, 30*time.Second); err != nil {
 						t.Fatal(err)
 					}
-					awsA.Stop()
-					kubeA.Stop()
-					refusedBefore := awsA.Refused() + kubeA.Refused()
-					start := time.Now()
-					ok := t.Run("failover", func(t *testing.T) {
+					drVars := func(failover bool) config.Variables {
+						return config.Variables{"replica_bucket": config.StringVariable(dst), "replica_prefix": config.StringVariable("flink/orders"),
+							"oidc_provider_arn": config.StringVariable(oidc), "failover": config.BoolVariable(failover)}
+					}
+					var refusedBefore int64
+					var failedOver time.Time
+					ok := t.Run("dr", func(t *testing.T) {
 						resource.Test(t, resource.TestCase{
 							ProtoV6ProviderFactories: testProviderFactories,
 							CheckDestroy: func(*terraform.State) error {
@@ -185,43 +191,80 @@ func TestAccExample_crossRegionDR(t *testing.T) {
 								}
 								return nil
 							},
-							Steps: []resource.TestStep{{
-								Config: dr,
-								ConfigVariables: config.Variables{"replica_bucket": config.StringVariable(dst), "replica_prefix": config.StringVariable("flink/orders"),
-									"oidc_provider_arn": config.StringVariable(oidc), "failover": config.BoolVariable(true)},
-								ConfigStateChecks: []statecheck.StateCheck{
-									statecheck.ExpectKnownOutputValue("restored_from", knownvalue.StringExact("s3://"+dst+"/"+sp)),
-									statecheck.ExpectKnownValue("flinkstate_deployment.orders[0]", tfjsonPath("job").AtMapKey("initial_savepoint_path"), knownvalue.StringExact("s3://"+dst+"/"+sp)),
-									statecheck.ExpectKnownValue("flinkstate_deployment.orders[0]", tfjsonPath("namespace"), knownvalue.StringExact(nsB)),
-									expectAPI(func() error {
-										dep, err := getDeployment(t, nsB, "orders")
-										if err != nil {
-											return err
-										}
-										got, _, _ := unstructured.NestedString(dep.Object, "spec", "job", "initialSavepointPath")
-										if want := "s3://" + dst + "/" + sp; got != want {
-											return fmt.Errorf("the standby FlinkDeployment's initialSavepointPath is %q, want %s", got, want)
-										}
-										return nil
-									}),
+							Steps: []resource.TestStep{
+								{
+									// Peace time: the standby's store, role and
+									// ServiceAccount, no deployment.
+									Config:          dr,
+									ConfigVariables: drVars(false),
+									ConfigStateChecks: []statecheck.StateCheck{
+										statecheck.ExpectKnownOutputValue("passed_over", knownvalue.ListSizeExact(0)),
+										expectAPI(func() error {
+											if _, err := getDeployment(t, nsB, "orders"); err == nil {
+												return fmt.Errorf("a standby FlinkDeployment %s/orders exists before failover", nsB)
+											}
+											return nil
+										}),
+									},
 								},
-							}},
+								{
+									// Region A is lost; the failover creates the
+									// deployment only.
+									PreConfig: func() {
+										awsA.Stop()
+										kubeA.Stop()
+										refusedBefore = awsA.Refused() + kubeA.Refused()
+										failedOver = time.Now()
+										mu.Lock()
+										phase = "failover"
+										mu.Unlock()
+									},
+									Config:          dr,
+									ConfigVariables: drVars(true),
+									ConfigPlanChecks: resource.ConfigPlanChecks{
+										PreApply: []plancheck.PlanCheck{
+											plancheck.ExpectResourceAction("flinkstate_deployment.orders[0]", plancheck.ResourceActionCreate),
+											plancheck.ExpectResourceAction("flinkstate_iam_role.orders_dr", plancheck.ResourceActionNoop),
+											plancheck.ExpectResourceAction("flinkstate_service_account.orders_dr", plancheck.ResourceActionNoop),
+											plancheck.ExpectResourceAction("flinkstate_state_store.orders_dr", plancheck.ResourceActionNoop),
+										},
+									},
+									ConfigStateChecks: []statecheck.StateCheck{
+										statecheck.ExpectKnownOutputValue("restored_from", knownvalue.StringExact("s3://"+dst+"/"+sp)),
+										statecheck.ExpectKnownValue("flinkstate_deployment.orders[0]", tfjsonPath("job").AtMapKey("initial_savepoint_path"), knownvalue.StringExact("s3://"+dst+"/"+sp)),
+										statecheck.ExpectKnownValue("flinkstate_deployment.orders[0]", tfjsonPath("namespace"), knownvalue.StringExact(nsB)),
+										expectAPI(func() error {
+											dep, err := getDeployment(t, nsB, "orders")
+											if err != nil {
+												return err
+											}
+											got, _, _ := unstructured.NestedString(dep.Object, "spec", "job", "initialSavepointPath")
+											if want := "s3://" + dst + "/" + sp; got != want {
+												return fmt.Errorf("the standby FlinkDeployment's initialSavepointPath is %q, want %s", got, want)
+											}
+											return nil
+										}),
+									},
+								},
+							},
 						})
 					})
-					took := time.Since(start)
 					mu.Lock()
-					t.Logf("dr/ (apply, checks, destroy) took %s with region A gone; its AWS requests by service and signing region: %v", took.Round(time.Second), seen)
+					if !failedOver.IsZero() {
+						t.Logf("dr/'s failover (plan, apply, checks, destroy) took %s with region A gone", time.Since(failedOver).Round(time.Second))
+					}
+					t.Logf("dr/'s AWS requests by phase, service and signing region: %v", seen)
 					if len(outside) > 0 {
 						t.Errorf("dr/ sent %d AWS requests outside region B: %v", len(outside), outside)
 					}
 					mu.Unlock()
-					if n := awsA.Refused() + kubeA.Refused() - refusedBefore; n != 0 {
-						t.Errorf("dr/'s run tried %d connections to region A's endpoints", n)
+					if n := awsA.Refused() + kubeA.Refused() - refusedBefore; !failedOver.IsZero() && n != 0 {
+						t.Errorf("dr/'s failover tried %d connections to region A's endpoints", n)
 					}
 					awsA.Start()
 					kubeA.Start()
 					if !ok {
-						t.Fatal("the failover in dr/ failed with region A gone")
+						t.Fatal("dr/ failed: in peace time, or at failover with region A gone")
 					}
 				},
 				// Region A is back: primary/ is as it was.

@@ -52,26 +52,16 @@ func TestAccExamples_validateStandalone(t *testing.T) {
 		mirror)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := os.ReadDir(filepath.Join(root, "examples"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	modules := runnableExamples(t, root)
 	n := 0
-	for _, e := range entries {
-		if !e.IsDir() || e.Name() == "resources" || e.Name() == "data-sources" || e.Name() == "provider" ||
-			e.Name() == "runner-permissions" { // IAM policies and RBAC YAML, no configuration (runner_permissions_test.go)
-			continue
-		}
+	for _, m := range modules {
 		n++
-		t.Run(e.Name(), func(t *testing.T) {
-			work := filepath.Join(dir, e.Name())
+		t.Run(m, func(t *testing.T) {
+			work := filepath.Join(dir, m)
 			if err := os.MkdirAll(work, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			tfs, _ := filepath.Glob(filepath.Join(root, "examples", e.Name(), "*.tf"))
-			if len(tfs) == 0 {
-				t.Fatalf("examples/%s has no .tf file", e.Name())
-			}
+			tfs, _ := filepath.Glob(filepath.Join(root, "examples", m, "*.tf"))
 			for _, f := range tfs {
 				b, err := os.ReadFile(f)
 				if err != nil {
@@ -86,13 +76,78 @@ func TestAccExamples_validateStandalone(t *testing.T) {
 				cmd.Dir = work
 				cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
 				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("terraform %s in examples/%s: %v\n%s", strings.Join(args, " "), e.Name(), err, out)
+					t.Fatalf("terraform %s in examples/%s: %v\n%s", strings.Join(args, " "), m, err, out)
 				}
 			}
 		})
 	}
 	if n < 3 {
 		t.Fatalf("found %d runnable examples, want at least 3 (complete, restore-from-latest-checkpoint, rollback-to-savepoint)", n)
+	}
+}
+
+// runnableExamples are the root modules under examples/ a user runs as they
+// are: a top-level directory with .tf files, or each subdirectory with .tf
+// files of one that has none (cross-region-dr/primary and
+// cross-region-dr/dr, applied independently); not the Registry's
+// resources/, data-sources/ and provider/ snippets.
+func runnableExamples(t *testing.T, root string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var modules []string
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "resources" || e.Name() == "data-sources" || e.Name() == "provider" ||
+			e.Name() == "runner-permissions" { // IAM policies and RBAC YAML, no configuration (runner_permissions_test.go)
+			continue
+		}
+		if tfs, _ := filepath.Glob(filepath.Join(root, "examples", e.Name(), "*.tf")); len(tfs) > 0 {
+			modules = append(modules, e.Name())
+			continue
+		}
+		subs, _ := filepath.Glob(filepath.Join(root, "examples", e.Name(), "*", "*.tf"))
+		if len(subs) == 0 {
+			t.Errorf("examples/%s has no .tf file, nor a subdirectory with one", e.Name())
+		}
+		for _, f := range subs {
+			if m := filepath.Join(e.Name(), filepath.Base(filepath.Dir(f))); len(modules) == 0 || modules[len(modules)-1] != m {
+				modules = append(modules, m)
+			}
+		}
+	}
+	return modules
+}
+
+// Every runnable example says in its opening comment what it assumes
+// exists, so a user knows what to have before applying it as written.
+func TestExamples_sayWhatTheyAssume(t *testing.T) {
+	root, err := testbed.FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules := runnableExamples(t, root)
+	if len(modules) < 3 {
+		t.Fatalf("found %d runnable examples, want at least 3", len(modules))
+	}
+	for _, m := range modules {
+		b, err := os.ReadFile(filepath.Join(root, "examples", m, "main.tf"))
+		if err != nil {
+			t.Errorf("examples/%s: %v (a root module opens with main.tf)", m, err)
+			continue
+		}
+		// The opening comment: the lines up to the first that is not one.
+		var head []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(line, "#") {
+				break
+			}
+			head = append(head, line)
+		}
+		if !strings.Contains(strings.Join(head, "\n"), "# Assumes: ") {
+			t.Errorf("examples/%s/main.tf does not say in its opening comment what it assumes exists (a line starting \"# Assumes: \")", m)
+		}
 	}
 }
 

@@ -25,6 +25,7 @@ type FaultProxy struct {
 	conns   map[net.Conn]struct{}
 	wg      sync.WaitGroup
 	sent    atomic.Int64 // bytes clients sent to the service
+	refused atomic.Int64 // connections cut because the proxy was stopped
 }
 
 // NewFaultProxy listens on a free port of 127.0.0.1 and forwards to target
@@ -98,6 +99,7 @@ func (p *FaultProxy) serve() {
 		p.mu.Lock()
 		if p.stopped {
 			p.mu.Unlock()
+			p.refused.Add(1)
 			if tc, ok := c.(*net.TCPConn); ok {
 				_ = tc.SetLinger(0) // a reset, like a closed port
 			}
@@ -126,6 +128,7 @@ func (p *FaultProxy) pipe(c net.Conn) {
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
+		p.refused.Add(1)
 		up.Close()
 		return
 	}
@@ -151,6 +154,11 @@ func (p *FaultProxy) pipe(c net.Conn) {
 // test that must not cut a response in flight waits until it grows: the
 // client has moved on to its next request (or acknowledged the response).
 func (p *FaultProxy) ClientBytes() int64 { return p.sent.Load() }
+
+// Refused is how many connections clients opened while the proxy was
+// stopped (each one cut at once): a test that must show nobody tried to
+// reach the service while it was down reads it before and after.
+func (p *FaultProxy) Refused() int64 { return p.refused.Load() }
 
 // WaitClientBytesAfter waits, up to timeout, until clients have sent more
 // than n bytes; it tells whether they did.

@@ -30,9 +30,15 @@ func TestFaultProxy_stopAndStart(t *testing.T) {
 	if err := get(); err != nil {
 		t.Fatalf("through a running proxy: %v", err)
 	}
+	if n := p.Refused(); n != 0 {
+		t.Fatalf("Refused is %d before any stop, want 0", n)
+	}
 	p.Stop()
 	if err := get(); err == nil {
 		t.Fatal("a stopped proxy still served a request")
+	}
+	if n := p.Refused(); n != 1 {
+		t.Fatalf("Refused is %d after one request to a stopped proxy, want 1", n)
 	}
 	p.Start()
 	if err := get(); err != nil {

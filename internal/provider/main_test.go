@@ -91,12 +91,18 @@ func runTests(m *testing.M) int {
 }
 
 // runCheckingPermissions runs the acceptance tests recording every AWS
-// operation and Kubernetes request the provider makes, and fails the run
+// operation and Kubernetes request the provider makes (its own call log,
+// and the S3 requests the test bed's AWS front logged with the provider's
+// User-Agent), and fails the run
 // when one is not covered by the runner permissions the docs give
 // (examples/runner-permissions, docs/guides/runner-permissions.md).
 func runCheckingPermissions(m *testing.M) int {
 	calls := recordAPICalls()
 	code := m.Run()
+	if err := calls.recordS3Log(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: reading the AWS front's S3 request log:", err)
+		return 1
+	}
 	if missing := calls.uncovered(); len(missing) > 0 {
 		fmt.Fprintln(os.Stderr, "FAIL: the documented runner permissions do not cover calls the provider made in this run:\n  "+
 			strings.Join(missing, "\n  "))

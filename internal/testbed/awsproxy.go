@@ -56,6 +56,20 @@ type S3Request struct {
 	// Bytes is the body's length: the request's for a PUT or POST, the
 	// response's otherwise.
 	Bytes int64 `json:"bytes"`
+	// App is the application the AWS SDK for Go v2 names in its User-Agent
+	// ("app/<id>", config.WithAppID): the provider's is
+	// terraform-provider-flinkstate/<version>; "" for other clients.
+	App string `json:"app,omitempty"`
+}
+
+// userAgentApp is the app/<id> token of an AWS SDK User-Agent, or "".
+func userAgentApp(ua string) string {
+	for _, f := range strings.Fields(ua) {
+		if id, ok := strings.CutPrefix(f, "app/"); ok {
+			return id
+		}
+	}
+	return ""
 }
 
 // AWSProxyConfig configures ServeAWSProxy.
@@ -308,6 +322,7 @@ func (p *awsProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		AccessKey: ak,
 		Status:    sw.status,
 		Bytes:     sw.n,
+		App:       userAgentApp(r.UserAgent()),
 	}
 	if r.Method == http.MethodPut || r.Method == http.MethodPost {
 		entry.Bytes = r.ContentLength

@@ -292,8 +292,8 @@ func checkVersion(meta *checkpoint.Metadata, want Desired) []Finding {
 	if err != nil {
 		return nil
 	}
-	max := MaxMetadataVersion(v)
-	if max == 0 || int(meta.Version) <= max {
+	readable := MaxMetadataVersion(v)
+	if readable == 0 || int(meta.Version) <= readable {
 		return nil
 	}
 	var newer []string
@@ -314,5 +314,5 @@ func checkVersion(meta *checkpoint.Metadata, want Desired) []Finding {
 		FlinkClass:   "MetadataSerializers.getSerializer",
 		FlinkMessage: fmt.Sprintf("Unrecognized checkpoint version number: %d", meta.Version),
 		WayOut: fmt.Sprintf("The snapshot's _metadata is version %d, written by %s; Flink %d.%d reads up to version %d. Keep a "+
-			"flink_version that reads it, or start the older Flink without this state.", meta.Version, from, v.Major, v.Minor, max)}}
+			"flink_version that reads it, or start the older Flink without this state.", meta.Version, from, v.Major, v.Minor, readable)}}
 }

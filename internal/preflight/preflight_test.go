@@ -156,13 +156,13 @@ func TestCheck_backendChangeFromCanonicalSavepoint(t *testing.T) {
 // Flink 2.2.1 wrote version 6; 2.0 reads up to 5 and 1.20 up to 4.
 func TestCheck_metadataVersion(t *testing.T) {
 	m := fixture(t, checkpointFixture)
-	for v, max := range map[string]string{"1.20.1": "reads up to version 4", "2.0.2": "reads up to version 5"} {
+	for v, reads := range map[string]string{"1.20.1": "reads up to version 4", "2.0.2": "reads up to version 5"} {
 		fs := Check(m, Desired{FlinkVersion: v})
 		if len(fs) != 1 {
 			t.Fatalf("%s: %+v, want one finding", v, fs)
 		}
 		mustContain(t, fs[0].Detail(), "flink_version ("+v+")", "MetadataSerializers.getSerializer", "Unrecognized checkpoint version number: 6",
-			"Flink 2.1 or later", max)
+			"Flink 2.1 or later", reads)
 	}
 	for _, v := range []string{"2.1.3", "2.2.1"} {
 		if fs := Check(m, Desired{FlinkVersion: v}); len(fs) != 0 {

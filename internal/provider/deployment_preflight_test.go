@@ -55,3 +55,43 @@ func TestAccDeployment_preflightRefusesParallelismAboveCheckpointMax(t *testing.
 		},
 	})
 }
+
+// Issue 44's third row: state.backend rocksdb -> hashmap on a running
+// last-state job, whose checkpoints are RocksDB incremental ones
+// (IncrementalRemoteKeyedStateHandle): the heap backend cannot read them
+// (HeapRestoreOperation), so the update is refused before anything is
+// written. A parallelism change within the checkpoint's max parallelism
+// goes through.
+func TestAccDeployment_preflightRefusesBackendChangeFromCheckpoint(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	first := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`)
+	hashmap := strings.Replace(strings.Replace(first, `backend             = "rocksdb"`, `backend             = "hashmap"`, 1),
+		"    incremental         = true\n", "", 1)
+	scaled := strings.Replace(first, "parallelism  = 2", "parallelism  = 4", 1)
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders") },
+				Config:    hashmap,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed", "/chk-",
+					"state.backend (hashmap, was rocksdb)", "HeapRestoreOperation",
+					"but found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle", `Keep state.backend = "rocksdb"`),
+			},
+			{
+				Config: scaled,
+				Check: func(*terraform.State) error {
+					if g := generationOf(t, ns, "orders"); g != gen+1 {
+						return fmt.Errorf("generation %d, want %d: the refused update wrote nothing, the accepted one once", g, gen+1)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

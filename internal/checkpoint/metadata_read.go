@@ -89,7 +89,17 @@ type OperatorState struct {
 	// (FullyFinishedOperatorState): it has no subtask states.
 	FullyFinished bool
 	Subtasks      []SubtaskState
+	// KeyedHandles counts the keyed state handles (managed and raw) of its
+	// subtasks by Flink class, outermost only (a changelog handle's
+	// materialized parts are not counted again): empty when the operator
+	// has no keyed state. The classes say which backend wrote it
+	// (KeyedStateKind).
+	KeyedHandles map[string]int
 }
+
+// HasKeyedState tells whether any subtask of the operator holds keyed
+// state.
+func (o OperatorState) HasKeyedState() bool { return len(o.KeyedHandles) > 0 }
 
 // SubtaskState is one subtask's state.
 type SubtaskState struct {
@@ -211,6 +221,7 @@ type metaDecoder struct {
 	localPath          string
 	keyedDepth, sDepth int
 	subtaskFiles       *int
+	opKeyed            map[string]int // the operator's KeyedHandles
 }
 
 func (d *metaDecoder) failAt(at int, format string, args ...any) {
@@ -535,6 +546,9 @@ func (d *metaDecoder) operatorState(i int) {
 		return
 	}
 	seen := map[int32]bool{}
+	op.KeyedHandles = map[string]int{}
+	d.opKeyed = op.KeyedHandles
+	defer func() { d.opKeyed = nil }()
 	for j := 0; j < int(n) && d.err == nil; j++ {
 		at = d.off
 		stored := int64(d.i32("the subtask index"))
@@ -743,6 +757,27 @@ const (
 	keyedUnknown            int = -1
 )
 
+// keyedHandleClass is the Flink class a keyed state handle type byte
+// deserializes to (MetadataV2V3SerializerBase.deserializeKeyedStateHandle),
+// or "" for an unknown one.
+func keyedHandleClass(t int) string {
+	switch t {
+	case keyedKeyGroups, keyedKeyGroupsV2:
+		return "KeyGroupsStateHandle"
+	case keyedSavepointKeyGroups:
+		return "KeyGroupsSavepointStateHandle"
+	case keyedIncremental, keyedIncrementalV2:
+		return "IncrementalRemoteKeyedStateHandle"
+	case keyedChangelog, keyedChangelogV2:
+		return "ChangelogStateBackendHandle"
+	case keyedChangelogBytes:
+		return "InMemoryChangelogStateHandle"
+	case keyedChangelogFile, keyedChangelogFileV2:
+		return "ChangelogStateHandleStreamImpl"
+	}
+	return ""
+}
+
 // keyGroupRange reads readInt start, readInt number of key groups
 // (KeyGroupRange.of(start, start+n-1); the KeyGroupRange constructor refuses
 // a negative start, a negative count fails in new long[n]).
@@ -774,6 +809,11 @@ func (d *metaDecoder) keyedStateHandle() int {
 	if d.keyedDepth >= maxKeyedDepth {
 		d.failAt(at, "keyed state handles nested more than %d deep", maxKeyedDepth)
 		return keyedUnknown
+	}
+	if d.keyedDepth == 0 && d.opKeyed != nil {
+		if c := keyedHandleClass(t); c != "" {
+			d.opKeyed[c]++
+		}
 	}
 	d.keyedDepth++
 	defer func() { d.keyedDepth-- }()

@@ -662,3 +662,25 @@ func TestReadMetadata_propertiesFailClosed(t *testing.T) {
 		})
 	}
 }
+
+// Each operator's keyed handles: only the keyed counter (uid "count") has
+// keyed state, of the class its snapshot type writes; the source (split
+// state) and the sink have none.
+func TestReadMetadata_operatorKeyedHandles(t *testing.T) {
+	for name, class := range map[string]string{
+		"incremental-rocksdb-checkpoint": "IncrementalRemoteKeyedStateHandle",
+		"canonical-savepoint":            "KeyGroupsSavepointStateHandle",
+		"native-savepoint":               "IncrementalRemoteKeyedStateHandle",
+	} {
+		m := loadFixture(t, name).read(t)
+		for _, op := range m.Operators {
+			if op.UID == "count" {
+				if len(op.KeyedHandles) != 1 || op.KeyedHandles[class] != 1 || !op.HasKeyedState() {
+					t.Errorf("%s: operator %q keyed handles %v, want one %s", name, op.UID, op.KeyedHandles, class)
+				}
+			} else if op.HasKeyedState() {
+				t.Errorf("%s: operator %q keyed handles %v, want none", name, op.UID, op.KeyedHandles)
+			}
+		}
+	}
+}

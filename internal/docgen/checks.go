@@ -73,6 +73,7 @@ var CheckSources = []string{
 	"internal/flinkconf/podtemplate.go",
 	"internal/flinkconf/memory.go",
 	"internal/flinkconf/autoscaler.go",
+	"internal/flinkconf/parallelism.go",
 	"internal/provider/plan_registry.go",
 	"internal/provider/resource_deployment_plan.go",
 	"internal/provider/resource_service_account_plan.go",

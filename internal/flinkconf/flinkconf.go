@@ -491,6 +491,7 @@ func Derive(in Input) (map[string]string, []Finding) {
 	operatorRules(in, add)
 	memoryRules(in, add)
 	autoscalerRules(in, add)
+	parallelismRules(in, add)
 	if in.HasJob && (in.Parallelism == nil || *in.Parallelism < 1) {
 		add(Error, "Job parallelism required",
 			"Set job.parallelism (at least 1): the operator's JobSpec.parallelism is an int that defaults to 0, and its "+

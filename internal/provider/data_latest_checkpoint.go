@@ -38,6 +38,7 @@ type latestCheckpointModel struct {
 	CheckpointID  types.Int64  `tfsdk:"checkpoint_id"`
 	MetadataPath  types.String `tfsdk:"metadata_path"`
 	LastModified  types.String `tfsdk:"last_modified"`
+	Contents      types.Object `tfsdk:"contents"`
 }
 
 func (d *latestCheckpointDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -79,6 +80,7 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 			"checkpoint_id": schema.Int64Attribute{Computed: true, Description: "N of chk-N."},
 			"metadata_path": schema.StringAttribute{Computed: true, Description: ".../chk-N/_metadata."},
 			"last_modified": schema.StringAttribute{Computed: true, Description: "When _metadata was written (RFC 3339)."},
+			"contents":      snapshotContentsAttribute("with `complete = true` (which reads it; null otherwise, and when none is found)"),
 		},
 	}
 	markdownDescriptions(&resp.Schema)
@@ -123,6 +125,7 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	m.Skipped = types.ListNull(types.StringType)
 	var skipped []string
+	var meta *checkpoint.Metadata
 	if complete {
 		if jobID != "" {
 			res, err := checkpoint.LatestComplete(ctx, c.S3, bucket, dir, jobID)
@@ -131,6 +134,9 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 				return
 			}
 			cp = res.Checkpoint
+			if cp != nil && res.Completeness != nil {
+				meta = res.Completeness.Metadata
+			}
 			for _, sk := range res.Skipped {
 				skipped = append(skipped, skippedLine(sk))
 			}
@@ -167,6 +173,7 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 		m.LastModified = types.StringValue(cp.LastModified.UTC().Format(time.RFC3339))
 		m.JobID = types.StringValue(cp.JobID)
 	}
+	m.Contents = snapshotContents(meta)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

@@ -659,6 +659,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	if !plan.derive(ctx, &resp.Diagnostics) {
 		return
 	}
+	r.preflightRestore(ctx, &plan, &state, timeout, &resp.Diagnostics)
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
 		r.savepointBeforeUpgrade(ctx, c, &plan, &state, &resp.Diagnostics)
 	}

@@ -605,7 +605,7 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		st.JobState, st.StartTime = flinkRunning, fmt.Sprint(time.Now().UnixMilli())
 		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" {
 			n := o.nextCheckpoint(st.JobID)
-			if _, err := o.writeCheckpoint(ctx, dir, st.JobID, n); err != nil {
+			if _, err := o.writeCheckpoint(ctx, dir, st.JobID, n, specParallelism(c.spec)); err != nil {
 				o.logf("operator: Flink writing a checkpoint of %s: %v", c.obj.GetName(), err)
 			}
 			if haEnabled(c.spec) {
@@ -1137,7 +1137,7 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 		if o.Flink != nil {
 			path, err = o.Flink.savepoint(ctx, c.obj, st.JobID, dir, true)
 		} else {
-			path, err = o.writeSavepoint(ctx, dir, st.JobID)
+			path, err = o.writeSavepoint(ctx, dir, st.JobID, specParallelism(c.spec))
 		}
 		if err != nil {
 			return err

@@ -51,7 +51,7 @@ func (o *Operator) put(ctx context.Context, uri, body string) error {
 // every task acknowledged. The _metadata is in Flink's format and
 // references the three state files (operator_metadata.go). It returns the
 // checkpoint's directory.
-func (o *Operator) writeCheckpoint(ctx context.Context, dir, jobID string, n int) (string, error) {
+func (o *Operator) writeCheckpoint(ctx context.Context, dir, jobID string, n int, par jobParallelism) (string, error) {
 	jobDir := strings.TrimSuffix(dir, "/") + "/" + jobID
 	chk := fmt.Sprintf("%s/%s%d", jobDir, checkpointDirPrefix, n)
 	if o.S3 == nil {
@@ -62,7 +62,7 @@ func (o *Operator) writeCheckpoint(ctx context.Context, dir, jobID string, n int
 	shared := modelFile{jobDir + "/" + sharedStateDir + "/" + randomHex(16), size}
 	taskOwned := modelFile{jobDir + "/" + taskOwnedStateDir + "/" + randomHex(16), size}
 	exclusive := modelFile{chk + "/" + randomHex(16), size}
-	meta, err := checkpointMetadata(int64(n), taskOwned, exclusive, shared)
+	meta, err := checkpointMetadata(int64(n), par, taskOwned, exclusive, shared)
 	if err != nil {
 		return "", err
 	}
@@ -82,14 +82,14 @@ func (o *Operator) writeCheckpoint(ctx context.Context, dir, jobID string, n int
 // "savepoint-" + the job id's first 6 characters + "-" + 12 random hex
 // digits (FileUtils.getRandomFilename); its state file first, _metadata (in
 // Flink's format, referencing it) last.
-func (o *Operator) writeSavepoint(ctx context.Context, dir, jobID string) (string, error) {
+func (o *Operator) writeSavepoint(ctx context.Context, dir, jobID string, par jobParallelism) (string, error) {
 	sp := fmt.Sprintf("%s/savepoint-%s-%s", strings.TrimSuffix(dir, "/"), jobID[:6], randomHex(6))
 	if o.S3 == nil {
 		return sp, nil
 	}
 	const body = "flink savepoint (test bed)"
 	name := randomHex(16)
-	meta, err := savepointMetadata(int64(o.lastCheckpoint(jobID)), name, int64(len(body)))
+	meta, err := savepointMetadata(int64(o.lastCheckpoint(jobID)), par, name, int64(len(body)))
 	if err != nil {
 		return "", err
 	}

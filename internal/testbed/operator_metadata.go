@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // The _metadata the operator model writes is in Flink 2.2.1's own format
@@ -59,10 +61,56 @@ func (w *metaWriter) utf(s string) {
 	w.b = append(w.b, s...)
 }
 
+// jobParallelism is the parallelism and max parallelism the model's one
+// operator runs with, as Flink gives them: job.parallelism
+// (parallelism.default), and pipeline.max-parallelism when the
+// configuration sets it, else KeyGroupRangeAssignment.
+// computeDefaultMaxParallelism of the parallelism (flink-runtime
+// release-2.2.1). The model does not adopt a restored snapshot's max
+// parallelism as Flink does when none is configured
+// (StateAssignmentOperation.checkParallelismPreconditions).
+type jobParallelism struct{ p, max int32 }
+
+// specParallelism reads them from a FlinkDeployment spec.
+func specParallelism(spec map[string]any) jobParallelism {
+	p := int32(1)
+	if job, ok := spec["job"].(map[string]any); ok {
+		switch v := job["parallelism"].(type) {
+		case int64:
+			p = int32(v)
+		case float64:
+			p = int32(v)
+		}
+	}
+	if p < 1 {
+		p = 1
+	}
+	if m, err := strconv.Atoi(strings.TrimSpace(confValue(spec, "pipeline.max-parallelism"))); err == nil && m >= int(p) && m <= 1<<15 {
+		return jobParallelism{p, int32(m)}
+	}
+	return jobParallelism{p, computeDefaultMaxParallelism(p)}
+}
+
+// computeDefaultMaxParallelism is KeyGroupRangeAssignment's:
+// min(max(roundUpToPowerOfTwo(p + p/2), 128), 32768).
+func computeDefaultMaxParallelism(p int32) int32 {
+	n := int32(1)
+	for n < p+p/2 {
+		n <<= 1
+	}
+	return min(max(n, 128), 1<<15)
+}
+
+// keyGroups is how many key groups subtask 0 holds
+// (KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex: from 0 to
+// (max-1)/p).
+func (j jobParallelism) keyGroups() int32 { return (j.max-1)/j.p + 1 }
+
 // header: magic, version, checkpoint ID, no master states, one operator
-// (V5+: name and uid; ID; parallelism 1, max parallelism 128; no coordinator
-// state) with one subtask, index 0.
-func (w *metaWriter) header(checkpointID int64) {
+// (V5+: name and uid; ID; the job's parallelism and max parallelism; no
+// coordinator state) with one subtask, index 0 (the model writes the state
+// of one subtask, whatever the parallelism).
+func (w *metaWriter) header(checkpointID int64, par jobParallelism) {
 	w.i32(metadataMagic)
 	w.i32(metadataVersion)
 	w.i64(checkpointID)
@@ -71,8 +119,8 @@ func (w *metaWriter) header(checkpointID int64) {
 	w.utf("test bed job")
 	w.utf("")
 	w.b = append(w.b, modelOperatorID[:]...)
-	w.i32(1)
-	w.i32(128)
+	w.i32(par.p)
+	w.i32(par.max)
 	w.u8(0) // NULL_HANDLE: no coordinator state
 	w.i32(1)
 	w.i32(0)
@@ -120,15 +168,15 @@ type modelFile struct {
 // n: operator state in taskOwned; keyed state an
 // INCREMENTAL_KEY_GROUPS_HANDLE_V2 (11) with its meta data in exclusive
 // (a file of chk-N) and one shared file (of <job>/shared/).
-func checkpointMetadata(n int64, taskOwned, exclusive, shared modelFile) ([]byte, error) {
+func checkpointMetadata(n int64, par jobParallelism, taskOwned, exclusive, shared modelFile) ([]byte, error) {
 	w := &metaWriter{}
-	w.header(n)
+	w.header(n, par)
 	w.operatorState(func() { w.fileHandle(taskOwned.size, taskOwned.uri) })
 	w.u8(11)
 	w.i64(n)
 	w.utf("test-bed-backend")
-	w.i32(0)   // key groups from 0,
-	w.i32(128) // 128 of them
+	w.i32(0)               // key groups from 0,
+	w.i32(par.keyGroups()) // subtask 0's
 	w.i64(exclusive.size + shared.size)
 	w.fileHandle(exclusive.size, exclusive.uri)
 	w.i32(1)
@@ -144,9 +192,9 @@ func checkpointMetadata(n int64, taskOwned, exclusive, shared modelFile) ([]byte
 // (RELATIVE_STREAM_STATE_HANDLE, 6) as savepoints name their files, and
 // no keyed state. The model takes no checkpoint ID for a savepoint: id is
 // the job's last checkpoint's.
-func savepointMetadata(id int64, name string, size int64) ([]byte, error) {
+func savepointMetadata(id int64, par jobParallelism, name string, size int64) ([]byte, error) {
 	w := &metaWriter{}
-	w.header(id)
+	w.header(id, par)
 	w.operatorState(func() {
 		w.u8(6)
 		w.utf(name)

@@ -12,7 +12,7 @@ import (
 // _metadata, and references exactly the files the model writes.
 func TestModelMetadata_readAsFlinks(t *testing.T) {
 	job := "s3://b/flink/checkpoints/0123456789abcdef0123456789abcdef"
-	meta, err := checkpointMetadata(7, modelFile{job + "/taskowned/t1", 22}, modelFile{job + "/chk-7/e1", 22}, modelFile{job + "/shared/s1", 22})
+	meta, err := checkpointMetadata(7, jobParallelism{1, 128}, modelFile{job + "/taskowned/t1", 22}, modelFile{job + "/chk-7/e1", 22}, modelFile{job + "/shared/s1", 22})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestModelMetadata_readAsFlinks(t *testing.T) {
 	}
 
 	sp := "s3://b/flink/savepoints/savepoint-012345-0a1b2c3d4e5f"
-	meta, err = savepointMetadata(3, "f1", 26)
+	meta, err = savepointMetadata(3, jobParallelism{1, 128}, "f1", 26)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,29 @@ func TestModelMetadata_readAsFlinks(t *testing.T) {
 }
 
 func TestModelMetadata_refusesNonASCII(t *testing.T) {
-	if _, err := savepointMetadata(1, "fé", 1); err == nil {
+	if _, err := savepointMetadata(1, jobParallelism{1, 128}, "fé", 1); err == nil {
 		t.Fatal("a non-ASCII name was written as if DataOutputStream.writeUTF wrote it so")
+	}
+}
+
+// The model's operator runs with the spec's parallelism, and the max
+// parallelism Flink gives it: pipeline.max-parallelism, else
+// KeyGroupRangeAssignment.computeDefaultMaxParallelism.
+func TestSpecParallelism(t *testing.T) {
+	for _, c := range []struct {
+		spec map[string]any
+		want jobParallelism
+	}{
+		{map[string]any{"job": map[string]any{"parallelism": int64(2)}}, jobParallelism{2, 128}},
+		{map[string]any{"job": map[string]any{"parallelism": int64(100)}}, jobParallelism{100, 256}},
+		{map[string]any{"job": map[string]any{"parallelism": int64(2)}, "flinkConfiguration": map[string]any{"pipeline.max-parallelism": "8"}}, jobParallelism{2, 8}},
+		{map[string]any{}, jobParallelism{1, 128}},
+	} {
+		if got := specParallelism(c.spec); got != c.want {
+			t.Errorf("specParallelism(%v) = %v, want %v", c.spec, got, c.want)
+		}
+	}
+	if g := (jobParallelism{2, 8}).keyGroups(); g != 4 {
+		t.Errorf("subtask 0 of 2 with 8 key groups holds %d, want 4", g)
 	}
 }

@@ -285,7 +285,7 @@ func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstru
 		if o.Flink != nil {
 			path, err = o.Flink.savepoint(ctx, dep, jobID, dir, false)
 		} else {
-			path, err = o.writeSavepoint(ctx, dir, jobID)
+			path, err = o.writeSavepoint(ctx, dir, jobID, specParallelism(depSpec))
 		}
 	} else if o.Flink != nil {
 		return fmt.Errorf("checkpoint-type snapshots of real Flink jobs are not modelled by the test bed")
@@ -294,7 +294,7 @@ func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstru
 		if dir == "" {
 			return fmt.Errorf("no checkpoint storage configured for job %s", jobID)
 		}
-		path, err = o.writeCheckpoint(ctx, dir, jobID, o.nextCheckpoint(jobID))
+		path, err = o.writeCheckpoint(ctx, dir, jobID, o.nextCheckpoint(jobID), specParallelism(depSpec))
 	}
 	if err != nil {
 		return err

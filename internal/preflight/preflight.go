@@ -1,0 +1,318 @@
+// Package preflight proves from a snapshot's _metadata, before a job is
+// restored from it, that Flink will accept the restore with the new
+// configuration. Flink checks this only when the new job starts, after the
+// operator has stopped the old one (issue 44); each rule here follows the
+// Flink 2.2.1 code that would refuse the restore, and says what Flink
+// would say.
+package preflight
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+)
+
+// Desired is what the new spec asks of the restore, and what the running
+// spec had (the Previous fields, zero when unknown).
+type Desired struct {
+	// Parallelism is job.parallelism (parallelism.default: every operator
+	// whose code sets no parallelism of its own gets it); 0: unknown.
+	Parallelism int
+	// PreviousParallelism is the running spec's job.parallelism. An operator
+	// the snapshot records at another parallelism has one of its own (code,
+	// an override, the autoscaler) and is not measured against Parallelism.
+	PreviousParallelism int
+	// Overrides are pipeline.jobvertex-parallelism-overrides (vertex ID in
+	// hexadecimal to parallelism).
+	Overrides map[string]int
+	// MaxParallelism is an explicit pipeline.max-parallelism, 0 for none;
+	// PreviousMaxParallelism the running spec's.
+	MaxParallelism, PreviousMaxParallelism int
+	// Backend and PreviousBackend are state.backend (rocksdb, hashmap,
+	// forst; "" unknown).
+	Backend, PreviousBackend string
+	// FlinkVersion is the Flink version the job is restored with ("2.2.1";
+	// "" unknown).
+	FlinkVersion string
+}
+
+// Finding is one reason Flink would refuse the restore.
+type Finding struct {
+	// Rule names it: "parallelism", "max-parallelism", "backend",
+	// "metadata-version".
+	Rule string
+	// Attribute is the attribute that asks for what Flink refuses, as the
+	// user writes it (job.parallelism, flink_configuration["..."]).
+	Attribute string
+	// Operator names the snapshot's operator ("" when the rule is about
+	// the whole snapshot): its name, uid and ID as the snapshot records them.
+	Operator string
+	// FlinkClass is where Flink refuses (class.method), and FlinkMessage
+	// what it says, "…" for what the snapshot cannot tell (a job vertex ID).
+	FlinkClass, FlinkMessage string
+	// WayOut says what to do instead.
+	WayOut string
+}
+
+// Detail is the finding as one paragraph.
+func (f Finding) Detail() string {
+	s := f.Attribute + ": "
+	if f.Operator != "" {
+		s += "for the operator " + f.Operator + ", "
+	}
+	return s + "Flink would refuse the restore (" + f.FlinkClass + ": \"" + f.FlinkMessage + "\"). " + f.WayOut
+}
+
+// describe names an operator for a message: name, uid (or that it has
+// none: its ID is generated from the job graph), ID.
+func describe(op checkpoint.OperatorState) string {
+	uid := "no uid"
+	if op.UID != "" {
+		uid = fmt.Sprintf("uid %q", op.UID)
+	}
+	name := op.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	return fmt.Sprintf("%q (%s, ID %s)", name, uid, op.ID)
+}
+
+// restored are the snapshot's operators whose parallelism Flink checks on
+// restore. StateAssignmentOperation.assignStates runs assignAttemptState,
+// and with it checkParallelismPreconditions for every OperatorState of the
+// vertex, only for a vertex with non-finished state
+// (TaskStateAssignment.hasNonFinishedState: an operator with collected
+// subtask states); a fully finished operator has none. This is every
+// operator with state, keyed or not (the source's split state counts as
+// much as a keyed operator's). Operators with max parallelism 1 are left
+// out: Flink gives that to a non-parallel operator
+// (SingleOutputStreamOperator.forceNonParallel sets parallelism and max
+// parallelism to 1), which keeps parallelism 1 whatever job.parallelism is.
+func restored(meta *checkpoint.Metadata) []checkpoint.OperatorState {
+	var out []checkpoint.OperatorState
+	for _, op := range meta.Operators {
+		if op.FullyFinished || len(op.Subtasks) == 0 || op.MaxParallelism <= 1 {
+			continue
+		}
+		out = append(out, op)
+	}
+	return out
+}
+
+// Check returns the reasons Flink would refuse to restore the snapshot with
+// the desired configuration, nil when it finds none.
+func Check(meta *checkpoint.Metadata, want Desired) []Finding {
+	var fs []Finding
+	fs = append(fs, checkVersion(meta, want)...)
+	ops := restored(meta)
+	fs = append(fs, checkParallelism(ops, want)...)
+	fs = append(fs, checkMaxParallelism(ops, want)...)
+	fs = append(fs, checkBackend(meta, want)...)
+	return fs
+}
+
+// checkParallelism: StateAssignmentOperation.checkParallelismPreconditions
+// (flink-runtime release-2.2.1) throws IllegalStateException when a
+// restored operator's max parallelism is below its vertex's new
+// parallelism. With no explicit pipeline.max-parallelism Flink adopts the
+// snapshot's max parallelism first (SchedulerBase.
+// computeVertexParallelismStore lets an auto-configured one be rescaled),
+// so raising the parallelism past it cannot work however the
+// configuration is written.
+func checkParallelism(ops []checkpoint.OperatorState, want Desired) []Finding {
+	var fs []Finding
+	for _, op := range ops {
+		p, attr := 0, "job.parallelism"
+		// Dispatcher.applyParallelismOverrides sets a vertex's parallelism
+		// by its JobVertexID, which is its chain head's OperatorID
+		// (StreamingJobGraphGenerator: the vertex ID is the head's hash;
+		// OperatorID.fromJobVertexID): the same hexadecimal ID.
+		if o, ok := want.Overrides[op.ID]; ok {
+			p, attr = o, fmt.Sprintf("flink_configuration[%q]", flinkconf.ParallelismOverridesKey)
+		} else if want.PreviousParallelism == 0 || int(op.Parallelism) == want.PreviousParallelism {
+			p = want.Parallelism
+		}
+		if p == 0 || p <= int(op.MaxParallelism) {
+			continue
+		}
+		fs = append(fs, Finding{Rule: "parallelism", Attribute: fmt.Sprintf("%s (%d)", attr, p), Operator: describe(op),
+			FlinkClass: "StateAssignmentOperation.checkParallelismPreconditions",
+			FlinkMessage: fmt.Sprintf("The state for task … can not be restored. The maximum parallelism (%d) of the restored state is lower "+
+				"than the configured parallelism (%d). Please reduce the parallelism of the task to be lower or equal to the maximum "+
+				"parallelism.", op.MaxParallelism, p),
+			WayOut: fmt.Sprintf("The snapshot's state is divided into %d key groups, its max parallelism, which can never be raised for "+
+				"this state. Set %s to at most %d; or start the job without this state (a new job, or upgrade_mode \"stateless\"), "+
+				"with pipeline.max-parallelism set to what the job will ever need.", op.MaxParallelism, attr, op.MaxParallelism)})
+	}
+	return fs
+}
+
+// checkMaxParallelism: the second check of
+// StateAssignmentOperation.checkParallelismPreconditions. When the
+// snapshot's max parallelism differs from the vertex's and the vertex's was
+// configured (pipeline.max-parallelism: SchedulerBase.
+// computeVertexParallelismStore's rescale validator "Cannot override a
+// configured max parallelism."), it throws IllegalStateException.
+func checkMaxParallelism(ops []checkpoint.OperatorState, want Desired) []Finding {
+	if want.MaxParallelism == 0 {
+		return nil
+	}
+	var fs []Finding
+	for _, op := range ops {
+		// An operator whose max parallelism the old configuration did not
+		// give it has its own (code): pipeline.max-parallelism does not reach it.
+		if want.PreviousMaxParallelism != 0 && int(op.MaxParallelism) != want.PreviousMaxParallelism {
+			continue
+		}
+		if int(op.MaxParallelism) == want.MaxParallelism {
+			continue
+		}
+		fs = append(fs, Finding{Rule: "max-parallelism",
+			Attribute: fmt.Sprintf("flink_configuration[%q] (%d)", flinkconf.MaxParallelismKey, want.MaxParallelism), Operator: describe(op),
+			FlinkClass: "StateAssignmentOperation.checkParallelismPreconditions",
+			FlinkMessage: fmt.Sprintf("The maximum parallelism (%d) with which the latest checkpoint of the execution job vertex … has been "+
+				"taken and the current maximum parallelism (%d) changed. This is currently not supported.", op.MaxParallelism, want.MaxParallelism),
+			WayOut: fmt.Sprintf("Set flink_configuration[%q] = \"%d\", the max parallelism the snapshot was written with, or remove it "+
+				"(Flink then adopts the snapshot's).", flinkconf.MaxParallelismKey, op.MaxParallelism)})
+	}
+	return fs
+}
+
+// KeyedStateKind says which kind of keyed state a snapshot holds, from its
+// handle classes (MetadataV2V3SerializerBase.deserializeKeyedStateHandle):
+// "incremental" (IncrementalRemoteKeyedStateHandle: RocksDB's or ForSt's
+// own files, a checkpoint or a NATIVE savepoint), "full"
+// (KeyGroupsStateHandle: a hashmap checkpoint, or RocksDB's with
+// incremental checkpoints off), "canonical" (KeyGroupsSavepointStateHandle:
+// a CANONICAL savepoint), "changelog" (the changelog backend's handles),
+// "mixed", or "none" when no operator holds keyed state.
+func KeyedStateKind(meta *checkpoint.Metadata) string {
+	kinds := map[string]bool{}
+	for _, op := range meta.Operators {
+		for c := range op.KeyedHandles {
+			switch c {
+			case "IncrementalRemoteKeyedStateHandle":
+				kinds["incremental"] = true
+			case "KeyGroupsStateHandle":
+				kinds["full"] = true
+			case "KeyGroupsSavepointStateHandle":
+				kinds["canonical"] = true
+			default:
+				kinds["changelog"] = true
+			}
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		return "none"
+	case 1:
+		for k := range kinds {
+			return k
+		}
+	}
+	return "mixed"
+}
+
+// Format says what the snapshot is, from its CheckpointProperties
+// (MetadataV4Serializer.serializeProperties): "CANONICAL savepoint",
+// "NATIVE savepoint", "checkpoint", or "" when a version 2 or 3 file does
+// not record it.
+func Format(meta *checkpoint.Metadata) string {
+	p := meta.Properties
+	switch {
+	case p == nil:
+		return ""
+	case p.IsSavepoint():
+		return p.SavepointFormat + " savepoint"
+	}
+	return "checkpoint"
+}
+
+// checkBackend: only a CANONICAL savepoint can be restored with another
+// state backend. Flink's documentation says so ("Checkpoints vs.
+// Savepoints", capabilities and limitations: state backend change only
+// with canonical savepoints; FLIP-203: the canonical format is "the
+// uniform format that supports switching state backends"), and the
+// restore operations show why: the heap backend reads KeyGroupsStateHandles
+// only (HeapRestoreOperation.restore, StateUtil.
+// unexpectedStateHandleException), RocksDB reads an
+// IncrementalKeyedStateHandle as its own files and anything else in the
+// full-snapshot format (RocksDBKeyedStateBackendBuilder.getRocksDBRestoreOperation).
+func checkBackend(meta *checkpoint.Metadata, want Desired) []Finding {
+	if want.Backend == "" || want.PreviousBackend == "" || want.Backend == want.PreviousBackend {
+		return nil
+	}
+	kind, format := KeyedStateKind(meta), Format(meta)
+	if kind == "none" || (format == "CANONICAL savepoint" && kind == "canonical") {
+		return nil
+	}
+	what := format
+	if what == "" {
+		what = "snapshot of unrecorded format"
+	}
+	f := Finding{Rule: "backend", Attribute: fmt.Sprintf("state.backend (%s, was %s)", want.Backend, want.PreviousBackend),
+		FlinkClass:   "Flink documentation, Checkpoints vs. Savepoints",
+		FlinkMessage: "State backend change: supported by canonical savepoints only",
+		WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state): only a CANONICAL savepoint can be restored with another backend. "+
+			"Keep state.backend = %q for this upgrade; then take a CANONICAL savepoint (flinkstate_snapshot with format = \"CANONICAL\") "+
+			"and start the job with state.backend = %q and job.initial_savepoint_path set to it.", what, kind, want.PreviousBackend, want.Backend)}
+	if want.Backend == flinkconf.BackendHashMap && kind == "incremental" {
+		f.FlinkClass = "HeapRestoreOperation.restore (StateUtil.unexpectedStateHandleException)"
+		f.FlinkMessage = "Unexpected state handle type, expected one of: class org.apache.flink.runtime.state.KeyGroupsStateHandle, but " +
+			"found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle. This can mostly happen when a different " +
+			"StateBackend from the one that was used for taking a checkpoint/savepoint is used when restoring."
+	}
+	return []Finding{f}
+}
+
+// MaxMetadataVersion is the newest _metadata version a Flink minor version
+// reads: the serializers MetadataSerializers registers (flink-runtime
+// release-1.20.1: versions 1 to 4; 2.0.0: 1 to 5; 2.1.0 and 2.2.1: 1 to 6).
+// 0 when unknown.
+func MaxMetadataVersion(v flinkconf.Version) int {
+	switch {
+	case v.Major == 1 && v.Minor == 20:
+		return 4
+	case v.Major == 2 && v.Minor == 0:
+		return 5
+	case v.Major == 2 && (v.Minor == 1 || v.Minor == 2):
+		return 6
+	}
+	return 0
+}
+
+// checkVersion: Checkpoints.loadCheckpointMetadata reads the version and
+// MetadataSerializers.getSerializer throws IllegalArgumentException
+// "Unrecognized checkpoint version number: <v>" for one it does not
+// register (the same text in 1.20.1 and 2.2.1).
+func checkVersion(meta *checkpoint.Metadata, want Desired) []Finding {
+	v, err := flinkconf.ParseVersion(want.FlinkVersion)
+	if err != nil {
+		return nil
+	}
+	readable := MaxMetadataVersion(v)
+	if readable == 0 || int(meta.Version) <= readable {
+		return nil
+	}
+	var newer []string
+	for _, m := range []struct {
+		minor string
+		max   int
+	}{{"2.0", 5}, {"2.1", 6}} {
+		if m.max >= int(meta.Version) {
+			newer = append(newer, m.minor)
+		}
+	}
+	sort.Strings(newer)
+	from := "a newer Flink"
+	if len(newer) > 0 {
+		from = "Flink " + newer[0] + " or later"
+	}
+	return []Finding{{Rule: "metadata-version", Attribute: fmt.Sprintf("flink_version (%s)", want.FlinkVersion),
+		FlinkClass:   "MetadataSerializers.getSerializer",
+		FlinkMessage: fmt.Sprintf("Unrecognized checkpoint version number: %d", meta.Version),
+		WayOut: fmt.Sprintf("The snapshot's _metadata is version %d, written by %s; Flink %d.%d reads up to version %d. Keep a "+
+			"flink_version that reads it, or start the older Flink without this state.", meta.Version, from, v.Major, v.Minor, readable)}}
+}

@@ -1,0 +1,112 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
+)
+
+// preflightRestore runs the restore pre-flight (internal/preflight) before
+// an update of a running stateful job is written: it reads the _metadata
+// of the newest completed checkpoint of the running job (status.jobStatus.
+// jobId, the job_id attribute), which is what a last-state upgrade restores
+// (the operator resumes from the HA metadata, which names the newest
+// completed checkpoint: flink-kubernetes-operator release-1.15.0,
+// AbstractJobReconciler.restoreJob with the last-state dummy path), and
+// refuses the update when Flink would refuse that restore. Nothing is
+// written then: the old job keeps running.
+//
+// In savepoint mode the job restores the savepoint taken for the upgrade,
+// not this checkpoint; the checkpoint stands in for it in the rules that
+// depend on the job's operators (their max parallelism and the metadata
+// version), and the backend rule, which depends on the snapshot's format,
+// is left out. It is left out too when flink_version changes: the operator
+// then takes a savepoint instead of the last checkpoint
+// (AbstractJobReconciler.getJobUpgrade).
+//
+// When the checkpoint cannot be found or read, the update goes on with a
+// warning: the pre-flight adds a refusal Flink would make, it is not a
+// condition of every upgrade.
+func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) {
+	if diags.HasError() || plan.Job == nil || state.Job == nil || state.jobState() != "running" {
+		return
+	}
+	if restoring, from := restoresOnUpdate(ctx, plan, state); !restoring || from != "" {
+		return
+	}
+	mode := plan.Job.UpgradeMode.ValueString()
+	jobID := state.JobID.ValueString()
+	var d diag.Diagnostics
+	oldCfg, newCfg := stringMap(ctx, state.EffectiveConfig, &d), stringMap(ctx, plan.EffectiveConfig, &d)
+	dir := firstValue(oldCfg, "execution.checkpointing.dir", "state.checkpoints.dir")
+	if !checkpoint.ValidJobID(jobID) || dir == "" || d.HasError() {
+		return // no job or no checkpoints to read: nothing is restored from a checkpoint
+	}
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	skipped := func(why string) {
+		diags.AddWarning("Restore pre-flight skipped",
+			fmt.Sprintf("FlinkDeployment %s/%s: the provider could not read the checkpoint the upgrade restores, so it did not check that "+
+				"Flink will accept it (max parallelism, state backend, metadata version): %s. The update goes on.", ns, name, why))
+	}
+	bucket, prefix, err := checkpoint.ParseS3URI(dir)
+	if err != nil {
+		return
+	}
+	a, err := r.meta.AWS(ctx)
+	if err != nil {
+		skipped(err.Error())
+		return
+	}
+	actx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
+	cp, err := checkpoint.Latest(actx, a.S3, bucket, prefix, jobID)
+	if err != nil {
+		skipped(awsErr(actx, err))
+		return
+	}
+	if cp == nil {
+		return // no completed checkpoint: the job starts without checkpointed state
+	}
+	meta, err := checkpoint.ReadMetadataAt(actx, a.S3, cp.Path)
+	if err != nil {
+		skipped(fmt.Sprintf("reading %s: %s", cp.MetadataPath, awsErr(actx, err)))
+		return
+	}
+	want := preflight.Desired{
+		Parallelism:         int(plan.Job.Parallelism.ValueInt64()),
+		PreviousParallelism: int(state.Job.Parallelism.ValueInt64()),
+		Overrides:           flinkconf.ParallelismOverrides(newCfg),
+		FlinkVersion:        plan.FlinkVersion.ValueString(),
+	}
+	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(newCfg)
+	want.PreviousMaxParallelism, _ = flinkconf.ExplicitMaxParallelism(oldCfg)
+	if mode == flinkconf.UpgradeLastState && plan.FlinkVersion.ValueString() == state.FlinkVersion.ValueString() {
+		want.Backend = firstValue(newCfg, "state.backend.type", "state.backend")
+		want.PreviousBackend = firstValue(oldCfg, "state.backend.type", "state.backend")
+	}
+	restores := "the newest completed checkpoint of job " + jobID + ", which this " + mode + " upgrade restores"
+	if mode != flinkconf.UpgradeLastState {
+		restores = "the newest completed checkpoint of job " + jobID + ", read for the savepoint this upgrade takes and restores (they record the same operators)"
+	}
+	for _, f := range preflight.Check(meta, want) {
+		diags.AddError("Flink would refuse to restore the job's state",
+			fmt.Sprintf("FlinkDeployment %s/%s was not changed, and its job keeps running: it would restore %s (%s), and %s", ns, name,
+				cp.Path, restores, f.Detail()))
+	}
+}
+
+// firstValue is the value of the first of keys that cfg sets, or "".
+func firstValue(cfg map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v := cfg[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,97 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// Issue 44's first row: a running last-state job whose checkpoints were
+// written with pipeline.max-parallelism = 8, updated to parallelism 12 with
+// the key dropped. Flink would adopt the checkpoint's max parallelism and
+// refuse the restore after the old JobManager is gone
+// (StateAssignmentOperation.checkParallelismPreconditions); the pre-flight
+// reads the checkpoint's _metadata and refuses the update before the spec
+// is written: the generation stays, the job keeps running.
+func TestAccDeployment_preflightRefusesParallelismAboveCheckpointMax(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	first := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"
+  flink_configuration = {
+    "pipeline.max-parallelism" = "8"
+  }`)
+	scaled := strings.Replace(restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`), "parallelism  = 2", "parallelism  = 12", 1)
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders") },
+				Config:    scaled,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed", "s3://acme-flink-state/"+prefix+"/checkpoints/",
+					"/chk-", "job.parallelism (12)", "StateAssignmentOperation.checkParallelismPreconditions",
+					"The maximum parallelism (8) of the restored state is lower than the configured parallelism (12)", "at most 8"),
+			},
+			{
+				// The refused update wrote nothing: the first configuration
+				// is still what runs, at the same generation.
+				Config: first,
+				Check: func(*terraform.State) error {
+					if g := generationOf(t, ns, "orders"); g != gen {
+						return fmt.Errorf("generation %d after the refused update, want %d", g, gen)
+					}
+					if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
+						return fmt.Errorf("job state %q after the refused update, want RUNNING", s)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// Issue 44's third row: state.backend rocksdb -> hashmap on a running
+// last-state job, whose checkpoints are RocksDB incremental ones
+// (IncrementalRemoteKeyedStateHandle): the heap backend cannot read them
+// (HeapRestoreOperation), so the update is refused before anything is
+// written. A parallelism change within the checkpoint's max parallelism
+// goes through.
+func TestAccDeployment_preflightRefusesBackendChangeFromCheckpoint(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	first := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`)
+	hashmap := strings.Replace(strings.Replace(first, `backend             = "rocksdb"`, `backend             = "hashmap"`, 1),
+		"    incremental         = true\n", "", 1)
+	scaled := strings.Replace(first, "parallelism  = 2", "parallelism  = 4", 1)
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders") },
+				Config:    hashmap,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed", "/chk-",
+					"state.backend (hashmap, was rocksdb)", "HeapRestoreOperation",
+					"but found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle", `Keep state.backend = "rocksdb"`),
+			},
+			{
+				Config: scaled,
+				Check: func(*terraform.State) error {
+					if g := generationOf(t, ns, "orders"); g != gen+1 {
+						return fmt.Errorf("generation %d, want %d: the refused update wrote nothing, the accepted one once", g, gen+1)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

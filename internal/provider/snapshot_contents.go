@@ -1,0 +1,79 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
+)
+
+// What a snapshot's _metadata says about the job it restores (issue 44):
+// the facts the restore pre-flight reads, for a user's precondition.
+var (
+	snapshotOperatorType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"id": types.StringType, "uid": types.StringType, "name": types.StringType,
+		"parallelism": types.Int64Type, "max_parallelism": types.Int64Type, "keyed_state": types.BoolType,
+	}}
+	snapshotContentsType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"metadata_version": types.Int64Type, "format": types.StringType, "keyed_state_kind": types.StringType,
+		"operators": types.ListType{ElemType: snapshotOperatorType},
+	}}
+)
+
+// snapshotContentsAttribute is the schema of contents; read says when it
+// is set.
+func snapshotContentsAttribute(read string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{Computed: true,
+		Description: "What the snapshot's `_metadata` records (Flink's own format, read by the provider), " + read + ": what Flink " +
+			"checks when a job restores it. A restore needs a parallelism of at most each operator's `max_parallelism`, the same " +
+			"`pipeline.max-parallelism` when one is set, and the same state backend unless the snapshot is a CANONICAL savepoint.",
+		Attributes: map[string]schema.Attribute{
+			"metadata_version": schema.Int64Attribute{Computed: true,
+				Description: "The `_metadata` format version (Flink 2.1 and 2.2 write 6; Flink 1.20 reads up to 4, 2.0 up to 5: MetadataSerializers)."},
+			"format": schema.StringAttribute{Computed: true,
+				Description: "`checkpoint`, `CANONICAL savepoint` or `NATIVE savepoint` (its CheckpointProperties); null when a version 2 or 3 file does not record it."},
+			"keyed_state_kind": schema.StringAttribute{Computed: true,
+				Description: "The kind of keyed state, from its handle classes: `incremental` (RocksDB's or ForSt's own files), `full` " +
+					"(a hashmap checkpoint, or RocksDB's without incremental checkpoints), `canonical` (a CANONICAL savepoint), " +
+					"`changelog`, `mixed`, or `none`."},
+			"operators": schema.ListNestedAttribute{Computed: true, Description: "The operators with their state, in file order.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":              schema.StringAttribute{Computed: true, Description: "The OperatorID (hexadecimal), as Flink's messages print it."},
+					"uid":             schema.StringAttribute{Computed: true, Description: "The operator's `uid()`; null when it has none (its ID is generated from the job graph, and changes with it)."},
+					"name":            schema.StringAttribute{Computed: true, Description: "The operator's name; null when not recorded."},
+					"parallelism":     schema.Int64Attribute{Computed: true, Description: "The parallelism it ran with."},
+					"max_parallelism": schema.Int64Attribute{Computed: true, Description: "Its max parallelism: the number of key groups of its keyed state, which a restore cannot raise."},
+					"keyed_state":     schema.BoolAttribute{Computed: true, Description: "Whether it holds keyed state."},
+				}}},
+		}}
+}
+
+func nullIfEmpty(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+// snapshotContents is contents for a read _metadata; null for nil.
+func snapshotContents(m *checkpoint.Metadata) types.Object {
+	if m == nil {
+		return types.ObjectNull(snapshotContentsType.AttrTypes)
+	}
+	ops := make([]attr.Value, 0, len(m.Operators))
+	for _, op := range m.Operators {
+		ops = append(ops, types.ObjectValueMust(snapshotOperatorType.AttrTypes, map[string]attr.Value{
+			"id": types.StringValue(op.ID), "uid": nullIfEmpty(op.UID), "name": nullIfEmpty(op.Name),
+			"parallelism": types.Int64Value(int64(op.Parallelism)), "max_parallelism": types.Int64Value(int64(op.MaxParallelism)),
+			"keyed_state": types.BoolValue(op.HasKeyedState()),
+		}))
+	}
+	return types.ObjectValueMust(snapshotContentsType.AttrTypes, map[string]attr.Value{
+		"metadata_version": types.Int64Value(int64(m.Version)),
+		"format":           nullIfEmpty(preflight.Format(m)),
+		"keyed_state_kind": types.StringValue(preflight.KeyedStateKind(m)),
+		"operators":        types.ListValueMust(snapshotOperatorType, ops),
+	})
+}

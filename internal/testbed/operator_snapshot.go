@@ -400,7 +400,11 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 // another client wrote the object since (the provider's mark, say). The
 // labels are written whole here, one "add" where fabric8's diff has one
 // per label: the same object whenever the resourceVersion test passes.
-// The error is the conflict, for updateErrorStatus.
+// The error is the conflict, for updateErrorStatus. Held to the real
+// operator 1.15.0 with another client's write landing while its patch
+// waits inside the API server: FAILED with the KubernetesClientException
+// (TestDifferential_snapshotLabelPatchConflicts), where its status write,
+// held the same way, lands (TestDifferential_snapshotStatusWriteUnconditional).
 func (o *Operator) updateSnapshotLabels(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured, spec snapshotSpec, st snapshotStatus, dep *unstructured.Unstructured) error {
 	want := map[string]string{"snapshot.type": "CHECKPOINT", "snapshot.state": st.State, "snapshot.trigger-type": "MANUAL"}
 	if spec.savepoint {

@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"time"
+	"sort"
+	"sync"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
@@ -24,9 +24,9 @@ import (
 // (PendingSnapshotCreate) and waits for it instead of triggering a second
 // savepoint, as an interrupted upgrade's savepoint is found again
 // (PendingUpgradeSavepoint). The mark is removed once the object is in
-// Terraform's state (ClearPendingCreate: at the end of a create that
-// returned to Terraform, and by any later Read), so an object some state
-// holds is never taken by another create.
+// Terraform's state and COMPLETED (ClearPendingCreate: at the end of a
+// create that returned to Terraform, and by any later Read), so an object
+// some state holds is not taken by another create once it is done.
 const (
 	PendingCreateLabel  = "terraform-provider-flinkstate/pending-create"
 	CreateRunAnnotation = "terraform-provider-flinkstate/create-run"
@@ -116,63 +116,100 @@ func createdByProvider(obj *unstructured.Unstructured) bool {
 	return false
 }
 
+// SnapshotClaims are the FlinkStateSnapshots (by UID) the creates of one
+// provider process have taken over: held in memory, never written to the
+// object, so that two creates of that process never take one object.
+//
+// No write: while a snapshot is not COMPLETED the operator may be in the
+// middle of a reconciliation that patches its labels, and that patch is
+// conditional on the resourceVersion it read (FlinkStateSnapshotController
+// .getUpdateControl returns UpdateControl.patchResource(AndStatus) whenever
+// the snapshot.state label changes; with server-side apply off,
+// FlinkOperator: withUseSSAToPatchPrimaryResource(false), the Java
+// Operator SDK 5.2.2's ReconciliationDispatcher.CustomResourceFacade
+// .patchResource calls fabric8 7.3.1's edit, and OperationSupport
+// .handlePatch keeps the resourceVersion of the object it was given in
+// its JSON patch). Any write of ours in between bumps the resourceVersion:
+// the operator's patch fails with a conflict, updateErrorStatus counts a
+// failure and, within the backoff limit, triggers the savepoint again (a
+// second savepoint), or else marks the snapshot FAILED.
+type SnapshotClaims struct {
+	mu   sync.Mutex
+	uids map[ktypes.UID]bool
+}
+
+// claim takes uid unless a create of this process has: whether it took it.
+func (c *SnapshotClaims) claim(uid ktypes.UID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.uids[uid] {
+		return false
+	}
+	if c.uids == nil {
+		c.uids = map[ktypes.UID]bool{}
+	}
+	c.uids[uid] = true
+	return true
+}
+
 // PendingSnapshotCreate finds the FlinkStateSnapshot an earlier,
 // interrupted create of the same configuration (c) made and never handed
-// to Terraform, and claims it for this create (run, the provider process
-// asking): nil when there is none. Only an object that carries the mark
-// for exactly c, whose own spec, generateName, triggers and deployment UID
-// hash to it, that this provider's field manager created, that another
-// provider process made (a create of this same run is alive: it is that
-// create's, not this one's), and that is neither being deleted nor FAILED
-// or ABANDONED. Of several, the newest. The claim is an update conditional
-// on the object's resourceVersion, so two creates never claim one object.
-func PendingSnapshotCreate(ctx context.Context, dyn dynamic.Interface, c SnapshotCreate, run string) (*unstructured.Unstructured, error) {
+// to Terraform, and claims it for this create in claims (run is the
+// provider process asking): nil when there is none. Only an object that
+// carries the mark for exactly c, whose own spec, generateName, triggers
+// and deployment UID hash to it, that this provider's field manager
+// created, that another provider process made (a create of this same run
+// is alive: it is that create's, not this one's), that no other create of
+// this process has taken (claims), and that is neither being deleted nor
+// FAILED or ABANDONED. Of several, the newest.
+//
+// It writes nothing to the object (SnapshotClaims says why). The mark goes
+// once the snapshot is in Terraform's state and COMPLETED
+// (ClearPendingCreate).
+func PendingSnapshotCreate(ctx context.Context, dyn dynamic.Interface, c SnapshotCreate, run string, claims *SnapshotClaims) (*unstructured.Unstructured, error) {
 	key := c.Key()
-	r := dyn.Resource(FlinkStateSnapshotGVR).Namespace(c.Namespace)
-	for attempt := 0; attempt < 5; attempt++ {
-		list, err := r.List(ctx, metav1.ListOptions{LabelSelector: PendingCreateLabel + "=" + key})
-		if err != nil {
-			return nil, fmt.Errorf("listing FlinkStateSnapshots in %s an interrupted create left: %w", c.Namespace, err)
+	list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: PendingCreateLabel + "=" + key})
+	if err != nil {
+		return nil, fmt.Errorf("listing FlinkStateSnapshots in %s an interrupted create left: %w", c.Namespace, err)
+	}
+	var candidates []*unstructured.Unstructured
+	for i := range list.Items {
+		obj := &list.Items[i]
+		if obj.GetDeletionTimestamp() != nil || obj.GetAnnotations()[CreateRunAnnotation] == run ||
+			createKey(obj) != key || !createdByProvider(obj) {
+			continue
 		}
-		var best *unstructured.Unstructured
-		var newest time.Time
-		for i := range list.Items {
-			obj := &list.Items[i]
-			if obj.GetDeletionTimestamp() != nil || obj.GetAnnotations()[CreateRunAnnotation] == run ||
-				createKey(obj) != key || !createdByProvider(obj) {
-				continue
-			}
-			switch ReadSnapshotStatus(obj).State {
-			case SnapshotFailed, SnapshotAbandoned:
-				continue
-			}
-			if t := obj.GetCreationTimestamp().Time; best == nil || t.After(newest) {
-				best, newest = obj, t
-			}
+		switch ReadSnapshotStatus(obj).State {
+		case SnapshotFailed, SnapshotAbandoned:
+			continue
 		}
-		if best == nil {
-			return nil, nil
+		candidates = append(candidates, obj)
+	}
+	sort.SliceStable(candidates, func(i, j int) bool {
+		return candidates[i].GetCreationTimestamp().After(candidates[j].GetCreationTimestamp().Time)
+	})
+	for _, obj := range candidates {
+		if claims.claim(obj.GetUID()) {
+			return obj, nil
 		}
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-			"resourceVersion": best.GetResourceVersion(),
-			"annotations":     map[string]any{CreateRunAnnotation: run},
-		}})
-		claimed, err := r.Patch(ctx, best.GetName(), ktypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: FieldManager})
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			continue // changed since the list (the operator's status, or another claim): look again
-		}
-		if err != nil {
-			return nil, fmt.Errorf("claiming FlinkStateSnapshot %s/%s, left by an interrupted create: %w", c.Namespace, best.GetName(), err)
-		}
-		return claimed, nil
 	}
 	return nil, nil
 }
 
 // ClearPendingCreate removes the create's mark from a FlinkStateSnapshot
-// now in Terraform's state (nothing when it has none).
+// now in Terraform's state, as obj shows it: nothing when it has none, and
+// nothing yet while it is not COMPLETED (the operator may still patch it:
+// SnapshotClaims); a later Read removes it then. COMPLETED is written by
+// the reconciliation that patched the snapshot.state label to it just
+// before (the Java Operator SDK 5.2.2's ReconciliationDispatcher
+// .reconcileExecution patches the resource, then the status), and later
+// reconciliations change neither. A FAILED or ABANDONED snapshot keeps it:
+// no create takes those (PendingSnapshotCreate), and a FAILED one may
+// still get its label patched (FlinkStateSnapshotController.updateLabels
+// on a later event), which a write of ours could make fail and overwrite
+// the error the user is shown.
 func ClearPendingCreate(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
-	if _, ok := obj.GetLabels()[PendingCreateLabel]; !ok {
+	if _, ok := obj.GetLabels()[PendingCreateLabel]; !ok || ReadSnapshotStatus(obj).State != SnapshotCompleted {
 		return nil
 	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{

@@ -15,22 +15,53 @@ func orderSnapshot() SnapshotCreate {
 }
 
 // An interrupted create's object is taken by the next create of the same
-// configuration, and claimed for it.
+// configuration, claimed for it in memory (a second create of that run
+// does not take it too), with nothing written to it: the operator may be
+// patching it (SnapshotClaims).
 func TestPendingSnapshotCreate_takesTheInterruptedOne(t *testing.T) {
 	ctx := context.Background()
 	c := orderSnapshot()
 	dyn := snapshotsClient(asCreated(c.Object("earlier-run"), "orders-abcde", FieldManager))
-	got, err := PendingSnapshotCreate(ctx, dyn, c, "this-run")
+	var claims SnapshotClaims
+	got, err := PendingSnapshotCreate(ctx, dyn, c, "this-run", &claims)
 	if err != nil || got == nil || got.GetName() != "orders-abcde" {
 		t.Fatalf("found %v, %v; want orders-abcde", got, err)
 	}
-	if run := got.GetAnnotations()[CreateRunAnnotation]; run != "this-run" {
-		t.Fatalf("claimed for run %q, want this-run", run)
+	for _, a := range dyn.Actions() {
+		if a.GetVerb() != "list" {
+			t.Errorf("the take-over wrote to the snapshot: %s %s", a.GetVerb(), a.GetResource().Resource)
+		}
 	}
-	if err := ClearPendingCreate(ctx, dyn, got); err != nil {
+	if again, err := PendingSnapshotCreate(ctx, dyn, c, "this-run", &claims); err != nil || again != nil {
+		t.Fatalf("a second create of the same run took it too: %v, %v", again, err)
+	}
+}
+
+// The mark stays while the snapshot is not COMPLETED (no status yet,
+// TRIGGER_PENDING, IN_PROGRESS: the operator may patch it) and goes once it
+// is; then no later create takes it.
+func TestClearPendingCreate_onlyOnceCompleted(t *testing.T) {
+	ctx := context.Background()
+	c := orderSnapshot()
+	for _, state := range []string{"", SnapshotTriggerPending, SnapshotInProgress, SnapshotFailed, SnapshotAbandoned} {
+		obj := asCreated(c.Object("earlier-run"), "orders-abcde", FieldManager)
+		if state != "" {
+			obj = withState(obj, state)
+		}
+		dyn := snapshotsClient(obj)
+		if err := ClearPendingCreate(ctx, dyn, obj); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(dyn.Actions()); n != 0 {
+			t.Errorf("state %q: %d writes, want none (%v)", state, n, dyn.Actions())
+		}
+	}
+	obj := withState(asCreated(c.Object("earlier-run"), "orders-abcde", FieldManager), SnapshotCompleted)
+	dyn := snapshotsClient(obj)
+	if err := ClearPendingCreate(ctx, dyn, obj); err != nil {
 		t.Fatal(err)
 	}
-	if again, err := PendingSnapshotCreate(ctx, dyn, c, "a-third-run"); err != nil || again != nil {
+	if again, err := PendingSnapshotCreate(ctx, dyn, c, "a-third-run", &SnapshotClaims{}); err != nil || again != nil {
 		t.Fatalf("an object in state (mark cleared) taken again: %v, %v", again, err)
 	}
 }
@@ -72,7 +103,7 @@ func TestPendingSnapshotCreate_takesNothingElse(t *testing.T) {
 			return o
 		}(), "orders-nomrk", FieldManager),
 	} {
-		got, err := PendingSnapshotCreate(ctx, snapshotsClient(obj), c, "this-run")
+		got, err := PendingSnapshotCreate(ctx, snapshotsClient(obj), c, "this-run", &SnapshotClaims{})
 		if err != nil || got != nil {
 			t.Errorf("%s: took %v (%v), want nothing", name, got, err)
 		}
@@ -86,8 +117,33 @@ func TestPendingSnapshotCreate_newest(t *testing.T) {
 	older.SetCreationTimestamp(metav1.Unix(100, 0))
 	newer := asCreated(c.Object("run-2"), "orders-newer", FieldManager)
 	newer.SetCreationTimestamp(metav1.Unix(200, 0))
-	got, err := PendingSnapshotCreate(context.Background(), snapshotsClient(older, newer), c, "run-3")
+	got, err := PendingSnapshotCreate(context.Background(), snapshotsClient(older, newer), c, "run-3", &SnapshotClaims{})
 	if err != nil || got == nil || got.GetName() != "orders-newer" {
 		t.Fatalf("took %v, %v; want orders-newer", got, err)
+	}
+}
+
+// Two creates of one run with the same configuration, two interrupted
+// ones' objects: each takes one, the newest first.
+func TestPendingSnapshotCreate_oneEach(t *testing.T) {
+	c := orderSnapshot()
+	older := asCreated(c.Object("run-1"), "orders-older", FieldManager)
+	older.SetCreationTimestamp(metav1.Unix(100, 0))
+	newer := asCreated(c.Object("run-2"), "orders-newer", FieldManager)
+	newer.SetCreationTimestamp(metav1.Unix(200, 0))
+	dyn := snapshotsClient(older, newer)
+	var claims SnapshotClaims
+	var got []string
+	for i := 0; i < 3; i++ {
+		obj, err := PendingSnapshotCreate(context.Background(), dyn, c, "run-3", &claims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obj != nil {
+			got = append(got, obj.GetName())
+		}
+	}
+	if len(got) != 2 || got[0] != "orders-newer" || got[1] != "orders-older" {
+		t.Fatalf("took %v, want [orders-newer orders-older]", got)
 	}
 }

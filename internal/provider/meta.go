@@ -54,6 +54,9 @@ type meta struct {
 	// names another run was made by a create that is no longer waiting for
 	// it (kube.PendingSnapshotCreate).
 	run string
+	// snapshotClaims: the interrupted creates' FlinkStateSnapshots this
+	// run's creates took over (kube.PendingSnapshotCreate).
+	snapshotClaims kube.SnapshotClaims
 }
 
 var errUnknownConfig = errors.New("the provider configuration is not known yet (it depends on values computed during apply); " +

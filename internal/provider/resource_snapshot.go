@@ -369,9 +369,11 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	// The object an earlier apply's create of this same configuration made
 	// and never saved (terraform killed while it waited), recognised by the
 	// provider's mark (kube.PendingSnapshotCreate): waited for rather than
-	// triggering a second savepoint. Otherwise a POST with generateName:
-	// always a new object, never someone else's.
-	created, err := kube.PendingSnapshotCreate(ctx, c.Dynamic, want, r.meta.run)
+	// triggering a second savepoint; claimed in this run's memory only,
+	// nothing written to it while the operator may be patching it
+	// (kube.SnapshotClaims). Otherwise a POST with generateName: always a
+	// new object, never someone else's.
+	created, err := kube.PendingSnapshotCreate(ctx, c.Dynamic, want, r.meta.run, &r.meta.snapshotClaims)
 	if err != nil {
 		addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns, err.Error(), "Nothing was created. Apply again.")
 		return
@@ -389,14 +391,20 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	// The mark stays while Terraform may not get this create's answer
 	// (terraform gone: its request is cancelled); otherwise it goes, since
-	// the object is in state (a failed wait taints it, it is not dropped).
+	// the object is in state (a failed wait taints it, it is not dropped),
+	// once the operator is done with it (kube.ClearPendingCreate: as the
+	// object is now; while it is not COMPLETED, a later Read removes it).
 	defer func() {
 		if reqCtx.Err() != nil {
 			return
 		}
 		cctx, ccancel := context.WithTimeout(reqCtx, kube.RequestTimeout)
 		defer ccancel()
-		if err := kube.ClearPendingCreate(cctx, c.Dynamic, created); err != nil {
+		now, err := kube.GetSnapshot(cctx, c.Dynamic, ns, created.GetName())
+		if err == nil {
+			err = kube.ClearPendingCreate(cctx, c.Dynamic, now)
+		}
+		if err != nil && !notfound.Is(err) {
 			tflog.Warn(cctx, "removing the pending-create mark of the FlinkStateSnapshot (the next refresh retries)",
 				map[string]any{"namespace": ns, "name": created.GetName(), "error": err.Error()})
 		}
@@ -477,7 +485,8 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	// In state: no later create may take it for an interrupted one's
-	// (a create whose mark removal failed, or that Terraform stopped).
+	// (a create whose mark removal failed, that Terraform stopped, or that
+	// returned before the snapshot completed).
 	if err := kube.ClearPendingCreate(ctx, c.Dynamic, obj); err != nil {
 		tflog.Warn(ctx, "removing the pending-create mark of the FlinkStateSnapshot (the next refresh retries)",
 			map[string]any{"namespace": ns, "name": name, "error": err.Error()})

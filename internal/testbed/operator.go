@@ -182,7 +182,9 @@ type Faults struct {
 	// SnapshotWritePause: the operator's next reconciliation of a
 	// FlinkStateSnapshot that moves it to State stops after it has done
 	// its work (Flink asked, the result decided) and before it writes the
-	// object, sends the snapshot's name on Held and waits for Release: a
+	// object's status (or, BeforeLabels, its labels, which it patches
+	// first, conditional on the resourceVersion it read), sends the
+	// snapshot's name on Held and waits for Release: a
 	// test makes another client's write land at that exact moment, as one
 	// did under load in CI (TestAccSnapshot_killedCreateTakenOver: the
 	// provider's take-over of a killed create's snapshot while the operator
@@ -192,9 +194,10 @@ type Faults struct {
 
 // WritePause is Faults.SnapshotWritePause.
 type WritePause struct {
-	State   string
-	Held    chan<- string
-	Release <-chan struct{}
+	State        string
+	BeforeLabels bool
+	Held         chan<- string
+	Release      <-chan struct{}
 }
 
 // ContainerState is a container's waiting state as the kubelet reports it.

@@ -3,9 +3,11 @@ package testbed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
@@ -152,12 +154,25 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 		// snapshot.state label keeps its last value (IN_PROGRESS for a
 		// savepoint Flink failed, seen on the real operator 1.15.0:
 		// TestDifferential_snapshotFailed).
-		o.updateSnapshotLabels(ctx, r, obj, spec, st, dep)
+		o.pauseBefore(ctx, true, obj.GetName(), before.State, st.State)
+		if lerr := o.updateSnapshotLabels(ctx, r, obj, spec, st, dep); lerr != nil {
+			// The patch of the resource throws before the status is
+			// patched (ReconciliationDispatcher.reconcileExecution), and
+			// the exception goes to updateErrorStatus as any other: a
+			// failure counted on the status as reconcile left it, and,
+			// within the backoff limit, the trigger retried.
+			o.snapshotError(uid, spec, &st, lerr)
+			reason := "CheckpointError"
+			if spec.savepoint {
+				reason = "SavepointError"
+			}
+			o.recordEvent(ctx, dyn, obj, eventWarning, reason, st.Error, componentSnapshot)
+		}
 	}
 	if hadStatus && st == before {
 		return
 	}
-	o.pauseBeforeWrite(ctx, obj.GetName(), before.State, st.State)
+	o.pauseBefore(ctx, false, obj.GetName(), before.State, st.State)
 	// FlinkStateSnapshotController.getUpdateControl returns
 	// UpdateControl.patchStatus; the operator turns server-side apply off
 	// (FlinkOperator: withUseSSAToPatchPrimaryResource(false)), so JOSDK
@@ -180,18 +195,23 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 	o.logf("operator: FlinkStateSnapshot %s is %s (failures %d) %s", obj.GetName(), st.State, st.Failures, st.Path)
 }
 
-// pauseBeforeWrite holds a reconciliation that moves a snapshot from one
-// state to another (Faults.SnapshotWritePause).
-func (o *Operator) pauseBeforeWrite(ctx context.Context, name, from, to string) {
+// pauseBefore holds a reconciliation that moves a snapshot from one state
+// to another before its label patch (labels) or its status write
+// (Faults.SnapshotWritePause).
+func (o *Operator) pauseBefore(ctx context.Context, labels bool, name, from, to string) {
 	o.mu.Lock()
 	p := o.faults.SnapshotWritePause
-	if p == nil || from == to || p.State != to {
+	if p == nil || from == to || p.State != to || p.BeforeLabels != labels {
 		o.mu.Unlock()
 		return
 	}
 	o.faults.SnapshotWritePause = nil
 	o.mu.Unlock()
-	o.logf("operator: FlinkStateSnapshot %s: paused before writing %s (injected)", name, to)
+	what := "status"
+	if labels {
+		what = "labels"
+	}
+	o.logf("operator: FlinkStateSnapshot %s: paused before writing %s's %s (injected)", name, to, what)
 	select {
 	case p.Held <- name:
 	case <-ctx.Done():
@@ -212,7 +232,12 @@ func (o *Operator) snapshotError(uid string, spec snapshotSpec, st *snapshotStat
 	st.State = kube.SnapshotFailed
 	st.Failures++
 	st.ResultTimestamp = kubeTime()
-	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ReconciliationException", err.Error())
+	class := "org.apache.flink.kubernetes.operator.exception.ReconciliationException"
+	var je javaError
+	if errors.As(err, &je) {
+		class = je.class
+	}
+	st.Error = operatorException(class, err.Error())
 	if st.Failures > spec.backoffLimit {
 		return
 	}
@@ -224,6 +249,12 @@ func (o *Operator) snapshotError(uid string, spec snapshotSpec, st *snapshotStat
 	o.mu.Unlock()
 	st.State = kube.SnapshotTriggerPending // FlinkStateSnapshotUtils.snapshotTriggerPending
 }
+
+// javaError is an exception the model throws as its class, not wrapped in
+// a ReconciliationException (one from the Kubernetes client).
+type javaError struct{ class, msg string }
+
+func (e javaError) Error() string { return e.msg }
 
 // validateSnapshot is DefaultValidator.validateStateSnapshot for what the
 // model reads: an alreadyExists savepoint needs nothing else; a snapshot
@@ -356,19 +387,25 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 }
 
 // updateSnapshotLabels is FlinkStateSnapshotController.updateLabels with
-// FlinkStateSnapshotUtils.getSnapshotLabels.
-//
-// Known gap, not yet followed: the real operator writes these labels with
-// UpdateControl.patchResource(AndStatus), which with server-side apply off
-// is JOSDK 5.2.2's patchResourceWithoutSSA, fabric8 7.3.1's edit: its
-// OperationSupport.handlePatch puts the resourceVersion it read into the
-// JSON patch, so another client's write in between (the provider's claim
-// of a killed create's snapshot, kube.PendingSnapshotCreate) makes it fail
-// with a conflict, and FlinkStateSnapshotController.updateErrorStatus then
-// counts a failure and retries the trigger (a second savepoint within the
-// backoff limit). This merge patch cannot conflict; read from the source,
-// not yet shown on the real operator by a differential test.
-func (o *Operator) updateSnapshotLabels(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured, spec snapshotSpec, st snapshotStatus, dep *unstructured.Unstructured) {
+// FlinkStateSnapshotUtils.getSnapshotLabels, written as the real operator
+// writes them: UpdateControl.patchResource(AndStatus), which with
+// server-side apply off (FlinkOperator: withUseSSAToPatchPrimaryResource
+// (false)) is the Java Operator SDK 5.2.2's ReconciliationDispatcher
+// .CustomResourceFacade.patchResource, fabric8 7.3.1's edit of the object
+// reconcile was given: HasMetadataOperation.edit diffs it into a JSON
+// patch, and OperationSupport.handlePatch clears the resourceVersion on
+// the base only ("include the resourceVersion in the patch if it's
+// specified on the updated"), so the patch carries the resourceVersion
+// the operator read and the API server refuses it with a conflict when
+// another client wrote the object since (the provider's mark, say). The
+// labels are written whole here, one "add" where fabric8's diff has one
+// per label: the same object whenever the resourceVersion test passes.
+// The error is the conflict, for updateErrorStatus. Held to the real
+// operator 1.15.0 with another client's write landing while its patch
+// waits inside the API server: FAILED with the KubernetesClientException
+// (TestDifferential_snapshotLabelPatchConflicts), where its status write,
+// held the same way, lands (TestDifferential_snapshotStatusWriteUnconditional).
+func (o *Operator) updateSnapshotLabels(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured, spec snapshotSpec, st snapshotStatus, dep *unstructured.Unstructured) error {
 	want := map[string]string{"snapshot.type": "CHECKPOINT", "snapshot.state": st.State, "snapshot.trigger-type": "MANUAL"}
 	if spec.savepoint {
 		want["snapshot.type"] = "SAVEPOINT"
@@ -379,20 +416,43 @@ func (o *Operator) updateSnapshotLabels(ctx context.Context, r dynamic.ResourceI
 	if dep != nil {
 		want["job-reference.kind"], want["job-reference.name"] = "FlinkDeployment", dep.GetName()
 	}
+	labels := map[string]string{}
 	changed := false
+	for k, v := range obj.GetLabels() {
+		labels[k] = v
+	}
 	for k, v := range want {
-		if obj.GetLabels()[k] != v {
+		if labels[k] != v {
 			changed = true
 		}
+		labels[k] = v
 	}
 	if !changed {
-		return
+		return nil
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": want}})
-	if updated, err := r.Patch(ctx, obj.GetName(), ktypes.MergePatchType, patch, metav1.PatchOptions{FieldManager: operatorManager}); err == nil {
-		obj.SetResourceVersion(updated.GetResourceVersion())
-		obj.SetLabels(updated.GetLabels())
+	patch, _ := json.Marshal([]map[string]any{
+		{"op": "add", "path": "/metadata/resourceVersion", "value": obj.GetResourceVersion()},
+		{"op": "add", "path": "/metadata/labels", "value": labels},
+	})
+	updated, err := r.Patch(ctx, obj.GetName(), ktypes.JSONPatchType, patch, metav1.PatchOptions{FieldManager: operatorManager})
+	if err != nil {
+		o.logf("operator: labels of FlinkStateSnapshot %s: %v", obj.GetName(), err)
+		// fabric8's KubernetesClientException (OperationSupport
+		// .requestFailure: the request, then the API server's message;
+		// the model has no server address, so the URL is its path, and it
+		// leaves out the "Received status" that follows).
+		msg := err.Error()
+		var se apierrors.APIStatus
+		if errors.As(err, &se) {
+			msg = se.Status().Message
+		}
+		return javaError{class: "io.fabric8.kubernetes.client.KubernetesClientException",
+			msg: fmt.Sprintf("Failure executing: PATCH at: /apis/%s/%s/namespaces/%s/%s/%s. Message: %s.", kube.FlinkStateSnapshotGVR.Group,
+				kube.FlinkStateSnapshotGVR.Version, obj.GetNamespace(), kube.FlinkStateSnapshotGVR.Resource, obj.GetName(), msg)}
 	}
+	obj.SetResourceVersion(updated.GetResourceVersion())
+	obj.SetLabels(updated.GetLabels())
+	return nil
 }
 
 // cleanupSnapshot is StateSnapshotReconciler.cleanup: checkpoints,

@@ -14,45 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-)
-
-// Values as the operator serialises them (JobState, UpgradeMode,
-// ReconciliationState, JobManagerDeploymentStatus, Flink's JobStatus).
-const (
-	jobRunning   = "running"
-	jobSuspended = "suspended"
-
-	modeStateless = "stateless"
-	modeSavepoint = "savepoint"
-	modeLastState = "last-state"
-
-	reconDeployed  = "DEPLOYED"
-	reconUpgrading = "UPGRADING"
-
-	jmDeploying        = "DEPLOYING"
-	jmDeployedNotReady = "DEPLOYED_NOT_READY"
-	jmReady            = "READY"
-	jmMissing          = "MISSING"
-	jmError            = "ERROR"
-
-	flinkRunning     = "RUNNING"
-	flinkReconciling = "RECONCILING"
-	flinkFinished    = "FINISHED"
-	flinkFailed      = "FAILED"
-
-	// LastStateDummyPath is what the operator records as the restore path
-	// of a last-state restore (AbstractJobReconciler.LAST_STATE_DUMMY_SP_PATH).
-	LastStateDummyPath = "KUBERNETES_OPERATOR_LAST_STATE"
-
-	// Flink's savepoint and checkpoint directory options (CheckpointingOptions
-	// SAVEPOINT_DIRECTORY / CHECKPOINTS_DIRECTORY, Flink 2.x keys and their
-	// 1.x fallbacks).
-	savepointDirKey    = "execution.checkpointing.savepoint-dir"
-	savepointDirKeyOld = "state.savepoints.dir"
-	checkpointDirKey   = "execution.checkpointing.dir"
-	checkpointDirOld   = "state.checkpoints.dir"
 )
 
 // deploymentStatus is the part of FlinkDeploymentStatus the model keeps.
@@ -162,33 +123,33 @@ func LastReconciledSpec(obj *unstructured.Unstructured) map[string]any {
 // lifecycle is CommonStatus.getLifecycleState.
 func (st deploymentStatus) lifecycle(deleting bool) string {
 	if deleting {
-		return "DELETING"
+		return lifecycleDeleting
 	}
 	last := parseReconciled(st.LastReconciledSpec)
 	if last == nil {
 		if st.Error != "" {
-			return "FAILED"
+			return lifecycleFailed
 		}
-		return "CREATED"
+		return lifecycleCreated
 	}
 	if st.ReconState == reconUpgrading {
-		return "UPGRADING"
+		return lifecycleUpgrading
 	}
 	if jobField(last.Spec, "state", jobRunning) == jobSuspended {
-		return "SUSPENDED"
+		return lifecycleSuspended
 	}
 	if st.JobState == flinkFailed {
-		return "FAILED"
+		return lifecycleFailed
 	}
 	if (st.JMStatus == jmMissing || st.JMStatus == jmError) && st.Error != "" &&
 		(strings.Contains(st.Error, "Manual restore required.") || strings.Contains(st.Error, "HA metadata is not available") ||
 			strings.Contains(st.Error, "It is possible that the job has finished or terminally failed, or the configmaps have been deleted.")) {
-		return "FAILED"
+		return lifecycleFailed
 	}
 	if st.LastReconciledSpec == st.LastStableSpec {
-		return "STABLE"
+		return lifecycleStable
 	}
-	return "DEPLOYED"
+	return lifecycleDeployed
 }
 
 // operatorException is status.error as ReconciliationUtils
@@ -261,12 +222,12 @@ func diffType(last, cur map[string]any) string {
 	ln, _, _ := unstructured.NestedFieldNoCopy(last, "job", "savepointRedeployNonce")
 	cn, _, _ := unstructured.NestedFieldNoCopy(cur, "job", "savepointRedeployNonce")
 	if cn != nil && fmt.Sprint(cn) != fmt.Sprint(ln) {
-		return "SAVEPOINT_REDEPLOY"
+		return diffSavepointRedeploy
 	}
 	if !reflect.DeepEqual(withoutIgnored(last), withoutIgnored(cur)) {
-		return "UPGRADE"
+		return diffUpgrade
 	}
-	return "IGNORE"
+	return diffIgnore
 }
 
 // forbiddenConfKeys are DefaultValidator.FORBIDDEN_CONF_KEYS: the
@@ -404,7 +365,7 @@ func checkAndUpdateStableSpec(st *deploymentStatus) {
 }
 
 func (o *Operator) deployments(ctx context.Context, dyn dynamic.Interface) {
-	r := dyn.Resource(kube.FlinkDeploymentGVR).Namespace(o.Namespace)
+	r := dyn.Resource(flinkDeploymentGVR).Namespace(o.Namespace)
 	list, err := r.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return
@@ -642,7 +603,7 @@ func (o *Operator) containerWaiting(ctx context.Context, dyn dynamic.Interface, 
 // kube.JobManagerNeverStarted read. The model writes no other JobManager
 // Deployments: nothing else reads them.
 func (o *Operator) writeWaitingJobManager(ctx context.Context, dyn dynamic.Interface, c depCtx) {
-	deps := dyn.Resource(kube.DeploymentGVR).Namespace(c.obj.GetNamespace())
+	deps := dyn.Resource(deploymentGVR).Namespace(c.obj.GetNamespace())
 	name := c.obj.GetName()
 	if _, err := deps.Get(ctx, name, metav1.GetOptions{}); err == nil {
 		return
@@ -680,7 +641,7 @@ func (o *Operator) writeWaitingJobManager(ctx context.Context, dyn dynamic.Inter
 // lastTransitionTime is the Deployment's creationTimestamp; no Deployment,
 // or none such, is false ("to be on the safe side").
 func jmPodNeverStarted(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) bool {
-	dep, err := dyn.Resource(kube.DeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
+	dep, err := dyn.Resource(deploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{})
 	if err != nil {
 		return false
 	}
@@ -698,7 +659,7 @@ func jmPodNeverStarted(ctx context.Context, dyn dynamic.Interface, obj *unstruct
 // wrote, as AbstractFlinkService.deleteClusterDeployment deletes the
 // cluster's.
 func (o *Operator) deleteJobManager(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) {
-	err := dyn.Resource(kube.DeploymentGVR).Namespace(obj.GetNamespace()).Delete(ctx, obj.GetName(), metav1.DeleteOptions{})
+	err := dyn.Resource(deploymentGVR).Namespace(obj.GetNamespace()).Delete(ctx, obj.GetName(), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		o.logf("operator: deleting the JobManager Deployment of %s: %v", obj.GetName(), err)
 	}
@@ -748,7 +709,7 @@ func (o *Operator) restoreUnresolvable(ctx context.Context, dyn dynamic.Interfac
 // FINISHED (JobStatus.isGloballyTerminalState), as the operator reads
 // them (ReconciliationUtils.isJobInTerminalState).
 func jobTerminal(state string) bool {
-	return state == flinkFinished || state == flinkFailed || state == "CANCELED"
+	return state == flinkFinished || state == flinkFailed || state == flinkCanceled
 }
 
 // jobNotFound is JobStatusObserver.JOB_NOT_FOUND_ERR.
@@ -829,13 +790,13 @@ func (o *Operator) reconcile(ctx context.Context, dyn dynamic.Interface, c depCt
 		return o.firstDeploy(c)
 	}
 	diff := diffType(last.Spec, c.spec)
-	if diff == "IGNORE" && st.ReconState != reconUpgrading {
+	if diff == diffIgnore && st.ReconState != reconUpgrading {
 		// ReconciliationUtils.updateReconciliationMetadata: the spec is not
 		// recorded, only the generation observed.
 		st.ObservedGeneration = c.obj.GetGeneration()
 		return nil
 	}
-	if diff != "IGNORE" {
+	if diff != diffIgnore {
 		// AbstractFlinkResourceReconciler.triggerSpecChangeEvent: a Normal
 		// SpecChanged event, once per generation (triggerEventOnce, key
 		// "SpecChange: <generation>"), before the change is acted on, also
@@ -1022,7 +983,7 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 	lastJobState := jobField(last, "state", jobRunning)
 	desired := jobField(c.spec, "state", jobRunning)
 
-	if diff == "SAVEPOINT_REDEPLOY" {
+	if diff == diffSavepointRedeploy {
 		// redeployWithSavepoint: stateless cancel, deploy from
 		// initialSavepointPath (recorded in upgradeSavepointPath), stable.
 		st.JobState, st.JMStatus = flinkFinished, jmMissing
@@ -1193,14 +1154,14 @@ func (o *Operator) createUpgradeSnapshot(ctx context.Context, dyn dynamic.Interf
 		"metadata": map[string]any{
 			"name":      fmt.Sprintf("%s-savepoint-upgrade-%d", dep.GetName(), time.Now().UnixMilli()),
 			"namespace": dep.GetNamespace(),
-			"labels":    map[string]any{"snapshot.trigger-type": "UPGRADE"},
+			"labels":    map[string]any{"snapshot.trigger-type": triggerUpgrade},
 		},
 		"spec": map[string]any{
 			"jobReference": map[string]any{"kind": "FlinkDeployment", "name": dep.GetName()},
 			"savepoint":    map[string]any{"path": path, "formatType": "CANONICAL", "disposeOnDelete": false, "alreadyExists": true},
 		},
 	}}
-	_, err := dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(dep.GetNamespace()).Create(ctx, snap, metav1.CreateOptions{FieldManager: operatorManager})
+	_, err := dyn.Resource(flinkStateSnapshotGVR).Namespace(dep.GetNamespace()).Create(ctx, snap, metav1.CreateOptions{FieldManager: operatorManager})
 	return err
 }
 
@@ -1226,7 +1187,7 @@ func haEnabled(spec map[string]any) bool {
 // (FlinkUtils.isKubernetesHaMetadataAvailable).
 func (o *Operator) writeHAConfigMap(ctx context.Context, dyn dynamic.Interface, dep *unstructured.Unstructured, jobID string, n int) {
 	name := dep.GetName() + "-" + jobID + "-config-map"
-	r := dyn.Resource(kube.ConfigMapGVR).Namespace(dep.GetNamespace())
+	r := dyn.Resource(configMapGVR).Namespace(dep.GetNamespace())
 	key := fmt.Sprintf("checkpointID-%019d", n)
 	cm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
@@ -1242,7 +1203,7 @@ func (o *Operator) writeHAConfigMap(ctx context.Context, dyn dynamic.Interface, 
 // deleteHAConfigMaps is FlinkUtils.deleteKubernetesHaMetadata: the
 // cluster's HA ConfigMaps go.
 func (o *Operator) deleteHAConfigMaps(ctx context.Context, dyn dynamic.Interface, dep *unstructured.Unstructured) {
-	err := dyn.Resource(kube.ConfigMapGVR).Namespace(dep.GetNamespace()).DeleteCollection(ctx, metav1.DeleteOptions{},
+	err := dyn.Resource(configMapGVR).Namespace(dep.GetNamespace()).DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: "app=" + dep.GetName() + ",type=flink-native-kubernetes,configmap-type=high-availability"})
 	if err != nil {
 		o.logf("operator: deleting the HA ConfigMaps of %s: %v", dep.GetName(), err)

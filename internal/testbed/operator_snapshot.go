@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // snapshotStatus is FlinkStateSnapshotStatus.
@@ -27,7 +25,7 @@ func readSnapshotStatus(obj *unstructured.Unstructured) snapshotStatus {
 		ResultTimestamp: s("resultTimestamp"), Path: s("path"), Error: s("error")}
 	st.Failures, _, _ = unstructured.NestedInt64(obj.Object, "status", "failures")
 	if st.State == "" {
-		st.State = kube.SnapshotTriggerPending // FlinkStateSnapshotStatus.state's default
+		st.State = snapshotTriggerPending // FlinkStateSnapshotStatus.state's default
 	}
 	return st
 }
@@ -47,7 +45,7 @@ func (st snapshotStatus) object() map[string]any {
 func kubeTime() string { return time.Now().UTC().Format(time.RFC3339) }
 
 func (o *Operator) snapshots(ctx context.Context, dyn dynamic.Interface) {
-	r := dyn.Resource(kube.FlinkStateSnapshotGVR).Namespace(o.Namespace)
+	r := dyn.Resource(flinkStateSnapshotGVR).Namespace(o.Namespace)
 	list, err := r.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return
@@ -109,9 +107,9 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 	st := readSnapshotStatus(obj)
 	before := st
 	spec := readSnapshotSpec(obj)
-	dep, err := dyn.Resource(kube.FlinkDeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, spec.deployment, metav1.GetOptions{})
+	dep, err := dyn.Resource(flinkDeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, spec.deployment, metav1.GetOptions{})
 	if err != nil {
-		if !notfound.Is(kube.NotFound("FlinkDeployment "+obj.GetNamespace()+"/"+spec.deployment, err)) {
+		if !apierrors.IsNotFound(err) {
 			return
 		}
 		dep = nil
@@ -138,7 +136,7 @@ func (o *Operator) reconcileSnapshot(ctx context.Context, dyn dynamic.Interface,
 		}
 		o.recordEvent(ctx, dyn, obj, eventWarning, reason, st.Error, componentSnapshot)
 	}
-	if st.State == kube.SnapshotAbandoned && before.State != kube.SnapshotAbandoned {
+	if st.State == snapshotAbandoned && before.State != snapshotAbandoned {
 		// FlinkStateSnapshotUtils.snapshotAbandoned: a Warning
 		// SnapshotAbandoned event (triggerSnapshotEvent, component
 		// Snapshot) with the same message as status.error (seen on the
@@ -209,7 +207,7 @@ func (o *Operator) pauseBeforeWrite(ctx context.Context, name, from, to string) 
 // 10s × 2^(failures-1)) only while failures <= backoffLimit. As in the code,
 // backoffLimit -1 therefore means no retry.
 func (o *Operator) snapshotError(uid string, spec snapshotSpec, st *snapshotStatus, err error) {
-	st.State = kube.SnapshotFailed
+	st.State = snapshotFailed
 	st.Failures++
 	st.ResultTimestamp = kubeTime()
 	st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ReconciliationException", err.Error())
@@ -222,7 +220,7 @@ func (o *Operator) snapshotError(uid string, spec snapshotSpec, st *snapshotStat
 	}
 	o.retryAt[uid] = time.Now().Add(o.RetryBase * time.Duration(int64(1)<<(st.Failures-1)))
 	o.mu.Unlock()
-	st.State = kube.SnapshotTriggerPending // FlinkStateSnapshotUtils.snapshotTriggerPending
+	st.State = snapshotTriggerPending // FlinkStateSnapshotUtils.snapshotTriggerPending
 }
 
 // validateSnapshot is DefaultValidator.validateStateSnapshot for what the
@@ -237,7 +235,7 @@ func validateSnapshot(obj *unstructured.Unstructured, spec snapshotSpec, st snap
 		return ""
 	case spec.deployment == "":
 		return "Job reference must be supplied for this snapshot"
-	case dep == nil && st.State == kube.SnapshotTriggerPending:
+	case dep == nil && st.State == snapshotTriggerPending:
 		return fmt.Sprintf("Target for snapshot %s/%s was not found", obj.GetNamespace(), spec.deployment)
 	}
 	return ""
@@ -256,7 +254,7 @@ func abandonIfJobNotRunning(obj *unstructured.Unstructured, spec snapshotSpec, s
 		return false
 	}
 	// snapshotAbandoned
-	st.State, st.Path, st.Error, st.ResultTimestamp = kube.SnapshotAbandoned, "", msg, kubeTime()
+	st.State, st.Path, st.Error, st.ResultTimestamp = snapshotAbandoned, "", msg, kubeTime()
 	return true
 }
 
@@ -264,7 +262,7 @@ func abandonIfJobNotRunning(obj *unstructured.Unstructured, spec snapshotSpec, s
 // observed; Flink's answer completes it with the location Flink reports, or
 // is an error.
 func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstructured, spec snapshotSpec, st *snapshotStatus, dep *unstructured.Unstructured) error {
-	if st.State != kube.SnapshotInProgress || st.TriggerID == "" {
+	if st.State != snapshotInProgress || st.TriggerID == "" {
 		return nil
 	}
 	if abandonIfJobNotRunning(obj, spec, st, dep) {
@@ -300,7 +298,7 @@ func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstru
 		return err
 	}
 	// FlinkStateSnapshotUtils.snapshotSuccessful(…, false)
-	st.State, st.Path, st.Error, st.ResultTimestamp = kube.SnapshotCompleted, path, "", kubeTime()
+	st.State, st.Path, st.Error, st.ResultTimestamp = snapshotCompleted, path, "", kubeTime()
 	return nil
 }
 
@@ -310,12 +308,12 @@ func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstru
 // ABANDONED; a savepoint needs spec.savepoint.path or the deployment's
 // savepoint dir (triggerCheckpointOrSavepoint); then it is IN_PROGRESS.
 func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshotSpec, st *snapshotStatus, dep *unstructured.Unstructured) error {
-	if st.State != kube.SnapshotTriggerPending {
+	if st.State != snapshotTriggerPending {
 		return nil
 	}
 	if spec.savepoint && spec.alreadyExists {
 		now := kubeTime()
-		st.State, st.Path, st.Error, st.ResultTimestamp, st.TriggerTimestamp = kube.SnapshotCompleted, spec.path, "", now, now
+		st.State, st.Path, st.Error, st.ResultTimestamp, st.TriggerTimestamp = snapshotCompleted, spec.path, "", now, now
 		return nil
 	}
 	if abandonIfJobNotRunning(obj, spec, st, dep) {
@@ -351,7 +349,7 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 		}
 	}
 	// snapshotInProgress
-	st.State, st.TriggerID, st.TriggerTimestamp = kube.SnapshotInProgress, randomHex(16), kubeTime()
+	st.State, st.TriggerID, st.TriggerTimestamp = snapshotInProgress, randomHex(16), kubeTime()
 	return nil
 }
 
@@ -428,10 +426,10 @@ func (o *Operator) cleanupSnapshot(ctx context.Context, dyn dynamic.Interface, r
 		return
 	}
 	switch st.State {
-	case kube.SnapshotInProgress:
+	case snapshotInProgress:
 		return
-	case kube.SnapshotCompleted:
-		dep, err := dyn.Resource(kube.FlinkDeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, spec.deployment, metav1.GetOptions{})
+	case snapshotCompleted:
+		dep, err := dyn.Resource(flinkDeploymentGVR).Namespace(obj.GetNamespace()).Get(ctx, spec.deployment, metav1.GetOptions{})
 		if err != nil || readDeploymentStatus(dep).JobState != flinkRunning {
 			o.logf("operator: FlinkStateSnapshot %s: cannot dispose of snapshot because referenced Flink job cannot be found or is not running", obj.GetName())
 			return

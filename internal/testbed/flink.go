@@ -21,6 +21,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
 )
 
 // Real Flink for the test bed: a Flink 2.2.1 distribution assembled by Maven
@@ -886,7 +888,7 @@ func awsNameOverrides(ctx context.Context, dist FlinkDist, tb Env, dir string) (
 // awsHostsLine is the hosts file line that sends the AWS SDK's STS and S3
 // host names to the test bed's TLS listener.
 func awsHostsLine(tb Env) string {
-	return tb.STSAddress + " " + strings.Join(awsHostNames(tb.AWSRegion), " ")
+	return tb.STSAddress + " " + strings.Join(awsfront.HostNames(tb.AWSRegion), " ")
 }
 
 // awsTrustStore writes, in dir, a trust store with the test bed's CA

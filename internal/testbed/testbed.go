@@ -29,6 +29,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
 )
 
 // Env is what a client needs to use a running test bed.
@@ -74,7 +76,7 @@ func (e Env) Vars() [][2]string {
 		// LocationConstraint, signed for it) and the control of the
 		// front's S3 replication (s3replication.go, ReplicationControl).
 		{"FLINKSTATE_SECOND_REGION", SecondRegion},
-		{"FLINKSTATE_REPLICATION_CONTROL", e.AWSEndpoint + ReplicationControlPath},
+		{"FLINKSTATE_REPLICATION_CONTROL", e.AWSEndpoint + awsfront.ReplicationControlPath},
 		// Never ask the EC2 metadata endpoint for credentials: nothing here runs on EC2.
 		{"AWS_EC2_METADATA_DISABLED", "true"},
 	}

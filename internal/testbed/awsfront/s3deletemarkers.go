@@ -1,4 +1,4 @@
-package testbed
+package awsfront
 
 import (
 	"bytes"
@@ -192,7 +192,7 @@ func deleteRequestObjects(r *http.Request) []deleteObject {
 	}
 	out := make([]deleteObject, 0, len(del.Objects))
 	for _, o := range del.Objects {
-		out = append(out, deleteObject{Key: strings.TrimSuffix(o.Key, markerSuffix), Versioned: o.VersionID != ""})
+		out = append(out, deleteObject{Key: strings.TrimSuffix(o.Key, MarkerSuffix), Versioned: o.VersionID != ""})
 	}
 	return out
 }
@@ -220,7 +220,7 @@ func (p *awsProxy) liveUnder(bucket, prefix string) bool {
 		return true
 	}
 	for _, c := range out.Contents {
-		if !p.gone.has(bucket, strings.TrimSuffix(c.Key, markerSuffix)) {
+		if !p.gone.has(bucket, strings.TrimSuffix(c.Key, MarkerSuffix)) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package testbed
+package awsfront
 
 import (
 	"net/url"
@@ -65,4 +65,15 @@ func (r S3Request) IAMAction() (action string, conditions map[string][]string, o
 		return "s3:DeleteObject", nil, true
 	}
 	return "", nil, false
+}
+
+// PolicyRequest is one request for the independent policy engine
+// (tools/policycheck, MinIO's IAM policy evaluation): an IAM action on a
+// bucket or object, with condition values keyed as MinIO names them (e.g.
+// "prefix" for s3:prefix).
+type PolicyRequest struct {
+	Action     string              `json:"action"`
+	Bucket     string              `json:"bucket"`
+	Object     string              `json:"object"`
+	Conditions map[string][]string `json:"conditions,omitempty"`
 }

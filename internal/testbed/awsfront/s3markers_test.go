@@ -1,4 +1,4 @@
-package testbed
+package awsfront
 
 import (
 	"io"
@@ -19,7 +19,7 @@ func TestRewriteMarkerRequest_deleteObjects(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := io.ReadAll(r.Body)
-		want := strings.Replace(body, "flink/counts/</Key>", "flink/counts/"+markerSuffix+"</Key>", 1)
+		want := strings.Replace(body, "flink/counts/</Key>", "flink/counts/"+MarkerSuffix+"</Key>", 1)
 		if string(got) != want {
 			t.Errorf("POST %s: body to the emulator %s, want %s", path, got, want)
 		}

@@ -1,4 +1,4 @@
-package testbed
+package awsfront
 
 import (
 	"encoding/xml"

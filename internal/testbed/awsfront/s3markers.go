@@ -1,4 +1,4 @@
-package testbed
+package awsfront
 
 import (
 	"bytes"
@@ -20,19 +20,19 @@ import (
 // EOFException). The test bed's AWS front keeps them apart: it stores such
 // a key under a reserved name beneath it and translates listings and
 // DeleteObjects back, so every client sees S3's own key space.
-const markerSuffix = ".flinkstate-testbed-dir-marker"
+const MarkerSuffix = ".flinkstate-testbed-dir-marker"
 
 // toEmulatorKey maps a key that ends in "/" to the name the emulator stores.
 func toEmulatorKey(key string) string {
 	if strings.HasSuffix(key, "/") {
-		return key + markerSuffix
+		return key + MarkerSuffix
 	}
 	return key
 }
 
 var (
 	markerKeyIn  = []byte("/</Key>")
-	markerKeyOut = []byte("/" + markerSuffix + "</Key>")
+	markerKeyOut = []byte("/" + MarkerSuffix + "</Key>")
 )
 
 // rewriteMarkerRequest rewrites an S3 request for the emulator: the object

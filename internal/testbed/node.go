@@ -23,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/opmodel"
 )
 
 // The node: what a cluster's kubelet, its deployment controller and its
@@ -809,7 +811,7 @@ func (n *Node) podJob(ctx context.Context, pod *unstructured.Unstructured, addr 
 				continue // other sources (secrets, resources) are not used by Flink's decorators
 			}
 		}
-		if name == pluginsEnv {
+		if name == opmodel.PluginsEnv {
 			job.PluginJar = value
 		}
 		job.Env = append(job.Env, name+"="+value)
@@ -864,13 +866,13 @@ func readFlinkConfYAML(text string) (map[string]string, []string, error) {
 		if a, ok := app["application"].(map[string]any); ok {
 			if list, ok := a["program-args"].([]any); ok {
 				for _, x := range list {
-					args = append(args, asText(x))
+					args = append(args, opmodel.AsText(x))
 				}
 				delete(a, "program-args")
 			}
 		}
 	}
-	return flatConf(raw), args, nil
+	return opmodel.FlatConf(raw), args, nil
 }
 
 // stopPod ends a pod's processes.

@@ -1,6 +1,7 @@
-// Package testbed's Operator is the test bed's stand-in for the Flink
-// Kubernetes Operator 1.15 (and for the Flink cluster it would start): no
-// operator and no Flink run on the test bed, so this model reconciles
+// Package opmodel is the operator model: the test bed's stand-in for the
+// Flink Kubernetes Operator 1.15 (and for the Flink cluster it would start).
+// Unless the real operator's jars are given, no operator and no Flink run on
+// the test bed, so this model (Operator) reconciles
 // FlinkDeployments and FlinkStateSnapshots by the operator's own rules and
 // writes what Flink would write to S3. It decides nothing a test asks for:
 // a test can only inject the named Faults below.
@@ -101,7 +102,7 @@
 // Not modelled: rollbacks, scaling, session jobs, periodic snapshots, HA
 // metadata loss, the JobManager's own start-up checks.
 //
-// With Flink set (operator_realflink.go), what Flink does is no longer
+// With Flink set (testbed.RealFlink), what Flink does is no longer
 // modelled: each deployment's job runs as real Flink 2.2.1 with its
 // flinkConfiguration, savepoints (upgrade and snapshot) are taken by Flink,
 // and the rules above only decide when. TestOperator_realFlink runs the
@@ -110,19 +111,21 @@
 // real Flink (FLINKSTATE_DEMO_FLINK=model for the placeholder files). With
 // real Flink a checkpoint-type snapshot is refused (not modelled), and a job
 // that fails after it ran is not observed.
-package testbed
+//
+// The model imports none of the provider's packages (internal/kube,
+// internal/flinkconf, internal/flinkdeploy): its words for the operator's
+// values are its own (operator_words.go), so a wrong word in the provider
+// fails against the model. The test bed (package testbed) runs it for make
+// demo and gives it real Flink (testbed.RealFlink, the Flink interface).
+package opmodel
 
 import (
 	"context"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"k8s.io/client-go/dynamic"
-
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
 // Finalizers the operator sets: JOSDK's default "<crd name>/finalizer"
@@ -211,9 +214,9 @@ type Operator struct {
 	// (FlinkStateSnapshotController.updateErrorStatus); tests shorten it.
 	RetryBase time.Duration
 	// Flink, when set, runs each deployment's job as real Flink
-	// (operator_realflink.go) instead of reporting it and writing
+	// (testbed.RealFlink, operator_realflink.go) instead of reporting it and writing
 	// placeholder files.
-	Flink *RealFlink
+	Flink Flink
 	// ClientTimeout is the operator's kubernetes.operator.flink.client.timeout
 	// (10 s by default, KubernetesOperatorConfigOptions): with
 	// Faults.JobManagerUnreachable a snapshot trigger fails only once it
@@ -306,49 +309,4 @@ func (o *Operator) Run(ctx context.Context, dyn dynamic.Interface, interval time
 		case <-time.After(interval):
 		}
 	}
-}
-
-// DemoOperator runs the model for make demo in namespace, with Flink's files
-// written to the test bed's S3, until ctx ends.
-func DemoOperator(ctx context.Context, env Env, namespace string, logf func(string, ...any)) error {
-	kc, err := kube.New(kube.Config{ConfigPath: env.Kubeconfig})
-	if err != nil {
-		return err
-	}
-	ac, err := newEnvAWS(ctx, env)
-	if err != nil {
-		return err
-	}
-	op := &Operator{Namespace: namespace, S3: ac.S3, Logf: logf}
-	if os.Getenv("FLINKSTATE_DEMO_FLINK") != "model" {
-		root, err := FindRoot()
-		if err != nil {
-			return err
-		}
-		dist, err := BuildFlink(ctx, root, logf)
-		if err != nil {
-			return err
-		}
-		dir, err := os.MkdirTemp("", "flinkstate-demo-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		op.Flink = &RealFlink{Dist: dist, Env: env, Dyn: kc.Dynamic, PodEnv: IRSAPodEnv(kc.Dynamic, env, dir), Logf: logf}
-		defer op.Flink.Close()
-		if logf != nil {
-			logf("operator: jobs run as real Flink 2.2.1 (FLINKSTATE_DEMO_FLINK=model for the model's placeholder files)")
-		}
-	}
-	op.Run(ctx, kc.Dynamic, 200*time.Millisecond)
-	return nil
-}
-
-// newEnvAWS builds AWS clients for the test bed from its env (credentials
-// included, so the SDK never looks elsewhere).
-func newEnvAWS(ctx context.Context, env Env) (*awsclient.Clients, error) {
-	for _, kv := range env.Vars() {
-		os.Setenv(kv[0], kv[1])
-	}
-	return awsclient.New(ctx, awsclient.Config{Region: env.AWSRegion, Endpoint: env.AWSEndpoint})
 }

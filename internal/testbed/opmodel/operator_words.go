@@ -1,4 +1,4 @@
-package testbed
+package opmodel
 
 import "k8s.io/apimachinery/pkg/runtime/schema"
 

@@ -1,4 +1,4 @@
-package testbed
+package opmodel
 
 import (
 	"fmt"
@@ -77,3 +77,12 @@ func confValue(spec map[string]any, keys ...string) string {
 // image's docker-entrypoint.sh enables the plugins shipped in /opt/flink/opt
 // (ENABLE_BUILT_IN_PLUGINS, a ';'-separated list of jar names).
 const pluginsEnv = "ENABLE_BUILT_IN_PLUGINS"
+
+// PluginsEnv is pluginsEnv, for what runs the model's jobs as real Flink.
+const PluginsEnv = pluginsEnv
+
+// FlatConf is flatConf: flinkConfiguration as the operator hands it to Flink.
+func FlatConf(raw any) map[string]string { return flatConf(raw) }
+
+// AsText is asText: Jackson's JsonNode.asText of a decoded value.
+func AsText(v any) string { return asText(v) }

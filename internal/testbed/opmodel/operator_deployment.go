@@ -1,4 +1,4 @@
-package testbed
+package opmodel
 
 import (
 	"context"
@@ -408,7 +408,7 @@ func removeFinalizer(ctx context.Context, r dynamic.ResourceInterface, obj *unst
 func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interface, r dynamic.ResourceInterface, obj *unstructured.Unstructured) {
 	if obj.GetDeletionTimestamp() != nil {
 		if o.Flink != nil {
-			o.Flink.stop(obj, true)
+			o.Flink.Stop(obj, true)
 		}
 		o.deleteJobManager(ctx, dyn, obj)
 		o.deleteHAConfigMaps(ctx, dyn, obj)
@@ -464,11 +464,11 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 // restoring from the path it was deployed with.
 func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx) {
 	st, f := c.st, o.currentFaults()
-	if o.Flink != nil && st.JMStatus == jmReady && st.JobState == flinkRunning && o.Flink.cluster(c.obj) == nil {
+	if o.Flink != nil && st.JMStatus == jmReady && st.JobState == flinkRunning && !o.Flink.Running(c.obj) {
 		// Real Flink whose processes are gone (an earlier test bed run
 		// ended): the pods come back, as the kubelet restarts them, and
 		// with Kubernetes HA the job resumes from its HA metadata.
-		if id, err := o.Flink.start(ctx, c.obj, LastStateDummyPath, st.JobID, false); err != nil {
+		if id, err := o.Flink.Start(ctx, c.obj, LastStateDummyPath, st.JobID, false); err != nil {
 			st.JobState = flinkFailed
 			st.Error = operatorException("org.apache.flink.runtime.client.JobInitializationException", firstLines(err.Error(), 3))
 		} else {
@@ -552,7 +552,7 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 		if o.Flink != nil {
 			// Real Flink: the dummy path means "resume from HA metadata",
 			// which Kubernetes HA does by itself for the same cluster id.
-			id, err := o.Flink.start(ctx, c.obj, restore, st.JobID, true)
+			id, err := o.Flink.Start(ctx, c.obj, restore, st.JobID, true)
 			if err != nil {
 				st.JobState = flinkFailed
 				st.Error = operatorException("org.apache.flink.runtime.client.JobInitializationException", firstLines(err.Error(), 3))
@@ -878,7 +878,7 @@ func (o *Operator) deploy(c depCtx, savepoint string, requireHA bool) {
 			o.deleteHAConfigMaps(context.Background(), c.dyn, c.obj)
 		}
 		if o.Flink != nil {
-			o.Flink.stop(c.obj, !requireHA)
+			o.Flink.Stop(c.obj, !requireHA)
 		}
 	}
 	// The cluster of the new spec is a new Deployment (Flink's
@@ -988,7 +988,7 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 		// initialSavepointPath (recorded in upgradeSavepointPath), stable.
 		st.JobState, st.JMStatus = flinkFinished, jmMissing
 		if o.Flink != nil {
-			o.Flink.stop(c.obj, true)
+			o.Flink.Stop(c.obj, true)
 		}
 		isp := jobField(c.spec, "initialSavepointPath", "")
 		st.UpgradeSavepointPath = isp
@@ -1035,7 +1035,7 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 				st.JobState, st.JMStatus = flinkFailed, jmMissing
 				o.deleteJobManager(ctx, dyn, c.obj)
 				if o.Flink != nil {
-					o.Flink.stop(c.obj, false)
+					o.Flink.Stop(c.obj, false)
 				}
 				recordSpec(c, withUpgradeMode(c.spec, modeSavepoint), jobSuspended, desired == jobRunning)
 				return nil
@@ -1096,7 +1096,7 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 		var path string
 		var err error
 		if o.Flink != nil {
-			path, err = o.Flink.savepoint(ctx, c.obj, st.JobID, dir, true)
+			path, err = o.Flink.Savepoint(ctx, c.obj, st.JobID, dir, true)
 		} else {
 			path, err = o.writeSavepoint(ctx, dir, st.JobID)
 		}
@@ -1136,7 +1136,7 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 			o.nextCheckpoint(st.JobID)
 		}
 		// The cluster goes; its HA data stays only for a last-state resume.
-		o.Flink.stop(c.obj, suspend != modeLastState)
+		o.Flink.Stop(c.obj, suspend != modeLastState)
 	}
 	return nil
 }

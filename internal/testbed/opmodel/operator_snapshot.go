@@ -1,4 +1,4 @@
-package testbed
+package opmodel
 
 import (
 	"context"
@@ -281,7 +281,7 @@ func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstru
 			dir = confValue(depSpec, savepointDirKey, savepointDirKeyOld)
 		}
 		if o.Flink != nil {
-			path, err = o.Flink.savepoint(ctx, dep, jobID, dir, false)
+			path, err = o.Flink.Savepoint(ctx, dep, jobID, dir, false)
 		} else {
 			path, err = o.writeSavepoint(ctx, dir, jobID)
 		}

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/proc"
 )
 
 // toolModule is one pinned module under tools/ and the commands built from it.
@@ -333,7 +335,4 @@ func moduleKey(modDir, ldflags string, unoptimized bool) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
+func fileExists(p string) bool { return proc.FileExists(p) }

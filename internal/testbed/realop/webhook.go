@@ -1,11 +1,10 @@
-package testbed
+package realop
 
 import (
 	"context"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"fmt"
 	"net"
 	"net/url"
@@ -24,7 +23,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/proc"
 )
 
 // The operator's admission webhook, run as the chart's flink-webhook
@@ -57,6 +56,8 @@ const ValidatingWebhookName = "validationwebhook.flink.apache.org"
 var (
 	validatingWebhookGVR = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
 	mutatingWebhookGVR   = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}
+	// The operator's CRD (helm/flink-kubernetes-operator/crds).
+	flinkDeploymentGVR = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkdeployments"}
 )
 
 // RealWebhook is a running webhook JVM and its registrations.
@@ -74,7 +75,7 @@ type RealWebhook struct {
 // once the API server sends it a request and it answers (a server-side dry
 // run of a FlinkDeployment its validator refuses is refused by it). Without
 // root it fails with ErrNoNetns wrapped.
-func StartRealWebhook(ctx context.Context, root string, env Env, o RealOperatorOptions) (*RealWebhook, error) {
+func StartRealWebhook(ctx context.Context, env Bed, o RealOperatorOptions) (*RealWebhook, error) {
 	dir, err := OperatorDir()
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func StartRealWebhook(ctx context.Context, root string, env Env, o RealOperatorO
 	if len(o.Namespaces) == 0 {
 		return nil, fmt.Errorf("the webhook needs the namespaces it serves")
 	}
-	work, err := operatorWorkDir(root, "flinkstate-webhook-", o)
+	work, err := operatorWorkDir(env.HelmDir, "flinkstate-webhook-", o)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func StartRealWebhook(ctx context.Context, root string, env Env, o RealOperatorO
 	}
 	release := o.Namespaces[0]
 	password := randomHex(12)
-	caPEM, err := webhookKeystore(certDir, release, password)
+	caPEM, err := webhookKeystore(env, certDir, release, password)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +153,7 @@ func StartRealWebhook(ctx context.Context, root string, env Env, o RealOperatorO
 		"OPERATOR_NAMESPACE="+release,
 		"FLINK_CONF_DIR="+confDir, "FLINK_PLUGINS_DIR="+filepath.Join(work, "plugins"), "LOGGING_FRAMEWORK=log4j2",
 	)
-	if err := n.do(func() (err error) { w.PID, err = spawnWithEnv(java, args, procEnv, w.Log); return err }); err != nil {
+	if err := n.do(func() (err error) { w.PID, err = proc.Spawn(java, args, procEnv, w.Log); return err }); err != nil {
 		return nil, err
 	}
 	if o.Logf != nil {
@@ -178,23 +179,15 @@ func StartRealWebhook(ctx context.Context, root string, env Env, o RealOperatorO
 // keystore for the Service's DNS names), for 127.0.0.1 as well (the
 // address the API server calls here), and returns the CA's PEM. openssl
 // writes the PKCS12 file (Go's standard library has no PKCS12 encoder).
-func webhookKeystore(certDir, release, password string) ([]byte, error) {
-	ca, err := newTestCA("testbed-webhook-ca")
-	if err != nil {
-		return nil, err
-	}
+func webhookKeystore(env Bed, certDir, release, password string) ([]byte, error) {
 	svc := "flink-operator-webhook-service." + release
-	der, keyDER, err := ca.issue(&x509.Certificate{
+	caFile, certFile, keyFile := filepath.Join(certDir, "ca.crt"), filepath.Join(certDir, "tls.crt"), filepath.Join(certDir, "tls.key")
+	if err := env.IssueCert("testbed-webhook-ca", &x509.Certificate{
 		Subject:     pkix.Name{CommonName: svc + ".svc"},
 		DNSNames:    []string{svc + ".svc", svc + ".svc.cluster.local"},
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	})
-	if err != nil {
-		return nil, err
-	}
-	caFile, certFile, keyFile := filepath.Join(certDir, "ca.crt"), filepath.Join(certDir, "tls.crt"), filepath.Join(certDir, "tls.key")
-	if err := writePEMs(pemFile{caFile, "CERTIFICATE", ca.der}, pemFile{certFile, "CERTIFICATE", der}, pemFile{keyFile, "EC PRIVATE KEY", keyDER}); err != nil {
+	}, caFile, certFile, keyFile); err != nil {
 		return nil, err
 	}
 	out, err := exec.Command("openssl", "pkcs12", "-export", "-in", certFile, "-inkey", keyFile, "-certfile", caFile,
@@ -202,7 +195,7 @@ func webhookKeystore(certDir, release, password string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openssl pkcs12 (the webhook's keystore): %v: %s", err, out)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.der}), nil
+	return os.ReadFile(caFile)
 }
 
 func (w *RealWebhook) register(ctx context.Context, namespaces []string, base string, caPEM []byte) error {
@@ -259,12 +252,12 @@ func (w *RealWebhook) waitServing(ctx context.Context, ns string) error {
 	var last error
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		_, err := w.dyn.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		_, err := w.dyn.Resource(flinkDeploymentGVR).Namespace(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err != nil && strings.Contains(err.Error(), ValidatingWebhookName) {
 			return nil
 		}
 		last = err
-		if !alive(w.PID) {
+		if !proc.Alive(w.PID) {
 			break
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -291,7 +284,7 @@ func (w *RealWebhook) Stop() {
 	}
 	if w.PID > 0 {
 		_ = syscall.Kill(-w.PID, syscall.SIGTERM)
-		for i := 0; i < 50 && alive(w.PID); i++ {
+		for i := 0; i < 50 && proc.Alive(w.PID); i++ {
 			time.Sleep(100 * time.Millisecond)
 		}
 		_ = syscall.Kill(-w.PID, syscall.SIGKILL)
@@ -309,7 +302,7 @@ func waitLog(ctx context.Context, pid int, logPath, want string, timeout time.Du
 		switch {
 		case strings.Contains(string(b), want):
 			return nil
-		case !alive(pid):
+		case !proc.Alive(pid):
 			return fmt.Errorf("exited at start (log %s):\n%s", logPath, tail(string(b), 40))
 		case time.Now().After(deadline) || ctx.Err() != nil:
 			return fmt.Errorf("did not log %q in %s (log %s):\n%s", want, timeout, logPath, tail(string(b), 40))

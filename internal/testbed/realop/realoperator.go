@@ -1,4 +1,4 @@
-package testbed
+package realop
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/proc"
 )
 
 // The real Flink Kubernetes Operator 1.15.0, run from the jars a user has in
@@ -51,7 +53,7 @@ func OperatorDir() (string, error) {
 	}
 	var missing []string
 	for _, f := range []string{operatorStandaloneJar, operatorJar, operatorWebhookJar} {
-		if !fileExists(filepath.Join(dir, f)) {
+		if !proc.FileExists(filepath.Join(dir, f)) {
 			missing = append(missing, f)
 		}
 	}
@@ -96,7 +98,7 @@ func (r *RealOperator) Stop() {
 		return
 	}
 	_ = syscall.Kill(-r.PID, syscall.SIGTERM)
-	for i := 0; i < 50 && alive(r.PID); i++ {
+	for i := 0; i < 50 && proc.Alive(r.PID); i++ {
 		time.Sleep(100 * time.Millisecond)
 	}
 	_ = syscall.Kill(-r.PID, syscall.SIGKILL)
@@ -155,12 +157,12 @@ func operatorConf(helmDir string, namespaces []string, extra map[string]string) 
 // JobManager at <name>-rest.<namespace>:8081; without them, at localhost)
 // and the test bed's kubeconfig. It returns once the operator has started
 // its controllers (its log says so), or fails with the log's tail.
-func StartRealOperator(ctx context.Context, root string, env Env, o RealOperatorOptions) (*RealOperator, error) {
+func StartRealOperator(ctx context.Context, env Bed, o RealOperatorOptions) (*RealOperator, error) {
 	dir, err := OperatorDir()
 	if err != nil {
 		return nil, err
 	}
-	work, err := operatorWorkDir(root, "flinkstate-operator-", o)
+	work, err := operatorWorkDir(env.HelmDir, "flinkstate-operator-", o)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +196,7 @@ func StartRealOperator(ctx context.Context, root string, env Env, o RealOperator
 		"HOST_IP=127.0.0.1", "POD_IP=127.0.0.1",
 		"FLINK_CONF_DIR="+confDir, "FLINK_PLUGINS_DIR="+pluginsDir, "LOGGING_FRAMEWORK=log4j2",
 	)
-	pid, err := spawnWithEnv(java, args, procEnv, logPath)
+	pid, err := proc.Spawn(java, args, procEnv, logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +215,7 @@ func StartRealOperator(ctx context.Context, root string, env Env, o RealOperator
 		case strings.Contains(string(b), "'flinkdeploymentcontroller' controller started") &&
 			strings.Contains(string(b), "'flinkstatesnapshotcontroller' controller started"):
 			return op, nil
-		case !alive(pid):
+		case !proc.Alive(pid):
 			return nil, fmt.Errorf("the real operator exited at start (log %s):\n%s", logPath, tail(string(b), 40))
 		case time.Now().After(deadline) || ctx.Err() != nil:
 			op.Stop()
@@ -225,32 +227,25 @@ func StartRealOperator(ctx context.Context, root string, env Env, o RealOperator
 
 // javaCommand is the java of JAVA_HOME, or on PATH.
 func javaCommand() (string, error) {
-	if h := os.Getenv("JAVA_HOME"); h != "" && fileExists(filepath.Join(h, "bin", "java")) {
+	if h := os.Getenv("JAVA_HOME"); h != "" && proc.FileExists(filepath.Join(h, "bin", "java")) {
 		return filepath.Join(h, "bin", "java"), nil
 	}
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if p := filepath.Join(d, "java"); fileExists(p) {
+		if p := filepath.Join(d, "java"); proc.FileExists(p) {
 			return p, nil
 		}
 	}
 	return "", errors.New("no java on PATH (the operator runs on Java 17)")
 }
 
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
+func tail(s string, n int) string { return proc.Tail(s, n) }
 
 // operatorWorkDir makes a working folder for one of the chart's containers
 // (the operator's or the webhook's): conf/ as the chart's ConfigMap
 // flink-operator-config mounts it at /opt/flink/conf (the configuration
 // rendered by operatorConf under both names, and the chart's log4j files)
 // and an empty plugins/.
-func operatorWorkDir(root, prefix string, o RealOperatorOptions) (string, error) {
-	helm := filepath.Join(OperatorFilesDir(root), "helm")
+func operatorWorkDir(helm, prefix string, o RealOperatorOptions) (string, error) {
 	conf, err := operatorConf(helm, o.Namespaces, o.Conf)
 	if err != nil {
 		return "", fmt.Errorf("rendering the operator's configuration from %s: %w", helm, err)

@@ -1,4 +1,4 @@
-package testbed
+package proc
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 )
 
 // A descriptor the test process inherited without close-on-exec (here one
-// opened that way) does not reach a process spawnWithEnv starts: a lock
+// opened that way) does not reach a process Spawn starts: a lock
 // held through it (flock FILE go test …) must end with the test, not live
 // on in a daemon such as kube-controller-manager.
 func TestSpawnKeepsInheritedDescriptors(t *testing.T) {
@@ -26,7 +26,7 @@ func TestSpawnKeepsInheritedDescriptors(t *testing.T) {
 	// A spawn before the descriptor exists (in `make test`, the test bed's
 	// own daemons come first): the descriptor must still be kept out of
 	// the next one.
-	if _, err := spawnWithEnv(sh, []string{"-c", "true"}, os.Environ(), filepath.Join(t.TempDir(), "log")); err != nil {
+	if _, err := Spawn(sh, []string{"-c", "true"}, os.Environ(), filepath.Join(t.TempDir(), "log")); err != nil {
 		t.Fatal(err)
 	}
 	lock := filepath.Join(t.TempDir(), "lock")
@@ -36,12 +36,12 @@ func TestSpawnKeepsInheritedDescriptors(t *testing.T) {
 	}
 	defer syscall.Close(fd)
 	out := filepath.Join(t.TempDir(), "fds")
-	pid, err := spawnWithEnv(sh, []string{"-c", "ls -l /proc/$$/fd > " + out}, os.Environ(), filepath.Join(t.TempDir(), "log"))
+	pid, err := Spawn(sh, []string{"-c", "ls -l /proc/$$/fd > " + out}, os.Environ(), filepath.Join(t.TempDir(), "log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b []byte
-	for i := 0; i < 100 && (len(b) == 0 || alive(pid)); i++ {
+	for i := 0; i < 100 && (len(b) == 0 || Alive(pid)); i++ {
 		b, _ = os.ReadFile(out)
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -1,4 +1,4 @@
-package testbed
+package realop
 
 import (
 	"errors"

@@ -48,7 +48,7 @@ type Env struct {
 	AWSBackend string `json:"aws_backend"`
 	AWSRegion  string `json:"aws_region"`
 	AccessKey  string `json:"access_key"`
-	// S3RequestLog is the AWS front's log of S3 requests (awsproxy.go).
+	// S3RequestLog is the AWS front's log of S3 requests (package awsfront).
 	S3RequestLog string `json:"s3_request_log"`
 	// STSAddress is the loopback address whose port 443 answers for the
 	// STS host names over TLS, trusted through AWSCAFile ("" when the
@@ -74,7 +74,7 @@ func (e Env) Vars() [][2]string {
 		{"FLINKSTATE_TESTBED_AWS", e.backend()},
 		// The second region (buckets there: CreateBucket with its
 		// LocationConstraint, signed for it) and the control of the
-		// front's S3 replication (s3replication.go, ReplicationControl).
+		// front's S3 replication (awsfront/s3replication.go, ReplicationControl).
 		{"FLINKSTATE_SECOND_REGION", SecondRegion},
 		{"FLINKSTATE_REPLICATION_CONTROL", e.AWSEndpoint + awsfront.ReplicationControlPath},
 		// Never ask the EC2 metadata endpoint for credentials: nothing here runs on EC2.
@@ -236,7 +236,7 @@ func start(ctx context.Context, root, state string, bins Binaries, logf func(str
 		return env, err
 	}
 
-	// kumo or LocalStack, behind the AWS front (awsproxy.go) on the advertised port.
+	// kumo or LocalStack, behind the AWS front (package awsfront) on the advertised port.
 	if env.AWSBackend == BackendLocalStack {
 		pid, err = startLocalStack(state, bins.LocalStackPython, awsPort)
 	} else {

@@ -13,20 +13,16 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
@@ -365,30 +361,8 @@ func spawnWithEnv(bin string, args, env []string, logPath string) (int, error) {
 
 func alive(pid int) bool { return proc.Alive(pid) }
 
-// stopPIDs sends SIGTERM to each process group, then SIGKILL to what is
-// still alive after a grace period. API server first, etcd last.
-func stopPIDs(pids []int) {
-	for i := len(pids) - 1; i >= 0; i-- {
-		if alive(pids[i]) {
-			_ = syscall.Kill(-pids[i], syscall.SIGTERM)
-			// A frozen process (Node.Freeze) gets its SIGTERM once it
-			// runs again.
-			_ = syscall.Kill(-pids[i], syscall.SIGCONT)
-		}
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-		}
-		if alive(pid) {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			for i := 0; i < 50 && alive(pid); i++ {
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
-	}
-}
+// stopPIDs stops the process groups pids (proc.Stop).
+func stopPIDs(pids []int) { proc.Stop(pids) }
 
 func writePIDs(state string, pids []int) error {
 	var b strings.Builder
@@ -418,78 +392,12 @@ func cleanData(state string) {
 	}
 }
 
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
+func lockFile(path string) (func(), error) { return proc.Lock(path) }
 
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		a, ok := l.Addr().(*net.TCPAddr)
-		if !ok {
-			return nil, fmt.Errorf("listener address %v is not TCP", l.Addr())
-		}
-		ports = append(ports, a.Port)
-	}
-	return ports, nil
-}
+func freePorts(n int) ([]int, error) { return proc.FreePorts(n) }
 
 func waitHTTP(ctx context.Context, url, token string, timeout time.Duration) error {
-	client := &http.Client{
-		Timeout:   2 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, // readiness probe of our own self-signed server only
-	}
-	deadline := time.Now().Add(timeout)
-	var last error
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = fmt.Errorf("%s answered %s", url, resp.Status)
-		} else {
-			last = err
-		}
-		if time.Now().After(deadline) {
-			return last
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return proc.WaitHTTP(ctx, url, token, timeout)
 }
 
 func writeRSAKey(path string) error {

@@ -140,12 +140,7 @@ type Binaries struct {
 
 // CacheDir is where built tools are kept: $FLINKSTATE_CACHE_DIR, else
 // <repo>/.cache (git-ignored).
-func CacheDir(root string) string {
-	if d := os.Getenv("FLINKSTATE_CACHE_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(root, ".cache")
-}
+func CacheDir(root string) string { return proc.CacheDir(root) }
 
 // BuildTools builds every pinned tool of the test bed once into the cache.
 func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Binaries, error) {

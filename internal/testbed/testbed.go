@@ -5,6 +5,17 @@
 // LocalStack (tools/localstack, localstack.go). It runs them in the
 // background, writes a kubeconfig and a shell env file, and stops them again.
 //
+// It is the test bed's core: Env, Up/Down, the tools it builds, the
+// operator's CRDs and files, the PKI, kube-controller-manager and the faults
+// tests inject. The parts it stands in with are packages of their own, which
+// never import it (it hands each what it needs): awsfront (the AWS front),
+// opmodel (the operator model), flinkrun (the Flink runner and the node
+// stand-in), realop (the real-operator runner); proc holds the process
+// helpers they share. RealFlink, which runs the model's jobs on the Flink
+// runner, and make demo's compositions are here; so are the names the
+// provider's tests use, as aliases and thin wrappers (TESTBED.md, "The test
+// bed's packages").
+//
 // Nothing here imports Terraform; the provider's tests and the testbed command
 // (make testbed-up / testbed-down) share it.
 package testbed

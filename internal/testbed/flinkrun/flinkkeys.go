@@ -1,4 +1,4 @@
-package testbed
+package flinkrun
 
 import (
 	"archive/zip"
@@ -84,7 +84,7 @@ type FlinkVersionKnows struct {
 func KnowsVersion(ctx context.Context, root string, dist FlinkDist, version string, classes []string, logf func(string, ...any)) (FlinkVersionKnows, error) {
 	jars, ok := FlinkKeyJars[version]
 	if !ok {
-		return FlinkVersionKnows{}, fmt.Errorf("testbed: no pinned jars for Flink %s (internal/testbed/flinkkeys.go, FlinkKeyJars)", version)
+		return FlinkVersionKnows{}, fmt.Errorf("testbed: no pinned jars for Flink %s (internal/testbed/flinkrun/flinkkeys.go, FlinkKeyJars)", version)
 	}
 	src := filepath.Join(root, "tools", "flinkkeys")
 	key, err := treeKey(src)
@@ -92,7 +92,7 @@ func KnowsVersion(ctx context.Context, root string, dist FlinkDist, version stri
 		return FlinkVersionKnows{}, err
 	}
 	id := fmt.Sprintf("%s-k%s-s%s-f%s", jars.Flink, jars.Kubernetes, jars.S3, jars.ForSt)
-	out := filepath.Join(CacheDir(root), "flinkkeys", key, id)
+	out := filepath.Join(cacheDir(root), "flinkkeys", key, id)
 	if !fileExists(filepath.Join(out, "done")) {
 		if err := fetchKeyJars(ctx, root, src, out, jars, logf); err != nil {
 			return FlinkVersionKnows{}, err
@@ -172,7 +172,7 @@ func fetchKeyJars(ctx context.Context, root, src, out string, jars KeyJars, logf
 	_ = os.RemoveAll(tmp)
 	defer os.RemoveAll(tmp)
 	args := []string{"-B", "-q", "generate-resources",
-		"-Dmaven.repo.local=" + filepath.Join(CacheDir(root), "m2"),
+		"-Dmaven.repo.local=" + filepath.Join(cacheDir(root), "m2"),
 		"-Dflink.version=" + jars.Flink, "-Dflink.kubernetes.version=" + jars.Kubernetes, "-Dflink.s3.version=" + jars.S3,
 		"-Dflinkkeys.out=" + tmp}
 	if jars.ForSt != "" {

@@ -1,4 +1,4 @@
-package testbed
+package flinkrun
 
 import (
 	"fmt"

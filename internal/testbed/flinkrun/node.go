@@ -1,4 +1,4 @@
-package testbed
+package flinkrun
 
 import (
 	"context"
@@ -120,7 +120,7 @@ type NodeOptions struct {
 // Node is a running node stand-in.
 type Node struct {
 	dist FlinkDist
-	env  Env
+	env  Bed
 	dyn  dynamic.Interface
 	o    NodeOptions
 	dir  string
@@ -166,7 +166,7 @@ type nodePod struct {
 
 // StartNode starts the node stand-in for the given namespaces. It writes
 // the hosts file at once (the operator JVM may start before any pod runs).
-func StartNode(ctx context.Context, dist FlinkDist, env Env, dyn dynamic.Interface, o NodeOptions) (*Node, error) {
+func StartNode(ctx context.Context, dist FlinkDist, env Bed, dyn dynamic.Interface, o NodeOptions) (*Node, error) {
 	if o.Poll == 0 {
 		o.Poll = 300 * time.Millisecond
 	}

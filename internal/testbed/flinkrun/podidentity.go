@@ -1,4 +1,4 @@
-package testbed
+package flinkrun
 
 import (
 	"context"
@@ -31,8 +31,8 @@ type PodIdentityAgent struct {
 
 // StartPodIdentityAgent serves roleARN's credentials to requests carrying
 // the token PodEnv writes, until ctx ends or Close is called.
-func StartPodIdentityAgent(ctx context.Context, tb Env, roleARN string) (*PodIdentityAgent, error) {
-	ac, err := newEnvAWS(ctx, tb)
+func StartPodIdentityAgent(ctx context.Context, tb Bed, roleARN string) (*PodIdentityAgent, error) {
+	ac, err := newBedAWS(ctx, tb)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (a *PodIdentityAgent) Close() { _ = a.srv.Close() }
 // dir. The agent listens on loopback, where the real one listens on
 // 169.254.170.23: AWS SDK for Java v1 accepts a loopback FULL_URI too
 // (ContainerCredentialsProvider.FullUriCredentialsEndpointProvider).
-func (a *PodIdentityAgent) PodEnv(dir string, tb Env) ([]string, error) {
+func (a *PodIdentityAgent) PodEnv(dir string, tb Bed) ([]string, error) {
 	token := filepath.Join(dir, "eks-pod-identity-token")
 	if err := os.WriteFile(token, []byte(a.token), 0o600); err != nil {
 		return nil, err

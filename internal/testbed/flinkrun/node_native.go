@@ -1,4 +1,4 @@
-package testbed
+package flinkrun
 
 import (
 	"context"
@@ -218,7 +218,7 @@ func shellWords(s string) ([]string, error) {
 // in place of the image's jar (pipeline.jars and the entry class the
 // operator writes from spec.job: FlinkConfigBuilder.applyJobConfig; the
 // node runs the repository's counting job whatever jarURI names).
-func nodeRewrites(conf map[string]string, tb Env, dist FlinkDist, dir, addr, role string) map[string]string {
+func nodeRewrites(conf map[string]string, tb Bed, dist FlinkDist, dir, addr, role string) map[string]string {
 	out := machineRewrites(conf, tb, dir, "")
 	// Flink's fabric8 client reads kubernetes.config.file when it is set
 	// (FlinkKubeClientFactory.createFabric8ioKubernetesClient).

@@ -1,4 +1,4 @@
-package testbed
+package flinkrun
 
 import (
 	"bufio"
@@ -55,7 +55,7 @@ func BuildFlink(ctx context.Context, root string, logf func(string, ...any)) (Fl
 	if err != nil {
 		return FlinkDist{}, err
 	}
-	out := filepath.Join(CacheDir(root), "flink", "flink-"+key)
+	out := filepath.Join(cacheDir(root), "flink", "flink-"+key)
 	dist := FlinkDist{Home: filepath.Join(out, "dist"), JobJar: filepath.Join(out, "flinkstate-testjob.jar"), Java: java}
 	if fileExists(dist.JobJar) {
 		return dist, nil
@@ -83,7 +83,7 @@ func BuildFlink(ctx context.Context, root string, logf func(string, ...any)) (Fl
 	_ = os.RemoveAll(tmp)
 	defer os.RemoveAll(tmp)
 	cmd := exec.CommandContext(ctx, mvn, "-B", "-q", "package",
-		"-Dmaven.repo.local="+filepath.Join(CacheDir(root), "m2"),
+		"-Dmaven.repo.local="+filepath.Join(cacheDir(root), "m2"),
 		"-Dflinkstate.build="+filepath.Join(tmp, "build"),
 		"-Dflinkstate.dist="+filepath.Join(tmp, "dist"))
 	cmd.Dir = src
@@ -206,7 +206,7 @@ var operatorDefaults = map[string]string{
 // emptyDir and tmp mounts as local folders, and the job's parallelism and
 // restore path (which the operator writes from spec.job). Nothing about
 // state, checkpoints or credentials is rewritten.
-func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job FlinkJob) map[string]string {
+func localRewrites(conf map[string]string, tb Bed, dir string, ports []int, job FlinkJob) map[string]string {
 	out := machineRewrites(conf, tb, dir, job.Region)
 	const host = "127.0.0.1"
 	set := map[string]string{
@@ -257,7 +257,7 @@ func localRewrites(conf map[string]string, tb Env, dir string, ports []int, job 
 // (the emulator, path-style as it serves it; region is the job's, "" for
 // the test bed's own), and the pod's tmp and emptyDir mounts as folders
 // in dir.
-func machineRewrites(conf map[string]string, tb Env, dir, region string) map[string]string {
+func machineRewrites(conf map[string]string, tb Bed, dir, region string) map[string]string {
 	out := map[string]string{}
 	for k, v := range operatorDefaults {
 		out[k] = v
@@ -298,7 +298,7 @@ func restPort(conf map[string]string) int {
 // TLS listener under S3's regional name when there is one (awsHostNames),
 // else the emulator's plain-HTTP front. region is the job's ("" for the
 // test bed's own).
-func s3Endpoint(tb Env, region string) string {
+func s3Endpoint(tb Bed, region string) string {
 	if region == "" {
 		region = tb.AWSRegion
 	}
@@ -310,7 +310,7 @@ func s3Endpoint(tb Env, region string) string {
 
 // StartFlink starts a local application cluster running the test job with
 // the job's configuration, and waits until its REST API answers.
-func StartFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob) (*FlinkCluster, error) {
+func StartFlink(ctx context.Context, dist FlinkDist, tb Bed, job FlinkJob) (*FlinkCluster, error) {
 	if ha := job.Configuration["high-availability.type"]; ha != "" && !strings.EqualFold(ha, "none") && (job.Namespace == "" || job.Name == "") {
 		return nil, fmt.Errorf("testbed: Kubernetes HA (high-availability.type = %s) needs the deployment's namespace and name", ha)
 	}
@@ -328,7 +328,7 @@ func StartFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob) (*Fli
 }
 
 // startFlink starts the cluster in dir; on an error nothing it started runs.
-func startFlink(ctx context.Context, dist FlinkDist, tb Env, job FlinkJob, dir string) (*FlinkCluster, error) {
+func startFlink(ctx context.Context, dist FlinkDist, tb Bed, job FlinkJob, dir string) (*FlinkCluster, error) {
 	if err := mkdirs(dir, "conf", "tmp", "localstate", "log", "plugins"); err != nil {
 		return nil, err
 	}
@@ -868,7 +868,7 @@ func (c *FlinkCluster) WaitCounts(ctx context.Context, minTimes int64, timeout t
 // resolver; so it also names this host and localhost) and a trust store
 // with the test bed's CA beside the JDK's own (javax.net.ssl.trustStore).
 // Nothing in Flink's configuration or the credentials class changes.
-func awsNameOverrides(ctx context.Context, dist FlinkDist, tb Env, dir string) ([]string, error) {
+func awsNameOverrides(ctx context.Context, dist FlinkDist, tb Bed, dir string) ([]string, error) {
 	if tb.STSAddress == "" {
 		return nil, nil
 	}
@@ -887,13 +887,13 @@ func awsNameOverrides(ctx context.Context, dist FlinkDist, tb Env, dir string) (
 
 // awsHostsLine is the hosts file line that sends the AWS SDK's STS and S3
 // host names to the test bed's TLS listener.
-func awsHostsLine(tb Env) string {
+func awsHostsLine(tb Bed) string {
 	return tb.STSAddress + " " + strings.Join(awsfront.HostNames(tb.AWSRegion), " ")
 }
 
 // awsTrustStore writes, in dir, a trust store with the test bed's CA
 // beside the JDK's own, and returns the JVM options that use it.
-func awsTrustStore(ctx context.Context, dist FlinkDist, tb Env, dir string) ([]string, error) {
+func awsTrustStore(ctx context.Context, dist FlinkDist, tb Bed, dir string) ([]string, error) {
 	javaHome := filepath.Dir(filepath.Dir(resolved(dist.Java)))
 	cacerts := filepath.Join(javaHome, "lib", "security", "cacerts")
 	store := filepath.Join(dir, "truststore.p12")
@@ -927,7 +927,7 @@ func resolved(p string) string {
 // AWS_REGION, AWS_DEFAULT_REGION), with the token file written in dir.
 // The emulator's STS does not verify the token's signature, so the token
 // is a well-formed JWT of no authority.
-func IRSAEnv(dir string, tb Env, roleARN string) ([]string, error) {
+func IRSAEnv(dir string, tb Bed, roleARN string) ([]string, error) {
 	token := filepath.Join(dir, "token")
 	jwt := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6dGVzdDp0ZXN0In0.c2ln"
 	if err := os.WriteFile(token, []byte(jwt), 0o600); err != nil {

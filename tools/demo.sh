@@ -38,10 +38,10 @@ export TF_VAR_force_destroy=true
 # plays its part while terraform runs, and each deployment's job runs as real
 # Flink 2.2.1 (the test bed's own job, with the configuration the provider
 # wrote; FLINKSTATE_DEMO_FLINK=model keeps the model's placeholder files).
-# See internal/testbed/operator.go. With the operator's jars
+# See internal/testbed/opmodel. With the operator's jars
 # (FLINKSTATE_OPERATOR_DIR, TESTBED.md "The real operator"), the real operator
 # 1.15.0 runs instead, its JobManager pods run as real Flink 2.2.1 on the
-# node stand-in (internal/testbed/node.go), and kube-controller-manager's
+# node stand-in (internal/testbed/flinkrun/node.go), and kube-controller-manager's
 # garbage collector finishes its deletions.
 (cd "$root" && go build -o "$state/testbed" ./internal/testbed/cmd/testbed)
 "$state/testbed" operator > "$state/logs/demo-operator.log" 2>&1 &

@@ -144,7 +144,7 @@ func startRealFlinkOperatorIn(t *testing.T, rf *realFlinkBed, ns, region string)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); op.Run(ctx, dyn, 150*time.Millisecond) }()
-	t.Cleanup(func() { cancel(); <-done; op.Flink.Close() })
+	t.Cleanup(func() { cancel(); <-done; op.Flink.(*testbed.RealFlink).Close() })
 	return op
 }
 
@@ -196,7 +196,7 @@ func TestAccRealFlink_crossRegionRestore(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		if c := op.Flink.ClusterOf(obj); c != nil {
+		if c := op.Flink.(*testbed.RealFlink).ClusterOf(obj); c != nil {
 			return c, nil
 		}
 		return nil, fmt.Errorf("the operator model runs no Flink cluster for %s/counts", ns)

@@ -35,7 +35,7 @@ func startRealFlinkOperator(t *testing.T, rf *realFlinkBed, ns string) *testbed.
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); op.Run(ctx, dyn, 150*time.Millisecond) }()
-	t.Cleanup(func() { cancel(); <-done; op.Flink.Close() })
+	t.Cleanup(func() { cancel(); <-done; op.Flink.(*testbed.RealFlink).Close() })
 	return op
 }
 
@@ -101,7 +101,7 @@ func TestAccRealFlink_savepointSnapshotRestore(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		c := op.Flink.ClusterOf(obj)
+		c := op.Flink.(*testbed.RealFlink).ClusterOf(obj)
 		if c == nil {
 			return nil, fmt.Errorf("the operator model runs no Flink cluster for %s/counts", ns)
 		}

@@ -464,7 +464,7 @@ func TestAccRealFlink_podIdentityCheckpoints(t *testing.T) {
 						return err
 					}
 					defer agent.Close()
-					if job.Env, err = agent.PodEnv(t.TempDir(), rf.env); err != nil {
+					if job.Env, err = agent.PodEnv(t.TempDir(), rf.env.FlinkBed()); err != nil {
 						return err
 					}
 					c, err := testbed.StartFlink(ctx, rf.dist, rf.env, job)

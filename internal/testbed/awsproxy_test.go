@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
 )
 
 // Through the test bed's AWS front, "a/b/" and "a/b" are distinct keys, as
@@ -71,7 +73,7 @@ func TestAWSFront_directoryMarkersAreDistinctKeys(t *testing.T) {
 		if r.Bucket == bucket && r.Method == "PUT" && r.Key == "a/b/" {
 			put = true
 		}
-		if r.Bucket == bucket && strings.Contains(r.Key, markerSuffix) {
+		if r.Bucket == bucket && strings.Contains(r.Key, awsfront.MarkerSuffix) {
 			t.Errorf("the log names the emulator's key %q", r.Key)
 		}
 	}

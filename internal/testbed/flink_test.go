@@ -147,7 +147,7 @@ func TestRealFlink_credentialsAsEKSDeliversThem(t *testing.T) {
 				}
 				t.Cleanup(agent.Close)
 				job = FlinkJob{Configuration: conf, PluginJar: "flink-s3-fs-hadoop-2.2.1.jar", Parallelism: 1}
-				if job.Env, err = agent.PodEnv(t.TempDir(), env); err != nil {
+				if job.Env, err = agent.PodEnv(t.TempDir(), env.FlinkBed()); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/proc"
 )
 
 // The real kube-controller-manager (tools/kcm: the same Kubernetes release
@@ -101,3 +103,6 @@ func EnsureControllerManager(ctx context.Context, root string, env Env, logf fun
 		time.Sleep(300 * time.Millisecond)
 	}
 }
+
+// tail is the last n lines of a log (proc.Tail).
+func tail(s string, n int) string { return proc.Tail(s, n) }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
 )
 
 func TestAWSBackendFromEnv(t *testing.T) {
@@ -41,7 +43,7 @@ func TestAWSFront_dirMarkersOnlyWhenAsked(t *testing.T) {
 		markers bool
 		want    string
 	}{
-		{true, "/bkt/a/b/" + markerSuffix},
+		{true, "/bkt/a/b/" + awsfront.MarkerSuffix},
 		{false, "/bkt/a/b/"},
 	} {
 		ports, err := freePorts(1)
@@ -52,7 +54,7 @@ func TestAWSFront_dirMarkersOnlyWhenAsked(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			done <- ServeAWSProxy(ctx, AWSProxyConfig{Listen: listen, Target: backend.URL,
+			done <- awsfront.ServeAWSProxy(ctx, awsfront.AWSProxyConfig{Listen: listen, Target: backend.URL,
 				Log: filepath.Join(t.TempDir(), "s3.jsonl"), DirMarkers: tc.markers})
 		}()
 		req, _ := http.NewRequest(http.MethodPut, "http://"+listen+"/bkt/a/b/", http.NoBody)

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/opmodel"
 )
 
 // RealFlink makes the model's jobs real: where the model would only report
@@ -48,7 +50,7 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 	// As the operator hands it to Flink: flattened, scalars as strings
 	// (ConfigObjectNode.asFlatMap).
 	raw, _, _ := unstructured.NestedFieldNoCopy(dep.Object, "spec", "flinkConfiguration")
-	conf := flatConf(raw)
+	conf := opmodel.FlatConf(raw)
 	job := FlinkJob{Configuration: conf, Namespace: dep.GetNamespace(), Name: dep.GetName(), RestorePath: restore}
 	containers, _, _ := unstructured.NestedSlice(dep.Object, "spec", "podTemplate", "spec", "containers")
 	for _, c := range containers {
@@ -58,7 +60,7 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 		}
 		env, _, _ := unstructured.NestedSlice(cm, "env")
 		for _, e := range env {
-			if m, ok := e.(map[string]any); ok && m["name"] == pluginsEnv {
+			if m, ok := e.(map[string]any); ok && m["name"] == opmodel.PluginsEnv {
 				job.PluginJar, _ = m["value"].(string)
 			}
 		}
@@ -68,10 +70,10 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 	return job
 }
 
-// start runs the deployment's cluster and waits until its job runs; it
+// Start runs the deployment's cluster and waits until its job runs; it
 // returns the job's id. A job that fails or never runs is the error.
 //
-// restore is what the operator passes: a path, LastStateDummyPath (resume
+// restore is what the operator passes: a path, opmodel.LastStateDummyPath (resume
 // from HA metadata, which Kubernetes HA does by itself for the same cluster
 // id), or "". jobID is the id the operator chose (the model's deploy, as
 // ApplicationReconciler.setJobIdIfNecessary: a new one for every deploy
@@ -88,10 +90,10 @@ func JobOf(dep *unstructured.Unstructured, restore string) FlinkJob {
 //
 // submit is false when the kubelet restarts the pods of a deployed cluster
 // (the operator submits nothing then: the job resumes from its HA metadata).
-func (f *RealFlink) start(ctx context.Context, dep *unstructured.Unstructured, restore, jobID string, submit bool) (string, error) {
-	f.stop(dep, false)
+func (f *RealFlink) Start(ctx context.Context, dep *unstructured.Unstructured, restore, jobID string, submit bool) (string, error) {
+	f.Stop(dep, false)
 	path := restore
-	if path == LastStateDummyPath {
+	if path == opmodel.LastStateDummyPath {
 		path = ""
 	}
 	job := JobOf(dep, path)
@@ -165,18 +167,21 @@ func (f *RealFlink) deleteJobGraphs(ctx context.Context, dep *unstructured.Unstr
 // tests that read what the job printed.
 func (f *RealFlink) ClusterOf(dep *unstructured.Unstructured) *FlinkCluster { return f.cluster(dep) }
 
+// Running says whether the deployment's cluster runs (opmodel.Flink).
+func (f *RealFlink) Running(dep *unstructured.Unstructured) bool { return f.cluster(dep) != nil }
+
 func (f *RealFlink) cluster(dep *unstructured.Unstructured) *FlinkCluster {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.clusters[string(dep.GetUID())]
 }
 
-// stop ends the deployment's cluster as deleting its pods would; with
+// Stop ends the deployment's cluster as deleting its pods would; with
 // deleteHA also its Kubernetes HA ConfigMaps (labelled app=<cluster-id>,
 // type=flink-native-kubernetes, as Flink 2.2.1 writes them), as the
 // operator deletes the cluster with its HA data when the job is not to be
 // resumed from it (ApplicationReconciler.cleanupInternal, deleteClusterDeployment).
-func (f *RealFlink) stop(dep *unstructured.Unstructured, deleteHA bool) {
+func (f *RealFlink) Stop(dep *unstructured.Unstructured, deleteHA bool) {
 	f.mu.Lock()
 	c := f.clusters[string(dep.GetUID())]
 	delete(f.clusters, string(dep.GetUID()))
@@ -202,10 +207,10 @@ func (f *RealFlink) Close() {
 	}
 }
 
-// savepoint has Flink take a savepoint of the deployment's job into dir
+// Savepoint has Flink take a savepoint of the deployment's job into dir
 // (CANONICAL, the operator's kubernetes.operator.savepoint.format.type
 // default), stopping the job when stop is set, and returns its path.
-func (f *RealFlink) savepoint(ctx context.Context, dep *unstructured.Unstructured, jobID, dir string, stop bool) (string, error) {
+func (f *RealFlink) Savepoint(ctx context.Context, dep *unstructured.Unstructured, jobID, dir string, stop bool) (string, error) {
 	c := f.cluster(dep)
 	if c == nil {
 		return "", fmt.Errorf("no Flink cluster runs for %s", dep.GetName())

@@ -126,3 +126,18 @@ func writeServingCA(pki string, names []string) (caFile, certFile, keyFile strin
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
 }
+
+// issueCertFiles creates a CA named caName and issues one certificate from
+// it (tmpl), written as PEM to caFile, certFile and keyFile (realop.Bed's
+// IssueCert).
+func issueCertFiles(caName string, tmpl *x509.Certificate, caFile, certFile, keyFile string) error {
+	ca, err := newTestCA(caName)
+	if err != nil {
+		return err
+	}
+	der, keyDER, err := ca.issue(tmpl)
+	if err != nil {
+		return err
+	}
+	return writePEMs(pemFile{caFile, "CERTIFICATE", ca.der}, pemFile{certFile, "CERTIFICATE", der}, pemFile{keyFile, "EC PRIVATE KEY", keyDER})
+}

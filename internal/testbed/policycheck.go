@@ -6,18 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
 )
 
-// PolicyRequest is one request for the independent policy engine
-// (tools/policycheck, MinIO's IAM policy evaluation): an IAM action on a
-// bucket or object, with condition values keyed as MinIO names them (e.g.
-// "prefix" for s3:prefix).
-type PolicyRequest struct {
-	Action     string              `json:"action"`
-	Bucket     string              `json:"bucket"`
-	Object     string              `json:"object"`
-	Conditions map[string][]string `json:"conditions,omitempty"`
-}
+// PolicyRequest is one request for the policy engine (awsfront.PolicyRequest).
+type PolicyRequest = awsfront.PolicyRequest
 
 // EvaluatePolicy asks the policy engine whether policy allows each request.
 func EvaluatePolicy(ctx context.Context, root, policy string, reqs []PolicyRequest) ([]bool, error) {

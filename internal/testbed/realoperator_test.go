@@ -567,7 +567,7 @@ func fixNotRunningLastState(t *testing.T, b *bed, s *realStack) {
 	if want := "[flink-main-container] " + pullMsg + " ("; st.JobState != flinkReconciling || !strings.HasPrefix(kube.OperatorMessage(st.Error), want) {
 		t.Errorf("after the bad image: job %s, error %q, want RECONCILING and %q…", st.JobState, st.Error, want)
 	}
-	if s != nil && old.alive() {
+	if s != nil && old.Alive() {
 		t.Error("the old cluster's processes still run after the upgrade")
 	}
 	ha, err := kube.HAMetadataAvailable(ctx, b.dyn, b.ns, "orders")
@@ -659,9 +659,9 @@ func suspendResume(t *testing.T, b *bed, s *realStack) {
 		// The JobManager runs on; its job does not.
 		_, stopped := old.Counts()
 		time.Sleep(5 * time.Second)
-		if _, later := old.Counts(); !old.alive() || s.node.Running() != 1 || fmt.Sprint(later) != fmt.Sprint(stopped) {
+		if _, later := old.Counts(); !old.Alive() || s.node.Running() != 1 || fmt.Sprint(later) != fmt.Sprint(stopped) {
 			t.Errorf("suspended: JobManager alive %t, %d pods running, counts %v then %v; want it up with its job stopped",
-				old.alive(), s.node.Running(), stopped, later)
+				old.Alive(), s.node.Running(), stopped, later)
 		}
 	}
 

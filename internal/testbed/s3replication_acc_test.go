@@ -14,6 +14,8 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
 )
 
 // replBed is a source bucket in the test bed's region and a destination
@@ -22,7 +24,7 @@ type replBed struct {
 	ctx      context.Context
 	a, b     *s3.Client // clients signing for region A and region B
 	src, dst string
-	ctl      *ReplicationControl
+	ctl      *awsfront.ReplicationControl
 }
 
 func newReplBed(t *testing.T, versionSrc, versionDst bool) *replBed {
@@ -57,13 +59,13 @@ func newReplBed(t *testing.T, versionSrc, versionDst bool) *replBed {
 	if versionDst {
 		version(rb.b, rb.dst)
 	}
-	if err := rb.ctl.SetLag(ctx, DefaultReplicationLag); err != nil {
+	if err := rb.ctl.SetLag(ctx, awsfront.DefaultReplicationLag); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = rb.ctl.Release(ctx)
 		_ = rb.ctl.Resume(ctx)
-		_ = rb.ctl.SetLag(ctx, DefaultReplicationLag)
+		_ = rb.ctl.SetLag(ctx, awsfront.DefaultReplicationLag)
 		_, _ = rb.a.DeleteBucketReplication(ctx, &s3.DeleteBucketReplicationInput{Bucket: aws.String(rb.src)})
 	})
 	return rb
@@ -263,7 +265,7 @@ func TestAWSFront_replicationHoldAndPause(t *testing.T) {
 		t.Fatal(err)
 	}
 	rb.put(t, "chk/2/_metadata", "m2")
-	time.Sleep(3 * DefaultReplicationLag)
+	time.Sleep(3 * awsfront.DefaultReplicationLag)
 	if _, ok := rb.replica(t, "chk/2/_metadata"); ok {
 		t.Error("an object arrived while replication was paused")
 	}

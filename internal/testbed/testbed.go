@@ -5,6 +5,17 @@
 // LocalStack (tools/localstack, localstack.go). It runs them in the
 // background, writes a kubeconfig and a shell env file, and stops them again.
 //
+// It is the test bed's core: Env, Up/Down, the tools it builds, the
+// operator's CRDs and files, the PKI, kube-controller-manager and the faults
+// tests inject. The parts it stands in with are packages of their own, which
+// never import it (it hands each what it needs): awsfront (the AWS front),
+// opmodel (the operator model), flinkrun (the Flink runner and the node
+// stand-in), realop (the real-operator runner); proc holds the process
+// helpers they share. RealFlink, which runs the model's jobs on the Flink
+// runner, and make demo's compositions are here; so are the names the
+// provider's tests use, as aliases and thin wrappers (TESTBED.md, "The test
+// bed's packages").
+//
 // Nothing here imports Terraform; the provider's tests and the testbed command
 // (make testbed-up / testbed-down) share it.
 package testbed
@@ -13,22 +24,20 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/proc"
 )
 
 // Env is what a client needs to use a running test bed.
@@ -46,7 +55,7 @@ type Env struct {
 	AWSBackend string `json:"aws_backend"`
 	AWSRegion  string `json:"aws_region"`
 	AccessKey  string `json:"access_key"`
-	// S3RequestLog is the AWS front's log of S3 requests (awsproxy.go).
+	// S3RequestLog is the AWS front's log of S3 requests (package awsfront).
 	S3RequestLog string `json:"s3_request_log"`
 	// STSAddress is the loopback address whose port 443 answers for the
 	// STS host names over TLS, trusted through AWSCAFile ("" when the
@@ -72,9 +81,9 @@ func (e Env) Vars() [][2]string {
 		{"FLINKSTATE_TESTBED_AWS", e.backend()},
 		// The second region (buckets there: CreateBucket with its
 		// LocationConstraint, signed for it) and the control of the
-		// front's S3 replication (s3replication.go, ReplicationControl).
+		// front's S3 replication (awsfront/s3replication.go, ReplicationControl).
 		{"FLINKSTATE_SECOND_REGION", SecondRegion},
-		{"FLINKSTATE_REPLICATION_CONTROL", e.AWSEndpoint + ReplicationControlPath},
+		{"FLINKSTATE_REPLICATION_CONTROL", e.AWSEndpoint + awsfront.ReplicationControlPath},
 		// Never ask the EC2 metadata endpoint for credentials: nothing here runs on EC2.
 		{"AWS_EC2_METADATA_DISABLED", "true"},
 	}
@@ -234,7 +243,7 @@ func start(ctx context.Context, root, state string, bins Binaries, logf func(str
 		return env, err
 	}
 
-	// kumo or LocalStack, behind the AWS front (awsproxy.go) on the advertised port.
+	// kumo or LocalStack, behind the AWS front (package awsfront) on the advertised port.
 	if env.AWSBackend == BackendLocalStack {
 		pid, err = startLocalStack(state, bins.LocalStackPython, awsPort)
 	} else {
@@ -356,91 +365,15 @@ func spawn(bin string, args, extraEnv []string, logPath string) (int, error) {
 	return spawnWithEnv(bin, args, append(os.Environ(), extraEnv...), logPath)
 }
 
-// spawnWithEnv starts bin with exactly env, its output appended to logPath.
+// spawnWithEnv starts bin with exactly env (proc.Spawn).
 func spawnWithEnv(bin string, args, env []string, logPath string) (int, error) {
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return 0, err
-	}
-	defer logFile.Close()
-	closeInheritedOnExec()
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	cmd.Env = env
-	// Its own process group: it outlives `testbed up`, and is stopped as a group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("starting %s: %w", filepath.Base(bin), err)
-	}
-	pid := cmd.Process.Pid
-	// Reap it when it exits so it never lingers as a zombie of a long-lived parent.
-	go func() { _ = cmd.Wait() }()
-	return pid, nil
+	return proc.Spawn(bin, args, env, logPath)
 }
 
-// closeInheritedOnExec keeps the descriptors this process was started with
-// (beyond stdin, stdout and stderr), or opened without close-on-exec since,
-// out of what it spawns; it runs at every spawn, as such a descriptor may
-// come after the first one. Go opens its own
-// files close-on-exec, but one inherited without that flag is passed on to
-// every child (syscall.forkExec closes only close-on-exec ones), and a
-// daemon spawned here outlives the test: a lock a wrapper such as
-// `flock FILE go test …` holds through such a descriptor (flock(1) keeps
-// it open for the command) was held on by kube-controller-manager after
-// the test ended, so every later `flock FILE …` waited for ever.
-func closeInheritedOnExec() {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return // not Linux: nothing known to leak
-	}
-	for _, e := range entries {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			syscall.CloseOnExec(fd)
-		}
-	}
-}
+func alive(pid int) bool { return proc.Alive(pid) }
 
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	// A zombie still answers signal 0; /proc tells the truth.
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(b))
-	return len(fields) < 3 || fields[2] != "Z"
-}
-
-// stopPIDs sends SIGTERM to each process group, then SIGKILL to what is
-// still alive after a grace period. API server first, etcd last.
-func stopPIDs(pids []int) {
-	for i := len(pids) - 1; i >= 0; i-- {
-		if alive(pids[i]) {
-			_ = syscall.Kill(-pids[i], syscall.SIGTERM)
-			// A frozen process (Node.Freeze) gets its SIGTERM once it
-			// runs again.
-			_ = syscall.Kill(-pids[i], syscall.SIGCONT)
-		}
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-		}
-		if alive(pid) {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			for i := 0; i < 50 && alive(pid); i++ {
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
-	}
-}
+// stopPIDs stops the process groups pids (proc.Stop).
+func stopPIDs(pids []int) { proc.Stop(pids) }
 
 func writePIDs(state string, pids []int) error {
 	var b strings.Builder
@@ -470,78 +403,12 @@ func cleanData(state string) {
 	}
 }
 
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
+func lockFile(path string) (func(), error) { return proc.Lock(path) }
 
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		a, ok := l.Addr().(*net.TCPAddr)
-		if !ok {
-			return nil, fmt.Errorf("listener address %v is not TCP", l.Addr())
-		}
-		ports = append(ports, a.Port)
-	}
-	return ports, nil
-}
+func freePorts(n int) ([]int, error) { return proc.FreePorts(n) }
 
 func waitHTTP(ctx context.Context, url, token string, timeout time.Duration) error {
-	client := &http.Client{
-		Timeout:   2 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, // readiness probe of our own self-signed server only
-	}
-	deadline := time.Now().Add(timeout)
-	var last error
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := client.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = fmt.Errorf("%s answered %s", url, resp.Status)
-		} else {
-			last = err
-		}
-		if time.Now().After(deadline) {
-			return last
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	return proc.WaitHTTP(ctx, url, token, timeout)
 }
 
 func writeRSAKey(path string) error {

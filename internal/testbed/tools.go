@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/proc"
 )
 
 // toolModule is one pinned module under tools/ and the commands built from it.
@@ -138,12 +140,7 @@ type Binaries struct {
 
 // CacheDir is where built tools are kept: $FLINKSTATE_CACHE_DIR, else
 // <repo>/.cache (git-ignored).
-func CacheDir(root string) string {
-	if d := os.Getenv("FLINKSTATE_CACHE_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(root, ".cache")
-}
+func CacheDir(root string) string { return proc.CacheDir(root) }
 
 // BuildTools builds every pinned tool of the test bed once into the cache.
 func BuildTools(ctx context.Context, root string, logf func(string, ...any)) (Binaries, error) {
@@ -333,7 +330,4 @@ func moduleKey(modDir, ldflags string, unoptimized bool) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
+func fileExists(p string) bool { return proc.FileExists(p) }

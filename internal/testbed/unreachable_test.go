@@ -69,9 +69,7 @@ func TestDifferential_finalSavepointUnreachable(t *testing.T) {
 	t.Run("model", func(t *testing.T) {
 		b := operatorsUnderTest(t)[0].bed(t, nil)
 		// The client timeout, shortened from the real operator's 10 s.
-		b.model.mu.Lock()
-		b.model.ClientTimeout = 500 * time.Millisecond
-		b.model.mu.Unlock()
+		b.model.SetClientTimeout(500 * time.Millisecond)
 		finalSavepointUnreachable(t, b, func() { b.model.SetFaults(func(f *Faults) { f.JobManagerUnreachable = true }) })
 	})
 	t.Run("real", func(t *testing.T) {

@@ -1,4 +1,4 @@
-// Command awsproxy is the test bed's AWS front (testbed.ServeAWSProxy): it
+// Command awsproxy is the test bed's AWS front (awsfront.ServeAWSProxy): it
 // forwards every request to the emulator, logs S3 requests, and answers for
 // the STS host names over TLS. The test bed builds and starts it.
 package main
@@ -11,11 +11,11 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/awsfront"
 )
 
 func main() {
-	var cfg testbed.AWSProxyConfig
+	var cfg awsfront.AWSProxyConfig
 	flag.StringVar(&cfg.Listen, "listen", "", "host:port of the plain-HTTP front")
 	flag.StringVar(&cfg.Target, "target", "", "the emulator's URL")
 	flag.StringVar(&cfg.Log, "log", "", "the S3 request log (JSON lines)")
@@ -28,7 +28,7 @@ func main() {
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	if err := testbed.ServeAWSProxy(ctx, cfg); err != nil {
+	if err := awsfront.ServeAWSProxy(ctx, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "awsproxy:", err)
 		os.Exit(1)
 	}

@@ -444,8 +444,8 @@ func (o *Operator) updateSnapshotLabels(ctx context.Context, r dynamic.ResourceI
 			msg = se.Status().Message
 		}
 		return javaError{class: "io.fabric8.kubernetes.client.KubernetesClientException",
-			msg: fmt.Sprintf("Failure executing: PATCH at: /apis/%s/%s/namespaces/%s/%s/%s. Message: %s.", kube.FlinkStateSnapshotGVR.Group,
-				kube.FlinkStateSnapshotGVR.Version, obj.GetNamespace(), kube.FlinkStateSnapshotGVR.Resource, obj.GetName(), msg)}
+			msg: fmt.Sprintf("Failure executing: PATCH at: /apis/%s/%s/namespaces/%s/%s/%s. Message: %s.", flinkStateSnapshotGVR.Group,
+				flinkStateSnapshotGVR.Version, obj.GetNamespace(), flinkStateSnapshotGVR.Resource, obj.GetName(), msg)}
 	}
 	obj.SetResourceVersion(updated.GetResourceVersion())
 	obj.SetLabels(updated.GetLabels())

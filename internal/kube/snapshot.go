@@ -368,11 +368,12 @@ type cleanupWatch struct {
 }
 
 // refused returns an ErrCleanupRefused error when the wait should end with
-// the operator's words instead of its timeout: at once for session jobs
-// (they stay until someone deletes them), and for jobs not terminated only
-// once the operator has refused again at a later reconcile (right after
-// session jobs are deleted, their jobs are still cancelling: measured on
-// the real operator 1.15.0, TestAccRealOperator_sessionClusterDestroy).
+// the operator's words instead of its timeout: once the operator has
+// refused again at a later reconcile (the Event's count went up since this
+// wait first saw it). Not at the first sight: right after session jobs are
+// deleted the operator still sees them, and their jobs may still be
+// cancelling (measured on the real operator 1.15.0,
+// TestAccRealOperator_sessionClusterDestroy).
 func (w *cleanupWatch) refused(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured) error {
 	events, err := ObjectEvents(ctx, dyn, obj)
 	if err != nil {
@@ -387,7 +388,7 @@ func (w *cleanupWatch) refused(ctx context.Context, dyn dynamic.Interface, obj *
 		if !ok {
 			w.seen[e.Message] = e.Count
 		}
-		if strings.HasPrefix(e.Message, "The session jobs ") || (ok && e.Count > prev) {
+		if ok && e.Count > prev {
 			return fmt.Errorf("%w: %s (%s, SessionReconciler.cleanupInternal). FlinkDeployment %s/%s stays marked for deletion "+
 				"and the operator deletes it by itself once that is done; the next apply removes it from state once it is gone",
 				ErrCleanupRefused, e.Message, e.Reason, obj.GetNamespace(), obj.GetName())

@@ -30,8 +30,10 @@ import (
 // spec maps the model to the typed spec; ok is false while anything it needs
 // is unknown. The flinkConfiguration and the pod template come from
 // effective_flink_configuration and effective_pod_template: derived at plan
-// and apply, what the live object holds after a read.
-func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
+// and apply, what the live object holds after a read. unwritten: the
+// provider defaults an imported object lacked (deploymentOp.Unwritten). The
+// live object's shape (LiveConfiguration) is the caller's, which renders.
+func (m *deploymentModel) spec(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
 	if anyUnknown(m.Image, m.FlinkVersion, m.Mode, m.ServiceAccount, m.EffectiveConfig, m.EffectivePod, m.RedeployNonce) {
 		return flinkdeploy.Spec{}, false
 	}
@@ -40,10 +42,7 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 		FlinkVersion:       m.FlinkVersion.ValueString(),
 		Mode:               m.Mode.ValueString(),
 		ServiceAccount:     m.ServiceAccount.ValueString(),
-		FlinkConfiguration: m.writtenConfig(ctx, diags),
-	}
-	if m.Live != nil {
-		s.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(m.Live.Object, "spec", "flinkConfiguration")
+		FlinkConfiguration: m.writtenConfig(ctx, unwritten, diags),
 	}
 	for _, e := range m.EffectiveConfig.Elements() {
 		if e.IsUnknown() {
@@ -92,7 +91,8 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 // after an import, all of them, turned back into the inputs they stand for).
 // Status, defaults and fields of other managers are never read, so they never
 // show as a diff. Blocks the configuration leaves out stay out unless imported.
-func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstructured, imported bool, diags *diag.Diagnostics) {
+// unwritten: the provider defaults an imported object lacked.
+func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstructured, imported bool, unwritten []string, diags *diag.Diagnostics) {
 	s := flinkdeploy.Parse(live, m.FlinkVersion.ValueString())
 	what := "FlinkDeployment " + live.GetNamespace() + "/" + live.GetName()
 	if imported && len(s.UnreadableConfig) > 0 {
@@ -179,8 +179,8 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 					"adopting the job changes nothing. Removing it (or s3_plugin = \"provider\") adds the variable, a pod template "+
 					"change the operator applies as an upgrade (a restart with the job's upgrade mode); the plan says so.")
 		}
-		m.PodTemplate = importedPodTemplate(ctx, m, s.PodTemplate)
-		if !m.checkCarriedOver(ctx, s.FlinkConfiguration, what, diags) {
+		m.PodTemplate = importedPodTemplate(ctx, m, unwritten, s.PodTemplate)
+		if !m.checkCarriedOver(ctx, s.FlinkConfiguration, unwritten, what, diags) {
 			return
 		}
 	} else {
@@ -211,7 +211,7 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 	// What the operator adds is not in the object: shown as the plan
 	// shows it (effectiveConfig).
 	var d diag.Diagnostics
-	if in, ok := m.input(ctx, &d); ok && !d.HasError() {
+	if in, ok := m.input(ctx, unwritten, &d); ok && !d.HasError() {
 		m.EffectiveConfig = m.effectiveConfig(ctx, effective, in, diags)
 		return
 	}
@@ -281,13 +281,13 @@ func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]
 // importedPodTemplate is pod_template for an imported object: its pod
 // template without what the provider adds itself (flinkconf.StripAdditions),
 // when adding it back gives the same template; else the whole template.
-func importedPodTemplate(ctx context.Context, m *deploymentModel, live map[string]any) types.String {
+func importedPodTemplate(ctx context.Context, m *deploymentModel, unwritten []string, live map[string]any) types.String {
 	if live == nil {
 		return types.StringNull()
 	}
 	whole := flinkdeploy.CanonicalJSON(live)
 	var d diag.Diagnostics
-	in, ok := m.input(ctx, &d)
+	in, ok := m.input(ctx, unwritten, &d)
 	if !ok || d.HasError() {
 		return types.StringValue(whole)
 	}
@@ -315,9 +315,9 @@ func liveFlinkVersion(live *unstructured.Unstructured) string {
 // attributes as the object has it (flinkconf.Derive, spelled as the object
 // spells it: flinkconf.Respell). A key that would be removed or changed
 // fails the import, naming it, instead of being dropped by the first apply.
-func (m *deploymentModel) checkCarriedOver(ctx context.Context, live map[string]string, what string, diags *diag.Diagnostics) bool {
+func (m *deploymentModel) checkCarriedOver(ctx context.Context, live map[string]string, unwritten []string, what string, diags *diag.Diagnostics) bool {
 	var d diag.Diagnostics
-	in, ok := m.input(ctx, &d)
+	in, ok := m.input(ctx, unwritten, &d)
 	if !ok || d.HasError() {
 		return true // reported by the plan
 	}

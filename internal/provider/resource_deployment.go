@@ -267,15 +267,14 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
 	defer private.save(ctx, resp.Private, &resp.Diagnostics)
-	plan.Unwritten = private.Unwritten
-	if state != nil {
-		state.Unwritten = plan.Unwritten
-	}
+	// The provider defaults the imported object lacked, for the plan and
+	// the prior state.
+	unwritten, stateUnwritten := private.Unwritten, private.Unwritten
 	if state == nil || !plan.Namespace.Equal(state.Namespace) || !plan.Name.Equal(state.Name) {
 		// A new object (a create, or a replacement's, even of an imported
 		// one): the provider writes all its defaults, and owns what it
 		// creates.
-		plan.Unwritten = nil
+		unwritten = nil
 		if state == nil {
 			private.forgetImport()
 		}
@@ -286,10 +285,10 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		// Unset: native, the operator's default; not written at all on an
 		// imported object that did not have it (flinkconf.AbsentMode).
 		plan.Mode = types.StringValue("native")
-		if slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
+		if slices.Contains(unwritten, flinkconf.AbsentMode) {
 			plan.Mode = types.StringNull()
 		}
-	} else if state != nil && state.Mode.IsNull() && slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
+	} else if state != nil && state.Mode.IsNull() && slices.Contains(unwritten, flinkconf.AbsentMode) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("mode"), "Writing mode restarts the job",
 			fmt.Sprintf("The imported FlinkDeployment has no spec.mode (the operator runs it native); mode = %q writes the field, a spec "+
 				"change the operator applies as an upgrade (a restart with the job's upgrade mode). Leave mode unset to keep it as it is.",
@@ -305,12 +304,12 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	case replacing:
 		planReplace(ctx, &plan, state, private, &resp.Diagnostics)
 	}
-	in, ok := plan.input(ctx, &resp.Diagnostics)
+	in, ok := plan.input(ctx, unwritten, &resp.Diagnostics)
 	if !ok {
 		plan.EffectiveConfig = types.MapUnknown(types.StringType)
 		plan.OperatorAddedConfig = types.MapUnknown(types.StringType)
 		plan.EffectivePod = types.StringUnknown()
-		planRestore(ctx, &plan, state, &resp.Diagnostics)
+		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -342,22 +341,22 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		// object's deprecated keys and equivalent values are no change.
 		// Against what the object holds (the written configuration, not
 		// the keys the operator adds), as the apply does.
-		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, &resp.Diagnostics))
+		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, stateUnwritten, &resp.Diagnostics))
 	}
 	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
 	if replacing {
 		// A replacement plans a new object (Terraform plans it again with a
 		// null prior state); the old one's changes are not upgrades.
-		planRestore(ctx, &plan, nil, &resp.Diagnostics)
+		planRestore(ctx, &plan, nil, unwritten, &resp.Diagnostics)
 	} else {
-		planRestore(ctx, &plan, state, &resp.Diagnostics)
+		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
 	}
 	if state != nil && !replacing {
-		planNotRunningUpgrade(ctx, &plan, state, private.RecordedSavepoint, &resp.Diagnostics)
+		planNotRunningUpgrade(ctx, &plan, state, unwritten, private.RecordedSavepoint, &resp.Diagnostics)
 	}
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
-	if state != nil && (!deploymentSpecEqual(ctx, plan, *state) || private.WaitPending != "") {
+	if state != nil && (!deploymentSpecEqual(ctx, plan, unwritten, *state, stateUnwritten) || private.WaitPending != "") {
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -369,11 +368,12 @@ func canonicalJSON(v any) string { return flinkdeploy.CanonicalJSON(v) }
 
 // deploymentSpecEqual tells whether the plan writes the same object as the
 // state describes: their rendered specs are equal (status attributes,
-// timeouts and wait_for aside). Anything unknown is a change.
-func deploymentSpecEqual(ctx context.Context, a, b deploymentModel) bool {
+// timeouts and wait_for aside). Anything unknown is a change. ua and ub are
+// their provider defaults an imported object lacked.
+func deploymentSpecEqual(ctx context.Context, a deploymentModel, ua []string, b deploymentModel, ub []string) bool {
 	var diags diag.Diagnostics
-	sa, okA := a.spec(ctx, &diags)
-	sb, okB := b.spec(ctx, &diags)
+	sa, okA := a.spec(ctx, ua, &diags)
+	sb, okB := b.spec(ctx, ub, &diags)
 	return okA && okB && !diags.HasError() && sa.Equal(sb)
 }
 
@@ -389,7 +389,7 @@ func deploymentSpecEqual(ctx context.Context, a, b deploymentModel) bool {
 // "wait pending" mark in private state, and the next plan shows an update
 // (ModifyPlan) whose apply waits again. After an update the failed wait is
 // an error, and the mark makes the next plan show the pending change again.
-func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, create bool, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
+func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op *deploymentOp, create bool, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return
@@ -397,19 +397,22 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	if checkIdentityAtApply(ctx, c, plan, diags); diags.HasError() {
 		return
 	}
-	if !plan.derive(ctx, diags) {
+	if !plan.derive(ctx, op, diags) {
 		return
 	}
-	spec, ok := plan.spec(ctx, diags)
+	spec, ok := plan.spec(ctx, op.Unwritten, diags)
 	if !ok || diags.HasError() {
 		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")
 		return
 	}
-	if plan.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
+	if op.Live != nil {
+		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
+	}
+	if op.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
 		// The replaced deployment's final savepoint: the first deployment
 		// restores from initialSavepointPath (ApplicationReconciler.deploy).
-		spec.Job.InitialSavepointPath = plan.CarriedPath
+		spec.Job.InitialSavepointPath = op.CarriedPath
 	}
 	// Every call of this create/update, the wait included, ends within the resource's timeout.
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
@@ -438,9 +441,9 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 			// The object this resource owns: another one of that name
 			// (after a delete outside Terraform) is never taken for it.
 			private.UID = string(live.GetUID())
-			if plan.CarriedPath != "" {
-				private.Carried = plan.CarriedPath
-				consumeCarried(ctx, c, &plan, diags)
+			if op.CarriedPath != "" {
+				private.Carried = op.CarriedPath
+				consumeCarried(ctx, c, &plan, op.CarriedPath, diags)
 			}
 		}
 	} else {
@@ -464,14 +467,14 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	}
 	// Saved before waiting: whatever happens next, the object is in state.
 	private.WaitPending = "the apply did not finish waiting"
-	if plan.Restoring {
+	if op.Restoring {
 		// The next apply's wait (a pending wait) is a restore wait too.
-		private.Restoring, private.RestoreFrom = true, plan.RestoreFrom
+		private.Restoring, private.RestoreFrom = true, op.RestoreFrom
 	}
 	diags.Append(state.Set(ctx, &plan)...)
 	var st kube.DeploymentStatus
-	if plan.Restoring && plan.waitTarget() != kube.WaitSuspended {
-		st, err = kube.WaitRestoredSince(ctx, c.Dynamic, ns, name, plan.RestoreFrom, written, timeout, deploymentPollInterval)
+	if op.Restoring && plan.waitTarget() != kube.WaitSuspended {
+		st, err = kube.WaitRestoredSince(ctx, c.Dynamic, ns, name, op.RestoreFrom, written, timeout, deploymentPollInterval)
 	} else {
 		st, err = kube.WaitDeploymentSince(ctx, c.Dynamic, ns, name, plan.waitTarget(), written, timeout, deploymentPollInterval)
 	}
@@ -508,7 +511,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 		private.WaitPending = err.Error()
 		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error(),
 			"Fix the setting the operator names and apply again.")
-	case create && plan.Restoring && !errors.Is(err, kube.ErrDeploymentTimeout):
+	case create && op.Restoring && !errors.Is(err, kube.ErrDeploymentTimeout):
 		// The restore failed in Flink (or the operator refused it): the job
 		// is not running with the state it was meant to have.
 		private.WaitPending = err.Error()
@@ -604,8 +607,9 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	r.verifyRestoreTarget(ctx, &plan, nil, timeout, &resp.Diagnostics)
+	op := &deploymentOp{}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
-		r.findCarried(ctx, c, &plan, &resp.Diagnostics)
+		op.CarriedPath = r.findCarried(ctx, c, &plan, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -616,16 +620,16 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	// What an imported predecessor left in private state is not this object's.
 	private.forgetImport()
 	if p := plan.restorePath(); !p.IsNull() {
-		plan.Restoring, plan.RestoreFrom = true, p.ValueString()
+		op.Restoring, op.RestoreFrom = true, p.ValueString()
 	}
-	if plan.CarriedPath != "" {
-		plan.Restoring, plan.RestoreFrom = true, plan.CarriedPath
-		if r.verifyCarried(ctx, &plan, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if op.CarriedPath != "" {
+		op.Restoring, op.RestoreFrom = true, op.CarriedPath
+		if r.verifyCarried(ctx, &plan, op.CarriedPath, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
 		}
-		plan.UpgradeSavepoint = types.StringValue(plan.CarriedPath)
+		plan.UpgradeSavepoint = types.StringValue(op.CarriedPath)
 	}
-	r.apply(ctx, plan, true, timeout, &resp.State, private, &resp.Diagnostics)
+	r.apply(ctx, plan, op, true, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -651,20 +655,19 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.Unwritten = private.Unwritten
-	state.Unwritten, plan.Live, state.Live = plan.Unwritten, live, live
+	op := &deploymentOp{Unwritten: private.Unwritten, Live: live}
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
 	r.verifyRestoreTarget(ctx, &plan, &state, timeout, &resp.Diagnostics)
-	if !plan.derive(ctx, &resp.Diagnostics) {
+	if !plan.derive(ctx, op, &resp.Diagnostics) {
 		return
 	}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
-		r.savepointBeforeUpgrade(ctx, c, &plan, &state, &resp.Diagnostics)
+		r.savepointBeforeUpgrade(ctx, c, &plan, &state, op.Unwritten, &resp.Diagnostics)
 	}
-	plan.Restoring, plan.RestoreFrom = restoresOnUpdate(ctx, &plan, &state)
-	if !plan.Restoring && private.Restoring && private.WaitPending != "" && plan.jobState() == "running" {
-		plan.Restoring, plan.RestoreFrom = true, private.RestoreFrom
+	op.Restoring, op.RestoreFrom = restoresOnUpdate(ctx, &plan, &state, op.Unwritten)
+	if !op.Restoring && private.Restoring && private.WaitPending != "" && plan.jobState() == "running" {
+		op.Restoring, op.RestoreFrom = true, private.RestoreFrom
 	}
 	if resp.Diagnostics.HasError() {
 		// The old spec keeps running: the state stays what it was.
@@ -672,13 +675,13 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	if private.Adopt && live != nil {
-		plan.Live = r.takeOwnership(ctx, &state, private, &resp.Diagnostics)
+		op.Live = r.takeOwnership(ctx, &state, op, private, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			return
 		}
 	}
-	r.apply(ctx, plan, false, timeout, &resp.State, private, &resp.Diagnostics)
+	r.apply(ctx, plan, op, false, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
 // checkStillOurs fails an update when the FlinkDeployment of that name is
@@ -709,13 +712,16 @@ func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymen
 // takeOwnership, on the first update after an import, makes the provider
 // the only owner of the fields it read from the object (kube.TakeOwnership),
 // so that a setting removed from the configuration is removed from the
-// object. It returns the object as it is afterwards.
-func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) *unstructured.Unstructured {
+// object. It returns the object as it is afterwards (op.Live before).
+func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, op *deploymentOp, private *deploymentPrivate, diags *diag.Diagnostics) *unstructured.Unstructured {
 	c := r.meta.kubeOrDiag(diags)
 	var d diag.Diagnostics
-	spec, ok := state.spec(ctx, &d)
+	spec, ok := state.spec(ctx, op.Unwritten, &d)
 	if c == nil || !ok || d.HasError() {
-		return state.Live
+		return op.Live
+	}
+	if op.Live != nil {
+		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	obj := spec.Render(ns, name)
@@ -724,14 +730,14 @@ func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymen
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*kube.RequestTimeout)
 	defer cancel()
-	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj, state.Live)
+	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj, op.Live)
 	switch {
 	case errors.Is(err, kube.ErrTakeoverChanges):
 		diags.AddWarning("Fields of the imported FlinkDeployment not taken over",
 			fmt.Sprintf("FlinkDeployment %s/%s: %s (it changed since the import), so the fields the provider manages stay co-owned "+
 				"by the tool that wrote them: a setting removed from the configuration may stay in the object. Run terraform "+
 				"apply -refresh-only, then apply again.", ns, name, err))
-		return state.Live
+		return op.Live
 	case err != nil:
 		addProblem(diags, "Taking over", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "Nothing in its spec was changed; apply again.")
 		return nil
@@ -766,12 +772,11 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	if imported {
 		private.Unwritten, private.Adopt = flinkdeploy.AbsentDefaults(live), true
 	}
-	state.Unwritten = private.Unwritten
 	var noPath bool
 	if state.Job != nil {
 		noPath = state.Job.InitialSavepointPath.IsNull()
 	}
-	state.fromSpec(ctx, live, imported, &resp.Diagnostics)
+	state.fromSpec(ctx, live, imported, private.Unwritten, &resp.Diagnostics)
 	if carried := private.Carried; noPath && carried != "" && state.Job != nil &&
 		state.Job.InitialSavepointPath.ValueString() == carried {
 		// Written by the create that carried a replaced deployment's state,

@@ -43,7 +43,8 @@ func nextNonce(state *deploymentModel) types.Int64 {
 
 // planRestore fills savepoint_redeploy_nonce and upgrade_savepoint_path in
 // the plan and warns about what restoring does. state is nil on create.
-func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.Diagnostics) {
+// unwritten: the provider defaults an imported object lacked.
+func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
 	at := path.Root("job")
 	if plan.Job != nil && plan.Job.AllowNonRestoredState.ValueBool() {
 		diags.AddAttributeWarning(at.AtName("allow_non_restored_state"), "State may be dropped on restore",
@@ -83,8 +84,8 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 	}
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
 	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, &d)
-	ss, okS := state.spec(ctx, &d)
+	ps, okP := plan.spec(ctx, unwritten, &d)
+	ss, okS := state.spec(ctx, unwritten, &d)
 	if plan.SavepointFirst != nil && (!okP || !okS || ss.JobChanged(ps)) && state.jobState() == "running" {
 		plan.UpgradeSavepoint = types.StringUnknown()
 	}
@@ -135,7 +136,7 @@ func planSpecChange(plan, state *deploymentModel, diags *diag.Diagnostics) {
 // job whose upgrade mode keeps state (the operator restores the upgrade
 // savepoint or the last state: AbstractJobReconciler.restoreJob). A
 // stateless upgrade restores nothing.
-func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel) (bool, string) {
+func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel, unwritten []string) (bool, string) {
 	if plan.jobState() != "running" {
 		return false, ""
 	}
@@ -153,8 +154,8 @@ func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel) (bool, 
 		return true, ""
 	}
 	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, &d)
-	ss, okS := state.spec(ctx, &d)
+	ps, okP := plan.spec(ctx, unwritten, &d)
+	ss, okS := state.spec(ctx, unwritten, &d)
 	return okP && okS && ss.JobChanged(ps), ""
 }
 
@@ -356,18 +357,18 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 }
 
 // verifyCarried checks the final savepoint a replacement starts from
-// (plan.CarriedPath) as job.initial_savepoint_path is checked
+// (carried: deploymentOp.CarriedPath) as job.initial_savepoint_path is checked
 // (checkRestoreTarget): the replaced deployment is gone, so a savepoint that
 // could not be restored must stop the create, not start a job that fails or
 // runs without its state.
-func (r *deploymentResource) verifyCarried(ctx context.Context, plan *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) {
+func (r *deploymentResource) verifyCarried(ctx context.Context, plan *deploymentModel, carried string, timeout time.Duration, diags *diag.Diagnostics) {
 	a := r.meta.awsOrDiag(ctx, diags)
 	if a == nil || diags.HasError() {
 		return
 	}
 	ctx, cancel := r.meta.boundAWS(ctx, timeout)
 	defer cancel()
-	prob := checkRestoreTarget(ctx, a.S3, plan.CarriedPath)
+	prob := checkRestoreTarget(ctx, a.S3, carried)
 	if prob == nil {
 		return
 	}
@@ -397,15 +398,15 @@ var upgradeSnapshotPoll = time.Second
 // update changes the job and savepoint_before_upgrade is set, and waits for
 // COMPLETED; it records the path in plan. An error leaves the deployment
 // untouched: the caller must not apply.
-func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, diags *diag.Diagnostics) {
+func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
 	// A suspended job cannot take a savepoint; its suspend took one (savepoint
 	// mode) or kept HA metadata (last-state).
 	if plan.SavepointFirst == nil || state.jobState() == "suspended" {
 		return
 	}
-	ps, okP := plan.spec(ctx, diags)
-	ss, okS := state.spec(ctx, diags)
+	ps, okP := plan.spec(ctx, unwritten, diags)
+	ss, okS := state.spec(ctx, unwritten, diags)
 	if okP && okS && !ss.JobChanged(ps) {
 		return
 	}
@@ -443,7 +444,7 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 	// savepoint of an earlier FlinkDeployment of the same name is another
 	// job's state.
 	if st := kube.ReadDeploymentStatus(live); st.JobState != "RUNNING" {
-		notRunningUpgrade(ctx, c, plan, state, live, diags)
+		notRunningUpgrade(ctx, c, plan, state, unwritten, live, diags)
 		return
 	}
 	target := kube.UpgradeTargetOf(live, hash)
@@ -480,7 +481,7 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 // job.initial_savepoint_path needs no upgradeable state (the operator
 // handles SAVEPOINT_REDEPLOY before getJobUpgrade:
 // AbstractJobReconciler.reconcileSpecChange).
-func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, live *unstructured.Unstructured, diags *diag.Diagnostics) {
+func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, unwritten []string, live *unstructured.Unstructured, diags *diag.Diagnostics) {
 	at := path.Root("savepoint_before_upgrade")
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	st := kube.ReadDeploymentStatus(live)
@@ -497,7 +498,7 @@ func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploym
 		mode = plan.Job.UpgradeMode.ValueString()
 	}
 	ha := false
-	if in, ok := plan.input(ctx, diags); ok {
+	if in, ok := plan.input(ctx, unwritten, diags); ok {
 		ha = in.HAEnabled()
 	}
 	src, err := kube.NotRunningRestore(ctx, c.Dynamic, live, mode, ha)
@@ -532,14 +533,14 @@ func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploym
 // reads the operator's status again and decides (notRunningUpgrade).
 // recorded is the savepoint the operator had on record when the
 // deployment was last read (kube.RecordedSavepoint).
-func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, recorded string, diags *diag.Diagnostics) {
+func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, unwritten []string, recorded string, diags *diag.Diagnostics) {
 	if plan.SavepointFirst == nil || state == nil || state.jobState() == "suspended" || state.JobState.IsUnknown() ||
 		state.JobState.ValueString() == "RUNNING" || state.JobState.ValueString() == "" {
 		return
 	}
 	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, &d)
-	ss, okS := state.spec(ctx, &d)
+	ps, okP := plan.spec(ctx, unwritten, &d)
+	ss, okS := state.spec(ctx, unwritten, &d)
 	if !okP || !okS || !ss.JobChanged(ps) {
 		return
 	}

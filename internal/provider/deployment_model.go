@@ -253,14 +253,38 @@ func (m *deploymentModel) writtenConfig(ctx context.Context, unwritten []string,
 	return cfg
 }
 
-// waitTarget is what create and update wait for: wait_for, except that a
-// spec with job.state suspended waits for the suspend (kube.WaitSuspended),
-// since a suspended job is never DEPLOYED, STABLE or RUNNING.
-func (m *deploymentModel) waitTarget() string {
-	if w := m.WaitFor.ValueString(); w != "none" && m.Job != nil && m.Job.State.ValueString() == "suspended" {
-		return kube.WaitSuspended
+// waitTarget is what create and update wait for
+// (flinkdeploy.Desired.WaitTarget).
+func (m *deploymentModel) waitTarget() string { return m.shape().WaitTarget() }
+
+// shape is the model as the operator's rules read it (flinkdeploy.Desired),
+// without the spec; desired adds it. Unknown values read as unset, except
+// mode's (ModeUnknown).
+func (m *deploymentModel) shape() flinkdeploy.Desired {
+	d := flinkdeploy.Desired{
+		Mode:           m.Mode.ValueString(),
+		ModeUnknown:    m.Mode.IsUnknown(),
+		FlinkVersion:   m.FlinkVersion.ValueString(),
+		FinalSavepoint: m.FinalSavepoint.ValueBool() || m.FinalSavepoint.IsNull(),
+		WaitFor:        m.WaitFor.ValueString(),
 	}
-	return m.WaitFor.ValueString()
+	if j := m.Job; j != nil {
+		d.HasJob = true
+		d.JobState, d.UpgradeMode, d.RestorePath = j.State.ValueString(), j.UpgradeMode.ValueString(), j.InitialSavepointPath.ValueString()
+	}
+	return d
+}
+
+// desired is shape with the spec the provider writes (nil while part of
+// it is unknown); unwritten: the provider defaults an imported object
+// lacked.
+func (m *deploymentModel) desired(ctx context.Context, unwritten []string) flinkdeploy.Desired {
+	d := m.shape()
+	var diags diag.Diagnostics
+	if s, ok := m.spec(ctx, unwritten, &diags); ok {
+		d.Spec = &s
+	}
+	return d
 }
 
 func (m *deploymentModel) setStatus(st kube.DeploymentStatus) {

@@ -32,15 +32,8 @@ import (
 // it goes, and Delete annotates the final savepoint with the new
 // deployment's namespace/name (kube.CarryToAnnotation), which Create finds.
 
-// keepsState: a final savepoint applies (a stateful upgrade mode, and
-// final_savepoint not turned off).
-func (m *deploymentModel) keepsState() bool {
-	if m.Job == nil || !m.FinalSavepoint.ValueBool() && !m.FinalSavepoint.IsNull() {
-		return false
-	}
-	mode := m.Job.UpgradeMode.ValueString()
-	return mode == "savepoint" || mode == "last-state"
-}
+// keepsState: a final savepoint applies (flinkdeploy.Desired.KeepsState).
+func (m *deploymentModel) keepsState() bool { return m.shape().KeepsState() }
 
 // savepointDir is where the final savepoint goes (for the plan's words).
 func (m *deploymentModel) savepointDir(ctx context.Context) string {

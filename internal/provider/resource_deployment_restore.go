@@ -14,6 +14,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -28,17 +29,14 @@ func (m *deploymentModel) restorePath() types.String {
 }
 
 // redeploys tells whether plan points an existing deployment (state) at a
-// new restore path: the operator then needs a new savepointRedeployNonce.
+// new restore path (flinkdeploy.Redeploys).
 func redeploys(plan, state *deploymentModel) bool {
-	p := plan.restorePath()
-	return !p.IsNull() && !p.IsUnknown() && p.ValueString() != "" && !p.Equal(state.restorePath())
+	return flinkdeploy.Redeploys(state.shape(), plan.shape())
 }
 
-// nextNonce is a new non-null nonce after the state's (the operator redeploys
-// on a change to a different non-null value: JobSpec.savepointRedeployNonce,
-// flink-kubernetes-operator-api release-1.15.0).
+// nextNonce is a new non-null nonce after the state's (flinkdeploy.NextNonce).
 func nextNonce(state *deploymentModel) types.Int64 {
-	return types.Int64Value(state.RedeployNonce.ValueInt64() + 1)
+	return types.Int64Value(flinkdeploy.NextNonce(state.RedeployNonce.ValueInt64Pointer()))
 }
 
 // planRestore fills savepoint_redeploy_nonce and upgrade_savepoint_path in
@@ -95,77 +93,22 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []
 }
 
 // planSpecChange refuses, at plan, the spec changes the operator refuses
-// on an existing deployment (flink-kubernetes-operator release-1.15.0,
-// DefaultValidator.validateSpecChange and validateFlinkVersion): its
-// rejection would leave the old spec running and the apply waiting out its
-// timeout.
+// on an existing deployment (flinkdeploy.Refusals): its rejection would
+// leave the old spec running and the apply waiting out its timeout.
 func planSpecChange(plan, state *deploymentModel, diags *diag.Diagnostics) {
-	if !plan.Mode.IsUnknown() && !state.Mode.IsNull() && plan.Mode.ValueString() != state.Mode.ValueString() {
-		diags.AddAttributeError(path.Root("mode"), "Deployment mode cannot change",
-			fmt.Sprintf("mode %q → %q: the Flink operator refuses to switch an existing deployment between native and standalone "+
-				"(DefaultValidator.validateSpecChange: \"Cannot switch from %s kubernetes to %s kubernetes cluster\"). Keep the mode, or "+
-				"replace the deployment (terraform apply -replace) after taking a savepoint to start the new one from "+
-				"(job.initial_savepoint_path).", state.Mode.ValueString(), plan.Mode.ValueString(), state.Mode.ValueString(), plan.Mode.ValueString()))
-	}
-	if (plan.Job == nil) != (state.Job == nil) {
-		msg := "Cannot switch from session to job cluster"
-		if plan.Job == nil {
-			msg = "Cannot switch from job to session cluster"
-		}
-		diags.AddAttributeError(path.Root("job"), "The job block cannot be added or removed",
-			fmt.Sprintf("The Flink operator refuses to add or remove the job of an existing deployment (DefaultValidator.validateSpecChange: "+
-				"%q). Replace the deployment instead (terraform apply -replace).", msg))
-	}
-	if state.jobState() == "suspended" && state.Job != nil && state.Job.UpgradeMode.ValueString() == "last-state" &&
-		plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "stateless" && !plan.FlinkVersion.IsUnknown() {
-		pv, errP := flinkconf.ParseVersion(plan.FlinkVersion.ValueString())
-		sv, errS := flinkconf.ParseVersion(state.FlinkVersion.ValueString())
-		if errP == nil && errS == nil && pv.OperatorEnum() != sv.OperatorEnum() {
-			diags.AddAttributeError(path.Root("flink_version"), "Flink version cannot change while suspended",
-				"The job was suspended with upgrade_mode last-state: the Flink operator refuses a flinkVersion change until it runs again "+
-					"(DefaultValidator.validateFlinkVersion: \"Changing flinkVersion after last-state suspend is not allowed. Restore your "+
-					"cluster with the current flinkVersion and perform the version upgrade afterwards.\"). Resume the job (job.state = "+
-					"\"running\") with the current version first, then change flink_version.")
-		}
+	for _, r := range flinkdeploy.Refusals(state.shape(), plan.shape()) {
+		diags.AddAttributeError(path.Root(r.Attr), r.Summary, r.Detail)
 	}
 }
 
 // restoresOnUpdate tells whether an update restores state, and from which
-// path ("" when the operator picks it): a redeploy from a new
-// initial_savepoint_path (SAVEPOINT_REDEPLOY), or an upgrade or resume of a
-// job whose upgrade mode keeps state (the operator restores the upgrade
-// savepoint or the last state: AbstractJobReconciler.restoreJob). A
-// stateless upgrade restores nothing.
+// path ("" when the operator picks it): flinkdeploy.Restores.
 func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel, unwritten []string) (bool, string) {
-	if plan.jobState() != "running" {
-		return false, ""
-	}
-	if redeploys(plan, state) {
-		return true, plan.restorePath().ValueString()
-	}
-	mode := ""
-	if plan.Job != nil {
-		mode = plan.Job.UpgradeMode.ValueString()
-	}
-	if mode != "savepoint" && mode != "last-state" {
-		return false, ""
-	}
-	if state.jobState() == "suspended" {
-		return true, ""
-	}
-	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, unwritten, &d)
-	ss, okS := state.spec(ctx, unwritten, &d)
-	return okP && okS && ss.JobChanged(ps), ""
+	return flinkdeploy.Restores(state.desired(ctx, unwritten), plan.desired(ctx, unwritten))
 }
 
-// jobState is job.state, running when unset (JobSpec.state's default).
-func (m *deploymentModel) jobState() string {
-	if m.Job == nil || m.Job.State.ValueString() == "" {
-		return "running"
-	}
-	return m.Job.State.ValueString()
-}
+// jobState is job.state, running when unset (flinkdeploy.Desired.RunState).
+func (m *deploymentModel) jobState() string { return m.shape().RunState() }
 
 // planUpgradeWarning says, for an update the operator applies as an
 // upgrade (flinkdeploy.Spec.UpgradeChanges), that the job restarts and what

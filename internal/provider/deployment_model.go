@@ -51,6 +51,8 @@ type deploymentModel struct {
 // deploymentOp is what one create or update carries besides its plan and
 // prior state, from the moment Create or Update starts to the end of apply.
 type deploymentOp struct {
+	// Create: a create (a POST of a new object), not an update.
+	Create bool
 	// CarriedPath is the final savepoint of the deployment this create
 	// replaces, found at apply (findCarried).
 	CarriedPath string

@@ -377,7 +377,7 @@ func deploymentSpecEqual(ctx context.Context, a deploymentModel, ua []string, b 
 	return okA && okB && !diags.HasError() && sa.Equal(sb)
 }
 
-// apply creates (create = true) or updates the FlinkDeployment, then waits
+// apply creates (op.Create) or updates the FlinkDeployment, then waits
 // for wait_for. A create is a POST that fails on an existing object (it is
 // never adopted); an update is a server-side apply.
 //
@@ -389,7 +389,8 @@ func deploymentSpecEqual(ctx context.Context, a deploymentModel, ua []string, b 
 // "wait pending" mark in private state, and the next plan shows an update
 // (ModifyPlan) whose apply waits again. After an update the failed wait is
 // an error, and the mark makes the next plan show the pending change again.
-func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op *deploymentOp, create bool, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
+// How each end of the wait is reported: waitReportOf.
+func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op *deploymentOp, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return
@@ -397,65 +398,17 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	if checkIdentityAtApply(ctx, c, plan, diags); diags.HasError() {
 		return
 	}
-	if !plan.derive(ctx, op, diags) {
+	obj, ok := plan.render(ctx, op, diags)
+	if !ok {
 		return
-	}
-	spec, ok := plan.spec(ctx, op.Unwritten, diags)
-	if !ok || diags.HasError() {
-		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
-			"Apply again once the values it depends on are known.")
-		return
-	}
-	if op.Live != nil {
-		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
-	}
-	if op.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
-		// The replaced deployment's final savepoint: the first deployment
-		// restores from initialSavepointPath (ApplicationReconciler.deploy).
-		spec.Job.InitialSavepointPath = op.CarriedPath
 	}
 	// Every call of this create/update, the wait included, ends within the resource's timeout.
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	obj := spec.Render(ns, name)
-	if p := plan.UpgradeSavepoint.ValueString(); p != "" {
-		// In the same request as the spec it precedes: a run killed right
-		// after it still finds the savepoint (Read).
-		obj.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: p})
-	}
-	var live *unstructured.Unstructured
-	var err error
 	written := time.Now()
-	if create {
-		live, err = kube.Create(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
-		if apierrors.IsAlreadyExists(err) {
-			addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
-			return
-		}
-		if live != nil && err != nil {
-			diags.AddWarning("FlinkDeployment ownership not converted", err.Error())
-			err = nil
-		}
-		if live != nil {
-			// The object this resource owns: another one of that name
-			// (after a delete outside Terraform) is never taken for it.
-			private.UID = string(live.GetUID())
-			if op.CarriedPath != "" {
-				private.Carried = op.CarriedPath
-				consumeCarried(ctx, c, &plan, op.CarriedPath, diags)
-			}
-		}
-	} else {
-		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
-	}
-	if err != nil {
-		todo := ""
-		if hook, _, ok := kube.RefusedAtAdmission(err); ok {
-			todo = fmt.Sprintf("The admission webhook %s (the Flink operator's validator, when it is validationwebhook.flink.apache.org) refused this spec "+
-				"before the API server stored anything: nothing changed in the cluster. Fix what it names and apply again.", hook)
-		}
-		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), todo)
+	live, ok := writeDeployment(ctx, c, &plan, op, obj, private, diags)
+	if !ok {
 		return
 	}
 	plan.ID = types.StringValue(ns + "/" + name)
@@ -472,77 +425,195 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 		private.Restoring, private.RestoreFrom = true, op.RestoreFrom
 	}
 	diags.Append(state.Set(ctx, &plan)...)
-	var st kube.DeploymentStatus
-	if op.Restoring && plan.waitTarget() != kube.WaitSuspended {
-		st, err = kube.WaitRestoredSince(ctx, c.Dynamic, ns, name, op.RestoreFrom, written, timeout, deploymentPollInterval)
-	} else {
-		st, err = kube.WaitDeploymentSince(ctx, c.Dynamic, ns, name, plan.waitTarget(), written, timeout, deploymentPollInterval)
-	}
+	w := kube.DeploymentWait{Namespace: ns, Name: name, Target: plan.waitTarget(), Restoring: op.Restoring, RestoreFrom: op.RestoreFrom,
+		Written: written, Timeout: timeout, Every: deploymentPollInterval}
+	st, err := w.Run(ctx, c.Dynamic)
 	plan.setStatus(st)
 	diags.Append(state.Set(ctx, &plan)...)
-	switch {
-	case err == nil:
+	o := kube.ClassifyWait(ctx, c.Dynamic, ns, name, st, err, op.Create)
+	if o.Kind == kube.WaitDone {
 		private.waitDone()
-	case create && st.Error != "" && failedBeforeItRan(ctx, c, ns, name):
-		// The first deployment failed before its JobManager started (e.g.
-		// an image that cannot be pulled): no job ran, so no checkpoint,
-		// savepoint or HA metadata of it exists. As for a refused spec, the
-		// FlinkDeployment is deleted again (by its UID) and the create
-		// fails without state: an error from Create with state would taint
-		// it, and the next apply would replace it. The next plan is a
-		// create of the fixed spec.
-		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
-		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Its JobManager never started, so no job ran and no "+
-			"state of it exists, and "+gone+".", "Fix what the operator names (the image, the pull secret, the pod template) and apply again: "+
-			"the next plan creates it.")
-	case create && (errors.Is(err, kube.ErrSpecRejected) || st.Error != "") && neverDeployed(ctx, c, ns, name):
-		// Nothing ran, and nothing will: the operator records nothing but
-		// its refusal (kube.RejectedBeforeFirstDeployment), so no job, no
-		// checkpoint and no HA metadata exist. The FlinkDeployment this
-		// create made is deleted again (by its UID) and the create fails
-		// without state: the next plan is a create, never a replacement of
-		// a tainted deployment (an error from Create with state taints it).
-		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
-		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Nothing was deployed, and "+gone+".",
-			"Fix what the operator names and apply again.")
-	case create && errors.Is(err, kube.ErrSpecRejected):
-		// Refused after something was deployed (an update of an adopted
-		// object, say): kept, as the operator keeps the last spec in force.
-		private.WaitPending = err.Error()
-		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error(),
-			"Fix the setting the operator names and apply again.")
-	case create && op.Restoring && !errors.Is(err, kube.ErrDeploymentTimeout):
-		// The restore failed in Flink (or the operator refused it): the job
-		// is not running with the state it was meant to have.
-		private.WaitPending = err.Error()
-		addProblem(diags, "Restoring", "FlinkDeployment "+ns+"/"+name, "the job did not start from its restore path: "+err.Error(),
-			"Check the path (job.initial_savepoint_path, or the replaced deployment's final savepoint) and the operator's events.")
-	case create:
-		private.WaitPending = err.Error()
-		diags.AddWarning("FlinkDeployment created but not ready yet",
-			fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
-				err, ns, name, plan.waitTarget()))
-	case errors.Is(err, kube.ErrUpgradeFailed):
-		// The operator gave up on this change and says so at every
-		// reconciliation (kube.ErrUpgradeFailed): waiting longer changes
-		// nothing. The ways out are the two changes it applies without an
-		// upgradeable state: a redeploy from a savepoint path
-		// (AbstractJobReconciler.reconcileSpecChange handles
-		// SAVEPOINT_REDEPLOY before getJobUpgrade) and a stateless upgrade
-		// (getJobUpgrade: "Stateless job, ready for upgrade").
-		private.WaitPending = err.Error()
-		addProblem(diags, "Upgrading", "FlinkDeployment "+ns+"/"+name, err.Error(), manualRestoreAdvice)
-	case errors.Is(err, kube.ErrWaitingForUpgradeableState):
-		private.WaitPending = err.Error()
-		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
-			"The operator applies the change by itself once the job runs, and the next plan shows this deployment as a pending "+
-				"update whose apply waits again. If the job cannot run with the spec it last reconciled (this change is what fixes it), "+
-				"it never will. "+manualRestoreAdvice)
-	default:
-		private.WaitPending = err.Error()
-		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
-			"The next plan shows this deployment as a pending update, whose apply waits again.")
+		return
 	}
+	rep, gone := waitReportOf(o, op), ""
+	if rep.deleteAgain {
+		gone = deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
+	} else {
+		private.WaitPending = err.Error()
+	}
+	rep.add(diags, waitFacts{err: err.Error(), gone: gone, ns: ns, name: name, target: w.Target})
+}
+
+// render derives the configuration again, as the plan did (derive), and
+// renders the object to write: flinkConfiguration in the live object's
+// shape, a carried final savepoint as the path the first deployment
+// restores from, and the upgrade savepoint's annotation.
+func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+	if !m.derive(ctx, op, diags) {
+		return nil, false
+	}
+	spec, ok := m.spec(ctx, op.Unwritten, diags)
+	if !ok || diags.HasError() {
+		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
+			"Apply again once the values it depends on are known.")
+		return nil, false
+	}
+	if op.Live != nil {
+		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
+	}
+	if op.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
+		// The replaced deployment's final savepoint: the first deployment
+		// restores from initialSavepointPath (ApplicationReconciler.deploy).
+		spec.Job.InitialSavepointPath = op.CarriedPath
+	}
+	obj := spec.Render(m.Namespace.ValueString(), m.Name.ValueString())
+	if p := m.UpgradeSavepoint.ValueString(); p != "" {
+		// In the same request as the spec it precedes: a run killed right
+		// after it still finds the savepoint (Read).
+		obj.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: p})
+	}
+	return obj, true
+}
+
+// writeDeployment creates (op.Create) or server-side applies obj and
+// returns the object as the API server has it; false when nothing was
+// written.
+func writeDeployment(ctx context.Context, c *kube.Client, plan *deploymentModel, op *deploymentOp, obj *unstructured.Unstructured, private *deploymentPrivate, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+	ns, name := obj.GetNamespace(), obj.GetName()
+	var live *unstructured.Unstructured
+	var err error
+	if op.Create {
+		live, err = kube.Create(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
+		if apierrors.IsAlreadyExists(err) {
+			addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
+			return nil, false
+		}
+		if live != nil && err != nil {
+			diags.AddWarning("FlinkDeployment ownership not converted", err.Error())
+			err = nil
+		}
+		if live != nil {
+			// The object this resource owns: another one of that name
+			// (after a delete outside Terraform) is never taken for it.
+			private.UID = string(live.GetUID())
+			if op.CarriedPath != "" {
+				private.Carried = op.CarriedPath
+				consumeCarried(ctx, c, plan, op.CarriedPath, diags)
+			}
+		}
+	} else {
+		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
+	}
+	if err != nil {
+		todo := ""
+		if hook, _, ok := kube.RefusedAtAdmission(err); ok {
+			todo = fmt.Sprintf("The admission webhook %s (the Flink operator's validator, when it is validationwebhook.flink.apache.org) refused this spec "+
+				"before the API server stored anything: nothing changed in the cluster. Fix what it names and apply again.", hook)
+		}
+		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), todo)
+		return nil, false
+	}
+	return live, true
+}
+
+// waitReport is what a create's or update's wait says when it ends
+// without reaching its target (kube.ClassifyWait): an error (verb and
+// advice, for addProblem) or, for a create that is kept, a warning
+// (warning: its summary).
+type waitReport struct {
+	verb, warning string
+	detail        func(f waitFacts) string
+	advice        string
+	// deleteAgain: nothing of the created object ran, so it is deleted
+	// again (by its UID) and the create fails without state: an error from
+	// Create with state would taint it, and the next apply would replace
+	// it. The next plan is a create of the fixed spec.
+	deleteAgain bool
+}
+
+// waitFacts are what a waitReport's words name: the wait's error, what
+// became of a deleted object, the deployment and the wait's target.
+type waitFacts struct{ err, gone, ns, name, target string }
+
+func (w waitReport) add(diags *diag.Diagnostics, f waitFacts) {
+	if w.warning != "" {
+		diags.AddWarning(w.warning, w.detail(f))
+		return
+	}
+	addProblem(diags, w.verb, "FlinkDeployment "+f.ns+"/"+f.name, w.detail(f), w.advice)
+}
+
+// waitReportOf picks the report of a wait's end: by its kind (the tables
+// below), and for the other ends of a create by whether it restores state.
+func waitReportOf(o kube.WaitOutcome, op *deploymentOp) waitReport {
+	if !op.Create {
+		if rep, ok := updateWaitReports[o.Kind]; ok {
+			return rep
+		}
+		return waitNotReady
+	}
+	if rep, ok := createWaitReports[o.Kind]; ok {
+		return rep
+	}
+	if op.Restoring && !o.TimedOut {
+		// The restore failed in Flink (or the operator refused it): the
+		// job is not running with the state it was meant to have.
+		return waitRestoreFailed
+	}
+	return waitCreatedNotReady
+}
+
+// createWaitReports: the ends of a create's wait that say what became of
+// the spec.
+var createWaitReports = map[kube.WaitKind]waitReport{
+	// The first deployment failed before its JobManager started (e.g. an
+	// image that cannot be pulled): no job ran, so no checkpoint, savepoint
+	// or HA metadata of it exists.
+	kube.WaitNeverRan: {verb: "Creating", deleteAgain: true,
+		detail: func(f waitFacts) string {
+			return f.err + ". Its JobManager never started, so no job ran and no state of it exists, and " + f.gone + "."
+		},
+		advice: "Fix what the operator names (the image, the pull secret, the pod template) and apply again: the next plan creates it."},
+	// Nothing ran, and nothing will: the operator records nothing but its
+	// refusal (kube.RejectedBeforeFirstDeployment), so no job, no
+	// checkpoint and no HA metadata exist.
+	kube.WaitNeverDeployed: {verb: "Creating", deleteAgain: true,
+		detail: func(f waitFacts) string { return f.err + ". Nothing was deployed, and " + f.gone + "." },
+		advice: "Fix what the operator names and apply again."},
+	// Refused after something was deployed (an update of an adopted
+	// object, say): kept, as the operator keeps the last spec in force.
+	kube.WaitRejected: {verb: "Creating", detail: func(f waitFacts) string { return f.err },
+		advice: "Fix the setting the operator names and apply again."},
+}
+
+var (
+	waitRestoreFailed = waitReport{verb: "Restoring",
+		detail: func(f waitFacts) string { return "the job did not start from its restore path: " + f.err },
+		advice: "Check the path (job.initial_savepoint_path, or the replaced deployment's final savepoint) and the operator's events."}
+	waitCreatedNotReady = waitReport{warning: "FlinkDeployment created but not ready yet",
+		detail: func(f waitFacts) string {
+			return fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
+				f.err, f.ns, f.name, f.target)
+		}}
+	waitNotReady = waitReport{verb: "Waiting for", detail: func(f waitFacts) string { return "FlinkDeployment not ready: " + f.err },
+		advice: "The next plan shows this deployment as a pending update, whose apply waits again."}
+)
+
+// updateWaitReports: the ends of an update's wait that need more than
+// another wait.
+var updateWaitReports = map[kube.WaitKind]waitReport{
+	// The operator gave up on this change and says so at every
+	// reconciliation (kube.ErrUpgradeFailed): waiting longer changes
+	// nothing. The ways out are the two changes it applies without an
+	// upgradeable state: a redeploy from a savepoint path
+	// (AbstractJobReconciler.reconcileSpecChange handles
+	// SAVEPOINT_REDEPLOY before getJobUpgrade) and a stateless upgrade
+	// (getJobUpgrade: "Stateless job, ready for upgrade").
+	kube.WaitUpgradeFailed: {verb: "Upgrading", detail: func(f waitFacts) string { return f.err }, advice: manualRestoreAdvice},
+	kube.WaitUpgradeable: {verb: "Waiting for", detail: func(f waitFacts) string { return "FlinkDeployment not ready: " + f.err },
+		advice: "The operator applies the change by itself once the job runs, and the next plan shows this deployment as a pending " +
+			"update whose apply waits again. If the job cannot run with the spec it last reconciled (this change is what fixes it), " +
+			"it never will. " + manualRestoreAdvice},
 }
 
 // manualRestoreAdvice is what gets a change applied that the operator
@@ -554,22 +625,6 @@ const manualRestoreAdvice = "Set job.initial_savepoint_path to a complete savepo
 	"is a savepoint) and apply again: the operator redeploys from a new path without a running job. If the job holds no state " +
 	"worth keeping, set job.upgrade_mode = \"stateless\" instead: a stateless upgrade needs nothing from the old job and starts " +
 	"from empty state."
-
-// failedBeforeItRan reads the FlinkDeployment again and tells whether its
-// first deployment failed before the JobManager started
-// (kube.FailedBeforeItRan); a failed read counts as "it may have run".
-func failedBeforeItRan(ctx context.Context, c *kube.Client, ns, name string) bool {
-	obj, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	return err == nil && kube.FailedBeforeItRan(ctx, c.Dynamic, obj)
-}
-
-// neverDeployed reads the FlinkDeployment again and tells whether the
-// operator never deployed anything of it (kube.DeployedOnce); a failed read
-// counts as deployed, so nothing is deleted on a guess.
-func neverDeployed(ctx context.Context, c *kube.Client, ns, name string) bool {
-	obj, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	return err == nil && !kube.DeployedOnce(obj)
-}
 
 type setter interface {
 	Set(ctx context.Context, val any) diag.Diagnostics
@@ -607,7 +662,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	r.verifyRestoreTarget(ctx, &plan, nil, timeout, &resp.Diagnostics)
-	op := &deploymentOp{}
+	op := &deploymentOp{Create: true}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
 		op.CarriedPath = r.findCarried(ctx, c, &plan, &resp.Diagnostics)
 	}
@@ -629,7 +684,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		}
 		plan.UpgradeSavepoint = types.StringValue(op.CarriedPath)
 	}
-	r.apply(ctx, plan, op, true, timeout, &resp.State, private, &resp.Diagnostics)
+	r.apply(ctx, plan, op, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -681,7 +736,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 			return
 		}
 	}
-	r.apply(ctx, plan, op, false, timeout, &resp.State, private, &resp.Diagnostics)
+	r.apply(ctx, plan, op, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
 // checkStillOurs fails an update when the FlinkDeployment of that name is

@@ -103,17 +103,9 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		return
 	}
 	if imported {
-		v, guessed, err := flinkdeploy.ImportVersion(live)
-		if err != nil {
-			addProblem(diags, "Importing", what, err.Error(), "Upgrade the job to a supported Flink version before importing it.")
+		v, ok := importFlinkVersion(live, s.Image, what, diags)
+		if !ok {
 			return
-		}
-		if guessed {
-			diags.AddAttributeWarning(path.Root("flink_version"), "Flink patch version assumed",
-				fmt.Sprintf("%s says flinkVersion %s and image %q, neither of which names the Flink patch version; flink_version "+
-					"was imported as %s, the newest release of that minor the provider knows. The patch names the S3 plugin jar the "+
-					"provider enables (flink-s3-fs-hadoop-<version>.jar, in the image's /opt/flink/opt): set flink_version to the "+
-					"image's version before the first apply.", what, liveFlinkVersion(live), s.Image, v))
 		}
 		s.FlinkVersion = v
 	}
@@ -184,29 +176,7 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 			return
 		}
 	} else {
-		prior := stringMap(ctx, m.EffectiveConfig, diags)
-		sens := stringMap(ctx, m.SensitiveConfig, diags)
-		changed := false
-		for k, want := range sens {
-			// A secret changed outside Terraform shows as a change of the
-			// sensitive value (effectiveConfig masks it either way).
-			if v, _, ok := flinkconf.Lookup(s.FlinkConfiguration, k); ok && v != want {
-				sens[k], changed = v, true
-			}
-		}
-		if changed {
-			m.SensitiveConfig = mapFrom(ctx, sens, diags)
-		}
-		for k, was := range prior {
-			// Under the key or a deprecated one; a value Flink reads the
-			// same as the recorded one is no drift (flinkconf.Equivalent).
-			if v, _, ok := flinkconf.Lookup(s.FlinkConfiguration, k); ok {
-				if flinkconf.Equivalent(k, v, was) {
-					v = was
-				}
-				effective[k] = v
-			}
-		}
+		effective = m.readConfiguration(ctx, s.FlinkConfiguration, diags)
 	}
 	// What the operator adds is not in the object: shown as the plan
 	// shows it (effectiveConfig).
@@ -216,6 +186,57 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		return
 	}
 	m.EffectiveConfig = mapFrom(ctx, effective, diags)
+}
+
+// readConfiguration reads a managed object's flinkConfiguration (live)
+// back: the sensitive values as the object has them, and of the keys the
+// state recorded (effective_flink_configuration) those the object holds,
+// which it returns.
+func (m *deploymentModel) readConfiguration(ctx context.Context, live map[string]string, diags *diag.Diagnostics) map[string]string {
+	effective := map[string]string{}
+	prior := stringMap(ctx, m.EffectiveConfig, diags)
+	sens := stringMap(ctx, m.SensitiveConfig, diags)
+	changed := false
+	for k, want := range sens {
+		// A secret changed outside Terraform shows as a change of the
+		// sensitive value (effectiveConfig masks it either way).
+		if v, _, ok := flinkconf.Lookup(live, k); ok && v != want {
+			sens[k], changed = v, true
+		}
+	}
+	if changed {
+		m.SensitiveConfig = mapFrom(ctx, sens, diags)
+	}
+	for k, was := range prior {
+		// Under the key or a deprecated one; a value Flink reads the
+		// same as the recorded one is no drift (flinkconf.Equivalent).
+		if v, _, ok := flinkconf.Lookup(live, k); ok {
+			if flinkconf.Equivalent(k, v, was) {
+				v = was
+			}
+			effective[k] = v
+		}
+	}
+	return effective
+}
+
+// importFlinkVersion is flink_version of an imported object
+// (flinkdeploy.ImportVersion), with a warning when its patch is assumed;
+// false (an error) for a version the provider does not support.
+func importFlinkVersion(live *unstructured.Unstructured, image, what string, diags *diag.Diagnostics) (string, bool) {
+	v, guessed, err := flinkdeploy.ImportVersion(live)
+	if err != nil {
+		addProblem(diags, "Importing", what, err.Error(), "Upgrade the job to a supported Flink version before importing it.")
+		return "", false
+	}
+	if guessed {
+		diags.AddAttributeWarning(path.Root("flink_version"), "Flink patch version assumed",
+			fmt.Sprintf("%s says flinkVersion %s and image %q, neither of which names the Flink patch version; flink_version "+
+				"was imported as %s, the newest release of that minor the provider knows. The patch names the S3 plugin jar the "+
+				"provider enables (flink-s3-fs-hadoop-<version>.jar, in the image's /opt/flink/opt): set flink_version to the "+
+				"image's version before the first apply.", what, liveFlinkVersion(live), image, v))
+	}
+	return v, true
 }
 
 // fromConfiguration sets identity, high_availability, task slots, the state

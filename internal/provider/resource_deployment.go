@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -279,21 +280,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 			private.forgetImport()
 		}
 	}
-	var cfgMode types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
-	if cfgMode.IsNull() {
-		// Unset: native, the operator's default; not written at all on an
-		// imported object that did not have it (flinkconf.AbsentMode).
-		plan.Mode = types.StringValue("native")
-		if slices.Contains(unwritten, flinkconf.AbsentMode) {
-			plan.Mode = types.StringNull()
-		}
-	} else if state != nil && state.Mode.IsNull() && slices.Contains(unwritten, flinkconf.AbsentMode) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("mode"), "Writing mode restarts the job",
-			fmt.Sprintf("The imported FlinkDeployment has no spec.mode (the operator runs it native); mode = %q writes the field, a spec "+
-				"change the operator applies as an upgrade (a restart with the job's upgrade mode). Leave mode unset to keep it as it is.",
-				cfgMode.ValueString()))
-	}
+	planMode(ctx, req.Config, &plan, state, unwritten, &resp.Diagnostics)
 	// namespace and name are the attributes that force a replacement (the
 	// framework gives ModifyPlan an empty RequiresReplace, whatever the
 	// attributes' plan modifiers said).
@@ -321,14 +308,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	} else {
 		planIdentity(plan, state, &resp.Diagnostics)
 	}
-	plan.EffectivePod = types.StringUnknown()
-	if !plan.PodTemplate.IsUnknown() {
-		pod, pfs := flinkconf.PodTemplate(plan.PodTemplate.ValueString(), in)
-		addFindings(&resp.Diagnostics, pfs)
-		if pod != nil {
-			plan.EffectivePod = types.StringValue(canonicalJSON(pod))
-		}
-	}
+	plan.planPodTemplate(in, &resp.Diagnostics)
 	if plan.JobManager != nil && plan.JobManager.Replicas.ValueInt64() > 1 && !in.HAEnabled() {
 		resp.Diagnostics.AddAttributeError(path.Root("job_manager").AtName("replicas"), "Standby JobManagers need high availability",
 			"more than one JobManager replica needs high_availability (leader election).")
@@ -360,6 +340,40 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planMode plans mode: unset, native, the operator's default; not written
+// at all on an imported object that did not have it (flinkconf.AbsentMode,
+// in unwritten), where writing it is a restart, which the plan says.
+func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
+	var cfgMode types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
+	if cfgMode.IsNull() {
+		// Unset: native, the operator's default; not written at all on an
+		// imported object that did not have it (flinkconf.AbsentMode).
+		plan.Mode = types.StringValue("native")
+		if slices.Contains(unwritten, flinkconf.AbsentMode) {
+			plan.Mode = types.StringNull()
+		}
+	} else if state != nil && state.Mode.IsNull() && slices.Contains(unwritten, flinkconf.AbsentMode) {
+		diags.AddAttributeWarning(path.Root("mode"), "Writing mode restarts the job",
+			fmt.Sprintf("The imported FlinkDeployment has no spec.mode (the operator runs it native); mode = %q writes the field, a spec "+
+				"change the operator applies as an upgrade (a restart with the job's upgrade mode). Leave mode unset to keep it as it is.",
+				cfgMode.ValueString()))
+	}
+}
+
+// planPodTemplate sets effective_pod_template: pod_template merged with
+// what the provider adds (flinkconf.PodTemplate); unknown while pod_template is.
+func (m *deploymentModel) planPodTemplate(in flinkconf.Input, diags *diag.Diagnostics) {
+	m.EffectivePod = types.StringUnknown()
+	if !m.PodTemplate.IsUnknown() {
+		pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
+		addFindings(diags, pfs)
+		if pod != nil {
+			m.EffectivePod = types.StringValue(canonicalJSON(pod))
+		}
+	}
 }
 
 // canonicalJSON renders a value with sorted keys and integral numbers as

@@ -2,6 +2,7 @@ package flinkdeploy
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 )
@@ -29,8 +30,9 @@ type Desired struct {
 	// default); UpgradeMode job.upgrade_mode; RestorePath
 	// job.initial_savepoint_path ("" when unset or unknown).
 	JobState, UpgradeMode, RestorePath string
-	// FinalSavepoint is final_savepoint (true when unset).
-	FinalSavepoint bool
+	// FinalSavepoint is final_savepoint (true when unset); SavepointFirst:
+	// savepoint_before_upgrade is set.
+	FinalSavepoint, SavepointFirst bool
 	// WaitFor is wait_for: none, deployed or running.
 	WaitFor string
 }
@@ -175,4 +177,59 @@ func Refusals(prior, planned Desired) []Refusal {
 		}
 	}
 	return out
+}
+
+// UpgradeNotice is the plan's warning (summary and detail; "" for none)
+// for an update the operator applies as an upgrade (changes:
+// Spec.UpgradeChanges): that the job restarts and what state it restarts
+// with. While the job is suspended and stays so, the operator applies
+// nothing until it resumes (AbstractJobReconciler.reconcileSpecChange has
+// no step from SUSPENDED to SUSPENDED; flink-kubernetes-operator
+// release-1.15.0).
+func UpgradeNotice(prior, planned Desired, changes []string) (summary, detail string) {
+	if len(changes) == 0 {
+		return "", ""
+	}
+	fields := strings.Join(changes, ", ")
+	if prior.RunState() == JobSuspended && planned.RunState() == JobSuspended {
+		return "Applied when the job resumes",
+			fmt.Sprintf("The job is suspended: the operator records no spec change while it stays suspended, so this change (%s) "+
+				"takes effect only when job.state is set back to running.", fields)
+	}
+	mode := "stateless"
+	if planned.UpgradeMode != "" {
+		mode = planned.UpgradeMode
+	}
+	var survives string
+	switch mode {
+	case "last-state":
+		survives = "it resumes from its latest checkpoint (from the HA metadata, or after a cancel without it)"
+	case "savepoint":
+		survives = "the operator stops it with a savepoint and restores from that savepoint"
+	default:
+		survives = "with upgrade_mode = \"stateless\" it starts from EMPTY state: nothing is restored"
+		if planned.SavepointFirst {
+			survives += " (savepoint_before_upgrade takes a savepoint first, which the restart does not use: restore from " +
+				"upgrade_savepoint_path yourself if needed)"
+		}
+	}
+	if planned.RunState() == JobSuspended {
+		// AbstractJobReconciler.reconcileSpecChange and SuspendMode: a
+		// stateless suspend cancels the job and deletes its HA data; a
+		// savepoint suspend stops it with a savepoint a resume restores; a
+		// last-state suspend keeps HA metadata (or records the latest
+		// checkpoint when it has to cancel).
+		kept := "nothing is kept: a resume starts from empty state"
+		switch mode {
+		case "last-state":
+			kept = "its HA metadata is kept (without it, the latest checkpoint is recorded) and a resume restores from it"
+		case "savepoint":
+			kept = "the operator takes a savepoint and a resume restores from it"
+		}
+		return "The job will be suspended",
+			fmt.Sprintf("job.state = \"suspended\" (with %s) stops the job: with upgrade_mode %q %s.", fields, mode, kept)
+	}
+	return "The operator will restart the job",
+		fmt.Sprintf("The Flink operator applies a change of %s as an upgrade (its spec diff: ReflectiveDiffBuilder, flink-kubernetes-operator "+
+			"release-1.15.0): the job restarts, and %s.", fields, survives)
 }

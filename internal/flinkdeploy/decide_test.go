@@ -1,6 +1,7 @@
 package flinkdeploy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -168,6 +169,34 @@ func TestRefusals(t *testing.T) {
 			if got[i] != c.want[i] {
 				t.Errorf("%s: Refusals() = %v, want %v", name, got, c.want)
 			}
+		}
+	}
+}
+
+func TestUpgradeNotice(t *testing.T) {
+	suspended := func(d *Desired) { d.JobState = JobSuspended }
+	first := func(d *Desired) { d.SavepointFirst = true }
+	changes := []string{"image"}
+	for name, c := range map[string]struct {
+		prior, planned Desired
+		changes        []string
+		summary, says  string // says: a phrase the detail holds
+	}{
+		"no upgrade":          {job("savepoint"), job("savepoint"), nil, "", ""},
+		"savepoint upgrade":   {job("savepoint"), job("savepoint"), changes, "The operator will restart the job", "stops it with a savepoint"},
+		"last-state upgrade":  {job("last-state"), job("last-state"), changes, "The operator will restart the job", "latest checkpoint"},
+		"stateless upgrade":   {job("stateless"), job("stateless"), changes, "The operator will restart the job", "EMPTY state"},
+		"mode unset":          {job(""), job(""), changes, "The operator will restart the job", "EMPTY state"},
+		"stateless, sp first": {job("stateless"), job("stateless").with(first), changes, "The operator will restart the job", "the restart does not use"},
+		"stays suspended":     {job("savepoint").with(suspended), job("savepoint").with(suspended), changes, "Applied when the job resumes", "(image)"},
+		"suspend, savepoint":  {job("savepoint"), job("savepoint").with(suspended), changes, "The job will be suspended", "takes a savepoint"},
+		"suspend, last-state": {job("last-state"), job("last-state").with(suspended), changes, "The job will be suspended", "HA metadata is kept"},
+		"suspend, stateless":  {job("stateless"), job("stateless").with(suspended), changes, "The job will be suspended", "nothing is kept"},
+		"resume":              {job("savepoint").with(suspended), job("savepoint"), changes, "The operator will restart the job", "image"},
+	} {
+		summary, detail := UpgradeNotice(c.prior, c.planned, c.changes)
+		if summary != c.summary || !strings.Contains(detail, c.says) {
+			t.Errorf("%s: UpgradeNotice() = %q, %q; want %q saying %q", name, summary, detail, c.summary, c.says)
 		}
 	}
 }

@@ -268,6 +268,7 @@ func (m *deploymentModel) shape() flinkdeploy.Desired {
 		ModeUnknown:    m.Mode.IsUnknown(),
 		FlinkVersion:   m.FlinkVersion.ValueString(),
 		FinalSavepoint: m.FinalSavepoint.ValueBool() || m.FinalSavepoint.IsNull(),
+		SavepointFirst: m.SavepointFirst != nil,
 		WaitFor:        m.WaitFor.ValueString(),
 	}
 	if j := m.Job; j != nil {

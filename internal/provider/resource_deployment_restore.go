@@ -112,57 +112,11 @@ func (m *deploymentModel) jobState() string { return m.shape().RunState() }
 
 // planUpgradeWarning says, for an update the operator applies as an
 // upgrade (flinkdeploy.Spec.UpgradeChanges), that the job restarts and what
-// state it restarts with. While the job is suspended and stays so, the
-// operator applies nothing until it resumes (AbstractJobReconciler.reconcileSpecChange
-// has no step from SUSPENDED to SUSPENDED; flink-kubernetes-operator release-1.15.0).
+// state it restarts with (flinkdeploy.UpgradeNotice).
 func planUpgradeWarning(plan, state *deploymentModel, changes []string, diags *diag.Diagnostics) {
-	if len(changes) == 0 {
-		return
+	if summary, detail := flinkdeploy.UpgradeNotice(state.shape(), plan.shape(), changes); summary != "" {
+		diags.AddWarning(summary, detail)
 	}
-	fields := strings.Join(changes, ", ")
-	if state.jobState() == "suspended" && plan.jobState() == "suspended" {
-		diags.AddWarning("Applied when the job resumes",
-			fmt.Sprintf("The job is suspended: the operator records no spec change while it stays suspended, so this change (%s) "+
-				"takes effect only when job.state is set back to running.", fields))
-		return
-	}
-	mode := "stateless"
-	if plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "" {
-		mode = plan.Job.UpgradeMode.ValueString()
-	}
-	var survives string
-	switch mode {
-	case "last-state":
-		survives = "it resumes from its latest checkpoint (from the HA metadata, or after a cancel without it)"
-	case "savepoint":
-		survives = "the operator stops it with a savepoint and restores from that savepoint"
-	default:
-		survives = "with upgrade_mode = \"stateless\" it starts from EMPTY state: nothing is restored"
-		if plan.SavepointFirst != nil {
-			survives += " (savepoint_before_upgrade takes a savepoint first, which the restart does not use: restore from " +
-				"upgrade_savepoint_path yourself if needed)"
-		}
-	}
-	if plan.jobState() == "suspended" {
-		// AbstractJobReconciler.reconcileSpecChange and SuspendMode: a
-		// stateless suspend cancels the job and deletes its HA data; a
-		// savepoint suspend stops it with a savepoint a resume restores; a
-		// last-state suspend keeps HA metadata (or records the latest
-		// checkpoint when it has to cancel).
-		kept := "nothing is kept: a resume starts from empty state"
-		switch mode {
-		case "last-state":
-			kept = "its HA metadata is kept (without it, the latest checkpoint is recorded) and a resume restores from it"
-		case "savepoint":
-			kept = "the operator takes a savepoint and a resume restores from it"
-		}
-		diags.AddWarning("The job will be suspended",
-			fmt.Sprintf("job.state = \"suspended\" (with %s) stops the job: with upgrade_mode %q %s.", fields, mode, kept))
-		return
-	}
-	diags.AddWarning("The operator will restart the job",
-		fmt.Sprintf("The Flink operator applies a change of %s as an upgrade (its spec diff: ReflectiveDiffBuilder, flink-kubernetes-operator "+
-			"release-1.15.0): the job restarts, and %s.", fields, survives))
 }
 
 // maxMissingShown caps how many missing files a refused restore names.

@@ -2,9 +2,7 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -119,86 +117,11 @@ func planUpgradeWarning(plan, state *deploymentModel, changes []string, diags *d
 	}
 }
 
-// maxMissingShown caps how many missing files a refused restore names.
-const maxMissingShown = 10
-
-// restoreProblem is why Flink could not restore from a target (see
-// checkRestoreTarget).
-type restoreProblem struct {
-	kind    restoreProblemKind
-	summary string // "Restore target is incomplete", ...
-	detail  string // what is wrong, one or more sentences, no advice
-}
-
-type restoreProblemKind int
-
-const (
-	restoreUnreadable restoreProblemKind = iota // a _metadata the reader refuses
-	restoreUnchecked                            // S3 did not answer
-	restoreNoMetadata                           // not a completed snapshot
-	restoreIncomplete                           // referenced files missing
-	restoreElsewhere                            // files named in another bucket
-)
-
-// checkRestoreTarget is the one check of a path a deployment is about to
-// start from, whether job.initial_savepoint_path or the final savepoint a
-// replacement carries: Flink could restore from it only if its _metadata is
-// there and readable (checkpoint.CheckComplete reads it as Flink does, and
-// fails closed on what it does not know) and every file it references
-// exists (a missing one fails the restored job when its tasks read it:
-// Flink checks only the _metadata when it resolves the path,
-// AbstractFsCheckpointStorageAccess.resolveCheckpointPointer). It costs a
-// GET of the _metadata and a listing of each directory holding referenced
-// files. nil when the target is complete.
-//
-// A snapshot whose _metadata names files in another bucket is refused
-// before those files are looked for (checkpoint.CheckRestorable with
-// OwnBucket): an incremental checkpoint names its shared files by absolute
-// path, so a copy of one in another bucket (a cross-region replica) still
-// reads the bucket it was written to, which a disaster has taken away;
-// measured with real Flink 2.2.1 by TestRealFlink_relocation
-// (internal/testbed).
-func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target string) *restoreProblem {
-	rs, err := checkpoint.CheckRestorable(ctx, s3, target, checkpoint.OwnBucket)
-	var comp *checkpoint.Completeness
-	if rs != nil {
-		comp = rs.Completeness
-	}
-	var unreadable *checkpoint.MetadataError
-	var elsewhere *checkpoint.NotRelocatableError
-	switch {
-	case errors.As(err, &unreadable):
-		return &restoreProblem{restoreUnreadable, "Restore target cannot be read",
-			fmt.Sprintf("%s.\n\nThe provider reads Flink's %s to check that every file the snapshot needs exists, and refuses a file it "+
-				"cannot read rather than guess", err, checkpoint.MetadataFile)}
-	case err != nil:
-		return &restoreProblem{restoreUnchecked, "Restore target could not be checked",
-			fmt.Sprintf("checking that %s is complete: %s", target, awsErr(ctx, err))}
-	case comp.Metadata == nil:
-		return &restoreProblem{restoreNoMetadata, "Restore target is not a completed snapshot",
-			fmt.Sprintf("%s has no %s: it is not a completed checkpoint (chk-N) or savepoint directory, so Flink could not restore from it",
-				target, comp.MetadataURI)}
-	case errors.As(rs.Err(), &elsewhere):
-		rel := elsewhere.Relocation
-		shown, more := rel.OtherBucket, ""
-		if len(shown) > maxMissingShown {
-			shown, more = shown[:maxMissingShown], fmt.Sprintf("\n  and %d more", len(rel.OtherBucket)-maxMissingShown)
-		}
-		return &restoreProblem{restoreElsewhere, "Restore target cannot restore from where it is",
-			fmt.Sprintf("%s names %d of its %d files by absolute path in another bucket, so the restored job would read them there, "+
-				"not beside its %s (an incremental checkpoint names its shared files by absolute path, so a copy keeps reading the bucket it "+
-				"was copied from):\n  %s%s",
-				target, len(rel.OtherBucket), rel.Files, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more)}
-	case !comp.Complete():
-		shown, more := comp.Missing, ""
-		if len(shown) > maxMissingShown {
-			shown, more = shown[:maxMissingShown], fmt.Sprintf("\n  and %d more", len(comp.Missing)-maxMissingShown)
-		}
-		return &restoreProblem{restoreIncomplete, "Restore target is incomplete",
-			fmt.Sprintf("%s is incomplete: %d of the %d files its %s references are missing, so the restored job would fail when its "+
-				"tasks read them:\n  %s%s", target, len(comp.Missing), comp.Referenced, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more)}
-	}
-	return nil
+// checkRestoreTarget is checkpoint.CheckRestoreTarget, with S3's errors
+// worded as the provider words them (awsErr: the endpoint and the bound of
+// the call).
+func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target string) *checkpoint.RestoreProblem {
+	return checkpoint.CheckRestoreTarget(ctx, s3, target, func(err error) string { return awsErr(ctx, err) })
 }
 
 // verifyRestoreTarget checks, before the deployment is created or
@@ -231,26 +154,26 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 		return
 	}
 	advice := ""
-	switch prob.kind {
-	case restoreUnreadable:
+	switch prob.Kind {
+	case checkpoint.RestoreUnreadable:
 		advice = " Point job.initial_savepoint_path at another checkpoint or savepoint, e.g. data.flinkstate_latest_checkpoint's path " +
 			"(with complete = true) or a flinkstate_snapshot's path."
-	case restoreNoMetadata:
+	case checkpoint.RestoreNoMetadata:
 		advice = " Point at one that has it, e.g. data.flinkstate_latest_checkpoint's path or a flinkstate_snapshot's path."
-	case restoreElsewhere:
+	case checkpoint.RestoreElsewhere:
 		advice = "\n\nPoint job.initial_savepoint_path at a savepoint (canonical or native: Flink names a savepoint's files relative " +
 			"to its directory, so a copy restores on its own), e.g. data.flinkstate_restorable_snapshot's path read in this bucket, or " +
 			"at a checkpoint written to this bucket by the job itself."
-	case restoreIncomplete:
+	case checkpoint.RestoreIncomplete:
 		advice = "\n\nPoint job.initial_savepoint_path at a complete snapshot: data.flinkstate_latest_checkpoint with complete = true " +
 			"returns the newest checkpoint whose files all exist, or use a savepoint (a flinkstate_snapshot's path). Files under shared/ " +
 			"are referenced by later checkpoints too: do not expire or delete them on your own."
 	}
 	end := "."
-	if prob.kind == restoreUnchecked || prob.kind == restoreIncomplete || prob.kind == restoreElsewhere {
+	if prob.Kind == checkpoint.RestoreUnchecked || prob.Kind == checkpoint.RestoreIncomplete || prob.Kind == checkpoint.RestoreElsewhere {
 		end = "" // ends with an error or a list of files
 	}
-	diags.AddAttributeError(at, prob.summary, fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s%s%s", ns, name, prob.detail, end, advice))
+	diags.AddAttributeError(at, prob.Summary, fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s%s%s", ns, name, prob.Detail, end, advice))
 }
 
 // verifyCarried checks the final savepoint a replacement starts from
@@ -272,11 +195,11 @@ func (r *deploymentResource) verifyCarried(ctx context.Context, plan *deployment
 	todo := "Nothing was created. Set job.initial_savepoint_path to a complete savepoint or checkpoint to start from " +
 		"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete checkpoint); the final savepoint's " +
 		"FlinkStateSnapshot is kept."
-	if prob.kind == restoreUnchecked {
+	if prob.Kind == checkpoint.RestoreUnchecked {
 		todo = "Nothing was created. Apply again once S3 answers: the final savepoint's FlinkStateSnapshot is kept and the create starts from it."
 	}
 	addProblem(diags, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
-		prob.summary+": the final savepoint of the deployment it replaces cannot be restored: "+prob.detail, todo)
+		prob.Summary+": the final savepoint of the deployment it replaces cannot be restored: "+prob.Detail, todo)
 }
 
 // waitTimeoutCheck: savepoint_before_upgrade.timeout is a Go duration, as

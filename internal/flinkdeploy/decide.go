@@ -233,3 +233,43 @@ func UpgradeNotice(prior, planned Desired, changes []string) (summary, detail st
 		fmt.Sprintf("The Flink operator applies a change of %s as an upgrade (its spec diff: ReflectiveDiffBuilder, flink-kubernetes-operator "+
 			"release-1.15.0): the job restarts, and %s.", fields, survives)
 }
+
+// LastStateDummyPath is what the operator records as the restore path of
+// a last-state restore (AbstractJobReconciler.LAST_STATE_DUMMY_SP_PATH,
+// release-1.15.0): no savepoint. The same as kube.LastStateDummyPath.
+const LastStateDummyPath = "KUBERNETES_OPERATOR_LAST_STATE"
+
+// NotRunningStart words what the new spec of an upgrade starts from when
+// the job is not running, so no savepoint can be taken first (the operator
+// abandons a savepoint of a job that is not running: SnapshotObserver).
+// recorded is the savepoint the operator has on record ("": none).
+func NotRunningStart(prior, planned Desired, recorded string) string {
+	mode := "stateless"
+	if planned.UpgradeMode != "" {
+		mode = planned.UpgradeMode
+	}
+	var from string
+	switch {
+	case Redeploys(prior, planned):
+		from = "job.initial_savepoint_path " + planned.RestorePath
+	case mode == "stateless":
+		from = "empty state (a stateless upgrade restores nothing)"
+	default:
+		// AbstractJobReconciler.getJobUpgrade / ApplicationReconciler.getJobUpgrade
+		// (kube.NotRunningRestore, which decides at apply).
+		from = "what the operator can restore by itself: the latest checkpoint in the job's HA metadata if it exists (last-state, " +
+			"and savepoint mode falls back to it), or the job's latest checkpoint if the operator can still cancel it"
+		if recorded != "" && recorded != LastStateDummyPath {
+			from += ", or, for a job that ended (FAILED, FINISHED, CANCELED) or whose new JobManager never started after a " +
+				"savepoint-mode deploy, the savepoint the operator recorded, " + recorded
+		}
+		if recorded == "" {
+			// ApplicationReconciler.getJobUpgrade → deleteJmThatNeverStarted,
+			// then restoreJob without a savepoint (kube.NotRunningRestore, which decides at apply).
+			from += ", or, if the JobManager of the spec the operator last deployed (not last-state, e.g. the first) never started, " +
+				"empty state, which loses nothing: no job of that spec ran"
+		}
+		from += ". If it has none of these, the apply is refused and says how to go on (job.initial_savepoint_path, or a stateless upgrade)"
+	}
+	return from
+}

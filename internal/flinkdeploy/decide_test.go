@@ -200,3 +200,33 @@ func TestUpgradeNotice(t *testing.T) {
 		}
 	}
 }
+
+func TestNotRunningStart(t *testing.T) {
+	path := func(d *Desired) { d.RestorePath = "s3://b/sp-2" }
+	for name, c := range map[string]struct {
+		planned  Desired
+		recorded string
+		says     []string
+		not      string
+	}{
+		"redeploy":           {job("savepoint").with(path), "", []string{"job.initial_savepoint_path s3://b/sp-2"}, "HA metadata"},
+		"stateless":          {job("stateless"), "", []string{"empty state (a stateless upgrade"}, "HA metadata"},
+		"mode unset":         {job(""), "", []string{"empty state (a stateless upgrade"}, "HA metadata"},
+		"savepoint recorded": {job("savepoint"), "s3://b/sp-1", []string{"HA metadata", "the savepoint the operator recorded, s3://b/sp-1"}, "which loses nothing"},
+		"nothing recorded":   {job("last-state"), "", []string{"HA metadata", "which loses nothing", "the apply is refused"}, "recorded,"},
+		"last-state dummy":   {job("last-state"), LastStateDummyPath, []string{"HA metadata"}, "recorded,"},
+	} {
+		got := NotRunningStart(job("savepoint"), c.planned, c.recorded)
+		for _, s := range c.says {
+			if !strings.Contains(got, s) {
+				t.Errorf("%s: %q does not say %q", name, got, s)
+			}
+		}
+		if strings.Contains(got, c.not) {
+			t.Errorf("%s: %q says %q", name, got, c.not)
+		}
+	}
+	if LastStateDummyPath != kube.LastStateDummyPath {
+		t.Errorf("LastStateDummyPath = %q, kube's %q", LastStateDummyPath, kube.LastStateDummyPath)
+	}
+}

@@ -358,41 +358,12 @@ func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, un
 		state.JobState.ValueString() == "RUNNING" || state.JobState.ValueString() == "" {
 		return
 	}
-	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, unwritten, &d)
-	ss, okS := state.spec(ctx, unwritten, &d)
-	if !okP || !okS || !ss.JobChanged(ps) {
+	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
+	if changed, known := flinkdeploy.JobChanged(prior, planned); !known || !changed {
 		return
-	}
-	mode := "stateless"
-	if plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "" {
-		mode = plan.Job.UpgradeMode.ValueString()
-	}
-	var from string
-	switch {
-	case redeploys(plan, state):
-		from = "job.initial_savepoint_path " + plan.restorePath().ValueString()
-	case mode == "stateless":
-		from = "empty state (a stateless upgrade restores nothing)"
-	default:
-		// AbstractJobReconciler.getJobUpgrade / ApplicationReconciler.getJobUpgrade
-		// (kube.NotRunningRestore).
-		from = "what the operator can restore by itself: the latest checkpoint in the job's HA metadata if it exists (last-state, " +
-			"and savepoint mode falls back to it), or the job's latest checkpoint if the operator can still cancel it"
-		if recorded != "" && recorded != kube.LastStateDummyPath {
-			from += ", or, for a job that ended (FAILED, FINISHED, CANCELED) or whose new JobManager never started after a " +
-				"savepoint-mode deploy, the savepoint the operator recorded, " + recorded
-		}
-		if recorded == "" {
-			// ApplicationReconciler.getJobUpgrade → deleteJmThatNeverStarted,
-			// then restoreJob without a savepoint (kube.NotRunningRestore).
-			from += ", or, if the JobManager of the spec the operator last deployed (not last-state, e.g. the first) never started, " +
-				"empty state, which loses nothing: no job of that spec ran"
-		}
-		from += ". If it has none of these, the apply is refused and says how to go on (job.initial_savepoint_path, or a stateless upgrade)"
 	}
 	diags.AddAttributeWarning(path.Root("savepoint_before_upgrade"), "No savepoint can be taken before this change",
 		fmt.Sprintf("The job of FlinkDeployment %s/%s is %s, not running, so no savepoint can be taken first (the operator abandons a "+
 			"savepoint of a job that is not running). The new spec starts from %s.", plan.Namespace.ValueString(), plan.Name.ValueString(),
-			state.JobState.ValueString(), from))
+			state.JobState.ValueString(), flinkdeploy.NotRunningStart(prior, planned, recorded)))
 }

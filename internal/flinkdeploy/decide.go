@@ -112,6 +112,16 @@ func JobChanged(prior, planned Desired) (changed, known bool) {
 	return prior.Spec.JobChanged(*planned.Spec), true
 }
 
+// TakesUpgradeSavepoint tells whether an update takes a savepoint before it
+// is applied (savepoint_before_upgrade): the job runs, and the change is
+// one the operator applies as an upgrade, or may be (a spec still
+// unknown). A suspended job cannot take one: its suspend took one
+// (savepoint mode) or kept its HA metadata (last-state).
+func TakesUpgradeSavepoint(prior, planned Desired) bool {
+	changed, known := JobChanged(prior, planned)
+	return planned.SavepointFirst && (changed || !known) && prior.RunState() == JobRunning
+}
+
 // Restores tells whether an update restores state, and from which path
 // ("" when the operator picks it): a redeploy from a new
 // initial_savepoint_path (SAVEPOINT_REDEPLOY), or an upgrade or resume of a

@@ -230,3 +230,25 @@ func TestNotRunningStart(t *testing.T) {
 		t.Errorf("LastStateDummyPath = %q, kube's %q", LastStateDummyPath, kube.LastStateDummyPath)
 	}
 }
+
+func TestTakesUpgradeSavepoint(t *testing.T) {
+	spec, other := fullSpec(), fullSpec()
+	other.Image = "flink:2.2.1-java21"
+	first := func(d *Desired) { d.SavepointFirst = true }
+	withSpec := func(d Desired, s Spec) Desired { d.Spec = &s; return d }
+	for name, c := range map[string]struct {
+		prior, planned Desired
+		want           bool
+	}{
+		"upgrade":              {withSpec(job("savepoint"), spec), withSpec(job("savepoint").with(first), other), true},
+		"no job change":        {withSpec(job("savepoint"), spec), withSpec(job("savepoint").with(first), spec), false},
+		"spec unknown":         {withSpec(job("savepoint"), spec), job("savepoint").with(first), true},
+		"not asked for":        {withSpec(job("savepoint"), spec), withSpec(job("savepoint"), other), false},
+		"suspended job":        {withSpec(job("savepoint").with(func(d *Desired) { d.JobState = JobSuspended }), spec), withSpec(job("savepoint").with(first), other), false},
+		"stateless, asked for": {withSpec(job("stateless"), spec), withSpec(job("stateless").with(first), other), true},
+	} {
+		if got := TakesUpgradeSavepoint(c.prior, c.planned); got != c.want {
+			t.Errorf("%s: TakesUpgradeSavepoint() = %v, want %v", name, got, c.want)
+		}
+	}
+}

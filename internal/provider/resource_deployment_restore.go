@@ -79,14 +79,12 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []
 				"operator cannot roll this back.", plan.RedeployNonce.ValueInt64(), plan.restorePath().ValueString()))
 	}
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
-	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, unwritten, &d)
-	ss, okS := state.spec(ctx, unwritten, &d)
-	if plan.SavepointFirst != nil && (!okP || !okS || ss.JobChanged(ps)) && state.jobState() == "running" {
+	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
+	if flinkdeploy.TakesUpgradeSavepoint(prior, planned) {
 		plan.UpgradeSavepoint = types.StringUnknown()
 	}
-	if okP && okS {
-		planUpgradeWarning(plan, state, ss.UpgradeChanges(ps), diags)
+	if prior.Spec != nil && planned.Spec != nil {
+		planUpgradeWarning(plan, state, prior.Spec.UpgradeChanges(*planned.Spec), diags)
 	}
 }
 

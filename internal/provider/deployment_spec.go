@@ -154,7 +154,7 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		m.EffectivePod = types.StringValue("")
 	}
 
-	effective := map[string]string{}
+	var effective map[string]string
 	if imported {
 		// The whole pod template: the provider writes spec.podTemplate as
 		// one value, and the API server replaces its lists whole (the CRD

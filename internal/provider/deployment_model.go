@@ -14,8 +14,8 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
-// deploymentModel is the data of flinkstate_deployment (its attributes, and
-// what a create or an update carries that is not one).
+// deploymentModel is the data of flinkstate_deployment: its attributes, and
+// nothing else (what one create or update carries is a deploymentOp).
 type deploymentModel struct {
 	ID                  types.String     `tfsdk:"id"`
 	Namespace           types.String     `tfsdk:"namespace"`
@@ -44,22 +44,29 @@ type deploymentModel struct {
 	RedeployNonce       types.Int64      `tfsdk:"savepoint_redeploy_nonce"`
 	SavepointFirst      *upgradeSPModel  `tfsdk:"savepoint_before_upgrade"`
 	FinalSavepoint      types.Bool       `tfsdk:"final_savepoint"`
+	UpgradeSavepoint    types.String     `tfsdk:"upgrade_savepoint_path"`
+	Timeouts            timeouts.Value   `tfsdk:"timeouts"`
+}
+
+// deploymentOp is what one create or update carries besides its plan and
+// prior state, from the moment Create or Update starts to the end of apply.
+type deploymentOp struct {
+	// Create: a create (a POST of a new object), not an update.
+	Create bool
 	// CarriedPath is the final savepoint of the deployment this create
-	// replaces, found at apply (not an attribute).
-	CarriedPath string `tfsdk:"-"`
+	// replaces, found at apply (findCarried).
+	CarriedPath string
 	// Restoring: this create or update restores state (from RestoreFrom,
 	// or, empty, by an upgrade of a stateful job); its wait ends when the
-	// job runs from it (kube.WaitRestored). Not attributes.
-	Restoring   bool   `tfsdk:"-"`
-	RestoreFrom string `tfsdk:"-"`
+	// job runs from it (kube.WaitRestored).
+	Restoring   bool
+	RestoreFrom string
 	// Unwritten are the provider defaults an imported object lacked
 	// (flinkconf.Input.Unwritten, kept in private state); Live is the live
 	// object an update writes over (its flinkConfiguration's shape is kept:
-	// flinkdeploy.ShapeConfiguration). Not attributes.
-	Unwritten        []string                   `tfsdk:"-"`
-	Live             *unstructured.Unstructured `tfsdk:"-"`
-	UpgradeSavepoint types.String               `tfsdk:"upgrade_savepoint_path"`
-	Timeouts         timeouts.Value             `tfsdk:"timeouts"`
+	// flinkdeploy.ShapeConfiguration).
+	Unwritten []string
+	Live      *unstructured.Unstructured
 }
 
 // upgradeSPModel is the savepoint_before_upgrade block.
@@ -95,9 +102,10 @@ type jobModel struct {
 	ClaimMode             types.String `tfsdk:"claim_mode"`
 }
 
-// input converts the model for flinkconf; ok is false while something it
-// needs is unknown.
-func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (flinkconf.Input, bool) {
+// input converts the model for flinkconf, with the provider defaults an
+// imported object lacked (unwritten); ok is false while something it needs
+// is unknown.
+func (m *deploymentModel) input(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkconf.Input, bool) {
 	if anyUnknown(m.FlinkVersion, m.Identity, m.S3Plugin, m.HighAvailability, m.FlinkConfiguration, m.Image) || stateUnknown(m.State) ||
 		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode, m.Job.Parallelism)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
 		return flinkconf.Input{}, false
@@ -125,9 +133,9 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 		}
 		in.Extra[k] = v
 	}
-	if len(m.Unwritten) > 0 {
+	if len(unwritten) > 0 {
 		in.Unwritten = map[string]bool{}
-		for _, k := range m.Unwritten {
+		for _, k := range unwritten {
 			in.Unwritten[k] = true
 		}
 		if in.Unwritten[flinkconf.AbsentBackend] && newStateBlock(m.State).str("backend").IsNull() {
@@ -161,8 +169,8 @@ func (m *deploymentModel) input(ctx context.Context, diags *diag.Diagnostics) (f
 
 // derive sets effective_flink_configuration and effective_pod_template
 // from the inputs, as the plan did; false when they cannot be applied.
-func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) bool {
-	in, ok := m.input(ctx, diags)
+func (m *deploymentModel) derive(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) bool {
+	in, ok := m.input(ctx, op.Unwritten, diags)
 	if !ok {
 		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")
@@ -180,12 +188,12 @@ func (m *deploymentModel) derive(ctx context.Context, diags *diag.Diagnostics) b
 	// live object has it.
 	var prior map[string]string
 	if !m.EffectiveConfig.IsUnknown() && !m.EffectiveConfig.IsNull() {
-		prior = m.writtenConfig(ctx, diags)
+		prior = m.writtenConfig(ctx, op.Unwritten, diags)
 	}
 	if len(prior) > 0 {
 		cfg = flinkconf.Respell(cfg, prior)
-	} else if m.Live != nil {
-		raw, _, _ := unstructured.NestedFieldNoCopy(m.Live.Object, "spec", "flinkConfiguration")
+	} else if op.Live != nil {
+		raw, _, _ := unstructured.NestedFieldNoCopy(op.Live.Object, "spec", "flinkConfiguration")
 		live, _ := flinkdeploy.FlattenConfiguration(raw)
 		cfg = flinkconf.Respell(cfg, live)
 	}
@@ -227,7 +235,7 @@ func (m *deploymentModel) effectiveConfig(ctx context.Context, written map[strin
 
 // writtenConfig is effective_flink_configuration without what the operator
 // adds: the flinkConfiguration the provider writes.
-func (m *deploymentModel) writtenConfig(ctx context.Context, diags *diag.Diagnostics) map[string]string {
+func (m *deploymentModel) writtenConfig(ctx context.Context, unwritten []string, diags *diag.Diagnostics) map[string]string {
 	cfg := stringMap(ctx, m.EffectiveConfig, diags)
 	for k, v := range stringMap(ctx, m.SensitiveConfig, diags) {
 		if cfg[k] == flinkconf.SensitivePlaceholder {
@@ -235,7 +243,7 @@ func (m *deploymentModel) writtenConfig(ctx context.Context, diags *diag.Diagnos
 		}
 	}
 	var d diag.Diagnostics
-	in, ok := m.input(ctx, &d)
+	in, ok := m.input(ctx, unwritten, &d)
 	if !ok || d.HasError() {
 		return cfg
 	}
@@ -247,14 +255,39 @@ func (m *deploymentModel) writtenConfig(ctx context.Context, diags *diag.Diagnos
 	return cfg
 }
 
-// waitTarget is what create and update wait for: wait_for, except that a
-// spec with job.state suspended waits for the suspend (kube.WaitSuspended),
-// since a suspended job is never DEPLOYED, STABLE or RUNNING.
-func (m *deploymentModel) waitTarget() string {
-	if w := m.WaitFor.ValueString(); w != "none" && m.Job != nil && m.Job.State.ValueString() == "suspended" {
-		return kube.WaitSuspended
+// waitTarget is what create and update wait for
+// (flinkdeploy.Desired.WaitTarget).
+func (m *deploymentModel) waitTarget() string { return m.shape().WaitTarget() }
+
+// shape is the model as the operator's rules read it (flinkdeploy.Desired),
+// without the spec; desired adds it. Unknown values read as unset, except
+// mode's (ModeUnknown).
+func (m *deploymentModel) shape() flinkdeploy.Desired {
+	d := flinkdeploy.Desired{
+		Mode:           m.Mode.ValueString(),
+		ModeUnknown:    m.Mode.IsUnknown(),
+		FlinkVersion:   m.FlinkVersion.ValueString(),
+		FinalSavepoint: m.FinalSavepoint.ValueBool() || m.FinalSavepoint.IsNull(),
+		SavepointFirst: m.SavepointFirst != nil,
+		WaitFor:        m.WaitFor.ValueString(),
 	}
-	return m.WaitFor.ValueString()
+	if j := m.Job; j != nil {
+		d.HasJob = true
+		d.JobState, d.UpgradeMode, d.RestorePath = j.State.ValueString(), j.UpgradeMode.ValueString(), j.InitialSavepointPath.ValueString()
+	}
+	return d
+}
+
+// desired is shape with the spec the provider writes (nil while part of
+// it is unknown); unwritten: the provider defaults an imported object
+// lacked.
+func (m *deploymentModel) desired(ctx context.Context, unwritten []string) flinkdeploy.Desired {
+	d := m.shape()
+	var diags diag.Diagnostics
+	if s, ok := m.spec(ctx, unwritten, &diags); ok {
+		d.Spec = &s
+	}
+	return d
 }
 
 func (m *deploymentModel) setStatus(st kube.DeploymentStatus) {

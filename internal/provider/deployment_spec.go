@@ -30,8 +30,10 @@ import (
 // spec maps the model to the typed spec; ok is false while anything it needs
 // is unknown. The flinkConfiguration and the pod template come from
 // effective_flink_configuration and effective_pod_template: derived at plan
-// and apply, what the live object holds after a read.
-func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
+// and apply, what the live object holds after a read. unwritten: the
+// provider defaults an imported object lacked (deploymentOp.Unwritten). The
+// live object's shape (LiveConfiguration) is the caller's, which renders.
+func (m *deploymentModel) spec(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
 	if anyUnknown(m.Image, m.FlinkVersion, m.Mode, m.ServiceAccount, m.EffectiveConfig, m.EffectivePod, m.RedeployNonce) {
 		return flinkdeploy.Spec{}, false
 	}
@@ -40,10 +42,7 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 		FlinkVersion:       m.FlinkVersion.ValueString(),
 		Mode:               m.Mode.ValueString(),
 		ServiceAccount:     m.ServiceAccount.ValueString(),
-		FlinkConfiguration: m.writtenConfig(ctx, diags),
-	}
-	if m.Live != nil {
-		s.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(m.Live.Object, "spec", "flinkConfiguration")
+		FlinkConfiguration: m.writtenConfig(ctx, unwritten, diags),
 	}
 	for _, e := range m.EffectiveConfig.Elements() {
 		if e.IsUnknown() {
@@ -92,7 +91,8 @@ func (m *deploymentModel) spec(ctx context.Context, diags *diag.Diagnostics) (fl
 // after an import, all of them, turned back into the inputs they stand for).
 // Status, defaults and fields of other managers are never read, so they never
 // show as a diff. Blocks the configuration leaves out stay out unless imported.
-func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstructured, imported bool, diags *diag.Diagnostics) {
+// unwritten: the provider defaults an imported object lacked.
+func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstructured, imported bool, unwritten []string, diags *diag.Diagnostics) {
 	s := flinkdeploy.Parse(live, m.FlinkVersion.ValueString())
 	what := "FlinkDeployment " + live.GetNamespace() + "/" + live.GetName()
 	if imported && len(s.UnreadableConfig) > 0 {
@@ -103,17 +103,9 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		return
 	}
 	if imported {
-		v, guessed, err := flinkdeploy.ImportVersion(live)
-		if err != nil {
-			addProblem(diags, "Importing", what, err.Error(), "Upgrade the job to a supported Flink version before importing it.")
+		v, ok := importFlinkVersion(live, s.Image, what, diags)
+		if !ok {
 			return
-		}
-		if guessed {
-			diags.AddAttributeWarning(path.Root("flink_version"), "Flink patch version assumed",
-				fmt.Sprintf("%s says flinkVersion %s and image %q, neither of which names the Flink patch version; flink_version "+
-					"was imported as %s, the newest release of that minor the provider knows. The patch names the S3 plugin jar the "+
-					"provider enables (flink-s3-fs-hadoop-<version>.jar, in the image's /opt/flink/opt): set flink_version to the "+
-					"image's version before the first apply.", what, liveFlinkVersion(live), s.Image, v))
 		}
 		s.FlinkVersion = v
 	}
@@ -162,7 +154,7 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		m.EffectivePod = types.StringValue("")
 	}
 
-	effective := map[string]string{}
+	var effective map[string]string
 	if imported {
 		// The whole pod template: the provider writes spec.podTemplate as
 		// one value, and the API server replaces its lists whole (the CRD
@@ -179,43 +171,72 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 					"adopting the job changes nothing. Removing it (or s3_plugin = \"provider\") adds the variable, a pod template "+
 					"change the operator applies as an upgrade (a restart with the job's upgrade mode); the plan says so.")
 		}
-		m.PodTemplate = importedPodTemplate(ctx, m, s.PodTemplate)
-		if !m.checkCarriedOver(ctx, s.FlinkConfiguration, what, diags) {
+		m.PodTemplate = importedPodTemplate(ctx, m, unwritten, s.PodTemplate)
+		if !m.checkCarriedOver(ctx, s.FlinkConfiguration, unwritten, what, diags) {
 			return
 		}
 	} else {
-		prior := stringMap(ctx, m.EffectiveConfig, diags)
-		sens := stringMap(ctx, m.SensitiveConfig, diags)
-		changed := false
-		for k, want := range sens {
-			// A secret changed outside Terraform shows as a change of the
-			// sensitive value (effectiveConfig masks it either way).
-			if v, _, ok := flinkconf.Lookup(s.FlinkConfiguration, k); ok && v != want {
-				sens[k], changed = v, true
-			}
-		}
-		if changed {
-			m.SensitiveConfig = mapFrom(ctx, sens, diags)
-		}
-		for k, was := range prior {
-			// Under the key or a deprecated one; a value Flink reads the
-			// same as the recorded one is no drift (flinkconf.Equivalent).
-			if v, _, ok := flinkconf.Lookup(s.FlinkConfiguration, k); ok {
-				if flinkconf.Equivalent(k, v, was) {
-					v = was
-				}
-				effective[k] = v
-			}
-		}
+		effective = m.readConfiguration(ctx, s.FlinkConfiguration, diags)
 	}
 	// What the operator adds is not in the object: shown as the plan
 	// shows it (effectiveConfig).
 	var d diag.Diagnostics
-	if in, ok := m.input(ctx, &d); ok && !d.HasError() {
+	if in, ok := m.input(ctx, unwritten, &d); ok && !d.HasError() {
 		m.EffectiveConfig = m.effectiveConfig(ctx, effective, in, diags)
 		return
 	}
 	m.EffectiveConfig = mapFrom(ctx, effective, diags)
+}
+
+// readConfiguration reads a managed object's flinkConfiguration (live)
+// back: the sensitive values as the object has them, and of the keys the
+// state recorded (effective_flink_configuration) those the object holds,
+// which it returns.
+func (m *deploymentModel) readConfiguration(ctx context.Context, live map[string]string, diags *diag.Diagnostics) map[string]string {
+	effective := map[string]string{}
+	prior := stringMap(ctx, m.EffectiveConfig, diags)
+	sens := stringMap(ctx, m.SensitiveConfig, diags)
+	changed := false
+	for k, want := range sens {
+		// A secret changed outside Terraform shows as a change of the
+		// sensitive value (effectiveConfig masks it either way).
+		if v, _, ok := flinkconf.Lookup(live, k); ok && v != want {
+			sens[k], changed = v, true
+		}
+	}
+	if changed {
+		m.SensitiveConfig = mapFrom(ctx, sens, diags)
+	}
+	for k, was := range prior {
+		// Under the key or a deprecated one; a value Flink reads the
+		// same as the recorded one is no drift (flinkconf.Equivalent).
+		if v, _, ok := flinkconf.Lookup(live, k); ok {
+			if flinkconf.Equivalent(k, v, was) {
+				v = was
+			}
+			effective[k] = v
+		}
+	}
+	return effective
+}
+
+// importFlinkVersion is flink_version of an imported object
+// (flinkdeploy.ImportVersion), with a warning when its patch is assumed;
+// false (an error) for a version the provider does not support.
+func importFlinkVersion(live *unstructured.Unstructured, image, what string, diags *diag.Diagnostics) (string, bool) {
+	v, guessed, err := flinkdeploy.ImportVersion(live)
+	if err != nil {
+		addProblem(diags, "Importing", what, err.Error(), "Upgrade the job to a supported Flink version before importing it.")
+		return "", false
+	}
+	if guessed {
+		diags.AddAttributeWarning(path.Root("flink_version"), "Flink patch version assumed",
+			fmt.Sprintf("%s says flinkVersion %s and image %q, neither of which names the Flink patch version; flink_version "+
+				"was imported as %s, the newest release of that minor the provider knows. The patch names the S3 plugin jar the "+
+				"provider enables (flink-s3-fs-hadoop-<version>.jar, in the image's /opt/flink/opt): set flink_version to the "+
+				"image's version before the first apply.", what, liveFlinkVersion(live), image, v))
+	}
+	return v, true
 }
 
 // fromConfiguration sets identity, high_availability, task slots, the state
@@ -281,13 +302,13 @@ func (m *deploymentModel) fromConfiguration(ctx context.Context, cfg map[string]
 // importedPodTemplate is pod_template for an imported object: its pod
 // template without what the provider adds itself (flinkconf.StripAdditions),
 // when adding it back gives the same template; else the whole template.
-func importedPodTemplate(ctx context.Context, m *deploymentModel, live map[string]any) types.String {
+func importedPodTemplate(ctx context.Context, m *deploymentModel, unwritten []string, live map[string]any) types.String {
 	if live == nil {
 		return types.StringNull()
 	}
 	whole := flinkdeploy.CanonicalJSON(live)
 	var d diag.Diagnostics
-	in, ok := m.input(ctx, &d)
+	in, ok := m.input(ctx, unwritten, &d)
 	if !ok || d.HasError() {
 		return types.StringValue(whole)
 	}
@@ -315,9 +336,9 @@ func liveFlinkVersion(live *unstructured.Unstructured) string {
 // attributes as the object has it (flinkconf.Derive, spelled as the object
 // spells it: flinkconf.Respell). A key that would be removed or changed
 // fails the import, naming it, instead of being dropped by the first apply.
-func (m *deploymentModel) checkCarriedOver(ctx context.Context, live map[string]string, what string, diags *diag.Diagnostics) bool {
+func (m *deploymentModel) checkCarriedOver(ctx context.Context, live map[string]string, unwritten []string, what string, diags *diag.Diagnostics) bool {
 	var d diag.Diagnostics
-	in, ok := m.input(ctx, &d)
+	in, ok := m.input(ctx, unwritten, &d)
 	if !ok || d.HasError() {
 		return true // reported by the plan
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -267,34 +268,19 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
 	defer private.save(ctx, resp.Private, &resp.Diagnostics)
-	plan.Unwritten = private.Unwritten
-	if state != nil {
-		state.Unwritten = plan.Unwritten
-	}
+	// The provider defaults the imported object lacked, for the plan and
+	// the prior state.
+	unwritten, stateUnwritten := private.Unwritten, private.Unwritten
 	if state == nil || !plan.Namespace.Equal(state.Namespace) || !plan.Name.Equal(state.Name) {
 		// A new object (a create, or a replacement's, even of an imported
 		// one): the provider writes all its defaults, and owns what it
 		// creates.
-		plan.Unwritten = nil
+		unwritten = nil
 		if state == nil {
 			private.forgetImport()
 		}
 	}
-	var cfgMode types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
-	if cfgMode.IsNull() {
-		// Unset: native, the operator's default; not written at all on an
-		// imported object that did not have it (flinkconf.AbsentMode).
-		plan.Mode = types.StringValue("native")
-		if slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
-			plan.Mode = types.StringNull()
-		}
-	} else if state != nil && state.Mode.IsNull() && slices.Contains(plan.Unwritten, flinkconf.AbsentMode) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("mode"), "Writing mode restarts the job",
-			fmt.Sprintf("The imported FlinkDeployment has no spec.mode (the operator runs it native); mode = %q writes the field, a spec "+
-				"change the operator applies as an upgrade (a restart with the job's upgrade mode). Leave mode unset to keep it as it is.",
-				cfgMode.ValueString()))
-	}
+	planMode(ctx, req.Config, &plan, state, unwritten, &resp.Diagnostics)
 	// namespace and name are the attributes that force a replacement (the
 	// framework gives ModifyPlan an empty RequiresReplace, whatever the
 	// attributes' plan modifiers said).
@@ -305,12 +291,12 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	case replacing:
 		planReplace(ctx, &plan, state, private, &resp.Diagnostics)
 	}
-	in, ok := plan.input(ctx, &resp.Diagnostics)
+	in, ok := plan.input(ctx, unwritten, &resp.Diagnostics)
 	if !ok {
 		plan.EffectiveConfig = types.MapUnknown(types.StringType)
 		plan.OperatorAddedConfig = types.MapUnknown(types.StringType)
 		plan.EffectivePod = types.StringUnknown()
-		planRestore(ctx, &plan, state, &resp.Diagnostics)
+		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -322,14 +308,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	} else {
 		planIdentity(plan, state, &resp.Diagnostics)
 	}
-	plan.EffectivePod = types.StringUnknown()
-	if !plan.PodTemplate.IsUnknown() {
-		pod, pfs := flinkconf.PodTemplate(plan.PodTemplate.ValueString(), in)
-		addFindings(&resp.Diagnostics, pfs)
-		if pod != nil {
-			plan.EffectivePod = types.StringValue(canonicalJSON(pod))
-		}
-	}
+	plan.planPodTemplate(in, &resp.Diagnostics)
 	if plan.JobManager != nil && plan.JobManager.Replicas.ValueInt64() > 1 && !in.HAEnabled() {
 		resp.Diagnostics.AddAttributeError(path.Root("job_manager").AtName("replicas"), "Standby JobManagers need high availability",
 			"more than one JobManager replica needs high_availability (leader election).")
@@ -342,25 +321,59 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		// object's deprecated keys and equivalent values are no change.
 		// Against what the object holds (the written configuration, not
 		// the keys the operator adds), as the apply does.
-		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, &resp.Diagnostics))
+		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, stateUnwritten, &resp.Diagnostics))
 	}
 	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
 	if replacing {
 		// A replacement plans a new object (Terraform plans it again with a
 		// null prior state); the old one's changes are not upgrades.
-		planRestore(ctx, &plan, nil, &resp.Diagnostics)
+		planRestore(ctx, &plan, nil, unwritten, &resp.Diagnostics)
 	} else {
-		planRestore(ctx, &plan, state, &resp.Diagnostics)
+		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
 	}
 	if state != nil && !replacing {
-		planNotRunningUpgrade(ctx, &plan, state, private.RecordedSavepoint, &resp.Diagnostics)
+		planNotRunningUpgrade(ctx, &plan, state, unwritten, private.RecordedSavepoint, &resp.Diagnostics)
 	}
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
-	if state != nil && (!deploymentSpecEqual(ctx, plan, *state) || private.WaitPending != "") {
+	if state != nil && (!deploymentSpecEqual(ctx, plan, unwritten, *state, stateUnwritten) || private.WaitPending != "") {
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planMode plans mode: unset, native, the operator's default; not written
+// at all on an imported object that did not have it (flinkconf.AbsentMode,
+// in unwritten), where writing it is a restart, which the plan says.
+func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
+	var cfgMode types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
+	if cfgMode.IsNull() {
+		// Unset: native, the operator's default; not written at all on an
+		// imported object that did not have it (flinkconf.AbsentMode).
+		plan.Mode = types.StringValue("native")
+		if slices.Contains(unwritten, flinkconf.AbsentMode) {
+			plan.Mode = types.StringNull()
+		}
+	} else if state != nil && state.Mode.IsNull() && slices.Contains(unwritten, flinkconf.AbsentMode) {
+		diags.AddAttributeWarning(path.Root("mode"), "Writing mode restarts the job",
+			fmt.Sprintf("The imported FlinkDeployment has no spec.mode (the operator runs it native); mode = %q writes the field, a spec "+
+				"change the operator applies as an upgrade (a restart with the job's upgrade mode). Leave mode unset to keep it as it is.",
+				cfgMode.ValueString()))
+	}
+}
+
+// planPodTemplate sets effective_pod_template: pod_template merged with
+// what the provider adds (flinkconf.PodTemplate); unknown while pod_template is.
+func (m *deploymentModel) planPodTemplate(in flinkconf.Input, diags *diag.Diagnostics) {
+	m.EffectivePod = types.StringUnknown()
+	if !m.PodTemplate.IsUnknown() {
+		pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
+		addFindings(diags, pfs)
+		if pod != nil {
+			m.EffectivePod = types.StringValue(canonicalJSON(pod))
+		}
+	}
 }
 
 // canonicalJSON renders a value with sorted keys and integral numbers as
@@ -369,15 +382,16 @@ func canonicalJSON(v any) string { return flinkdeploy.CanonicalJSON(v) }
 
 // deploymentSpecEqual tells whether the plan writes the same object as the
 // state describes: their rendered specs are equal (status attributes,
-// timeouts and wait_for aside). Anything unknown is a change.
-func deploymentSpecEqual(ctx context.Context, a, b deploymentModel) bool {
+// timeouts and wait_for aside). Anything unknown is a change. ua and ub are
+// their provider defaults an imported object lacked.
+func deploymentSpecEqual(ctx context.Context, a deploymentModel, ua []string, b deploymentModel, ub []string) bool {
 	var diags diag.Diagnostics
-	sa, okA := a.spec(ctx, &diags)
-	sb, okB := b.spec(ctx, &diags)
+	sa, okA := a.spec(ctx, ua, &diags)
+	sb, okB := b.spec(ctx, ub, &diags)
 	return okA && okB && !diags.HasError() && sa.Equal(sb)
 }
 
-// apply creates (create = true) or updates the FlinkDeployment, then waits
+// apply creates (op.Create) or updates the FlinkDeployment, then waits
 // for wait_for. A create is a POST that fails on an existing object (it is
 // never adopted); an update is a server-side apply.
 //
@@ -389,7 +403,8 @@ func deploymentSpecEqual(ctx context.Context, a, b deploymentModel) bool {
 // "wait pending" mark in private state, and the next plan shows an update
 // (ModifyPlan) whose apply waits again. After an update the failed wait is
 // an error, and the mark makes the next plan show the pending change again.
-func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, create bool, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
+// How each end of the wait is reported: waitReportOf.
+func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op *deploymentOp, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return
@@ -397,38 +412,95 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 	if checkIdentityAtApply(ctx, c, plan, diags); diags.HasError() {
 		return
 	}
-	if !plan.derive(ctx, diags) {
+	obj, ok := plan.render(ctx, op, diags)
+	if !ok {
 		return
-	}
-	spec, ok := plan.spec(ctx, diags)
-	if !ok || diags.HasError() {
-		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
-			"Apply again once the values it depends on are known.")
-		return
-	}
-	if plan.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
-		// The replaced deployment's final savepoint: the first deployment
-		// restores from initialSavepointPath (ApplicationReconciler.deploy).
-		spec.Job.InitialSavepointPath = plan.CarriedPath
 	}
 	// Every call of this create/update, the wait included, ends within the resource's timeout.
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	obj := spec.Render(ns, name)
-	if p := plan.UpgradeSavepoint.ValueString(); p != "" {
+	written := time.Now()
+	live, ok := writeDeployment(ctx, c, &plan, op, obj, private, diags)
+	if !ok {
+		return
+	}
+	plan.ID = types.StringValue(ns + "/" + name)
+	plan.setStatus(kube.ReadDeploymentStatus(live))
+	if plan.WaitFor.ValueString() == "none" {
+		private.WaitPending = ""
+		diags.Append(state.Set(ctx, &plan)...)
+		return
+	}
+	// Saved before waiting: whatever happens next, the object is in state.
+	private.WaitPending = "the apply did not finish waiting"
+	if op.Restoring {
+		// The next apply's wait (a pending wait) is a restore wait too.
+		private.Restoring, private.RestoreFrom = true, op.RestoreFrom
+	}
+	diags.Append(state.Set(ctx, &plan)...)
+	w := kube.DeploymentWait{Namespace: ns, Name: name, Target: plan.waitTarget(), Restoring: op.Restoring, RestoreFrom: op.RestoreFrom,
+		Written: written, Timeout: timeout, Every: deploymentPollInterval}
+	st, err := w.Run(ctx, c.Dynamic)
+	plan.setStatus(st)
+	diags.Append(state.Set(ctx, &plan)...)
+	o := kube.ClassifyWait(ctx, c.Dynamic, ns, name, st, err, op.Create)
+	if o.Kind == kube.WaitDone {
+		private.waitDone()
+		return
+	}
+	rep, gone := waitReportOf(o, op), ""
+	if rep.deleteAgain {
+		gone = deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
+	} else {
+		private.WaitPending = err.Error()
+	}
+	rep.add(diags, waitFacts{err: err.Error(), gone: gone, ns: ns, name: name, target: w.Target})
+}
+
+// render derives the configuration again, as the plan did (derive), and
+// renders the object to write: flinkConfiguration in the live object's
+// shape, a carried final savepoint as the path the first deployment
+// restores from, and the upgrade savepoint's annotation.
+func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+	if !m.derive(ctx, op, diags) {
+		return nil, false
+	}
+	spec, ok := m.spec(ctx, op.Unwritten, diags)
+	if !ok || diags.HasError() {
+		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
+			"Apply again once the values it depends on are known.")
+		return nil, false
+	}
+	if op.Live != nil {
+		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
+	}
+	if op.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
+		// The replaced deployment's final savepoint: the first deployment
+		// restores from initialSavepointPath (ApplicationReconciler.deploy).
+		spec.Job.InitialSavepointPath = op.CarriedPath
+	}
+	obj := spec.Render(m.Namespace.ValueString(), m.Name.ValueString())
+	if p := m.UpgradeSavepoint.ValueString(); p != "" {
 		// In the same request as the spec it precedes: a run killed right
 		// after it still finds the savepoint (Read).
 		obj.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: p})
 	}
+	return obj, true
+}
+
+// writeDeployment creates (op.Create) or server-side applies obj and
+// returns the object as the API server has it; false when nothing was
+// written.
+func writeDeployment(ctx context.Context, c *kube.Client, plan *deploymentModel, op *deploymentOp, obj *unstructured.Unstructured, private *deploymentPrivate, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+	ns, name := obj.GetNamespace(), obj.GetName()
 	var live *unstructured.Unstructured
 	var err error
-	written := time.Now()
-	if create {
+	if op.Create {
 		live, err = kube.Create(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 		if apierrors.IsAlreadyExists(err) {
 			addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
-			return
+			return nil, false
 		}
 		if live != nil && err != nil {
 			diags.AddWarning("FlinkDeployment ownership not converted", err.Error())
@@ -438,9 +510,9 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 			// The object this resource owns: another one of that name
 			// (after a delete outside Terraform) is never taken for it.
 			private.UID = string(live.GetUID())
-			if plan.CarriedPath != "" {
-				private.Carried = plan.CarriedPath
-				consumeCarried(ctx, c, &plan, diags)
+			if op.CarriedPath != "" {
+				private.Carried = op.CarriedPath
+				consumeCarried(ctx, c, plan, op.CarriedPath, diags)
 			}
 		}
 	} else {
@@ -453,93 +525,109 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, cr
 				"before the API server stored anything: nothing changed in the cluster. Fix what it names and apply again.", hook)
 		}
 		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), todo)
+		return nil, false
+	}
+	return live, true
+}
+
+// waitReport is what a create's or update's wait says when it ends
+// without reaching its target (kube.ClassifyWait): an error (verb and
+// advice, for addProblem) or, for a create that is kept, a warning
+// (warning: its summary).
+type waitReport struct {
+	verb, warning string
+	detail        func(f waitFacts) string
+	advice        string
+	// deleteAgain: nothing of the created object ran, so it is deleted
+	// again (by its UID) and the create fails without state: an error from
+	// Create with state would taint it, and the next apply would replace
+	// it. The next plan is a create of the fixed spec.
+	deleteAgain bool
+}
+
+// waitFacts are what a waitReport's words name: the wait's error, what
+// became of a deleted object, the deployment and the wait's target.
+type waitFacts struct{ err, gone, ns, name, target string }
+
+func (w waitReport) add(diags *diag.Diagnostics, f waitFacts) {
+	if w.warning != "" {
+		diags.AddWarning(w.warning, w.detail(f))
 		return
 	}
-	plan.ID = types.StringValue(ns + "/" + name)
-	plan.setStatus(kube.ReadDeploymentStatus(live))
-	if plan.WaitFor.ValueString() == "none" {
-		private.WaitPending = ""
-		diags.Append(state.Set(ctx, &plan)...)
-		return
+	addProblem(diags, w.verb, "FlinkDeployment "+f.ns+"/"+f.name, w.detail(f), w.advice)
+}
+
+// waitReportOf picks the report of a wait's end: by its kind (the tables
+// below), and for the other ends of a create by whether it restores state.
+func waitReportOf(o kube.WaitOutcome, op *deploymentOp) waitReport {
+	if !op.Create {
+		if rep, ok := updateWaitReports[o.Kind]; ok {
+			return rep
+		}
+		return waitNotReady
 	}
-	// Saved before waiting: whatever happens next, the object is in state.
-	private.WaitPending = "the apply did not finish waiting"
-	if plan.Restoring {
-		// The next apply's wait (a pending wait) is a restore wait too.
-		private.Restoring, private.RestoreFrom = true, plan.RestoreFrom
+	if rep, ok := createWaitReports[o.Kind]; ok {
+		return rep
 	}
-	diags.Append(state.Set(ctx, &plan)...)
-	var st kube.DeploymentStatus
-	if plan.Restoring && plan.waitTarget() != kube.WaitSuspended {
-		st, err = kube.WaitRestoredSince(ctx, c.Dynamic, ns, name, plan.RestoreFrom, written, timeout, deploymentPollInterval)
-	} else {
-		st, err = kube.WaitDeploymentSince(ctx, c.Dynamic, ns, name, plan.waitTarget(), written, timeout, deploymentPollInterval)
+	if op.Restoring && !o.TimedOut {
+		// The restore failed in Flink (or the operator refused it): the
+		// job is not running with the state it was meant to have.
+		return waitRestoreFailed
 	}
-	plan.setStatus(st)
-	diags.Append(state.Set(ctx, &plan)...)
-	switch {
-	case err == nil:
-		private.waitDone()
-	case create && st.Error != "" && failedBeforeItRan(ctx, c, ns, name):
-		// The first deployment failed before its JobManager started (e.g.
-		// an image that cannot be pulled): no job ran, so no checkpoint,
-		// savepoint or HA metadata of it exists. As for a refused spec, the
-		// FlinkDeployment is deleted again (by its UID) and the create
-		// fails without state: an error from Create with state would taint
-		// it, and the next apply would replace it. The next plan is a
-		// create of the fixed spec.
-		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
-		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Its JobManager never started, so no job ran and no "+
-			"state of it exists, and "+gone+".", "Fix what the operator names (the image, the pull secret, the pod template) and apply again: "+
-			"the next plan creates it.")
-	case create && (errors.Is(err, kube.ErrSpecRejected) || st.Error != "") && neverDeployed(ctx, c, ns, name):
-		// Nothing ran, and nothing will: the operator records nothing but
-		// its refusal (kube.RejectedBeforeFirstDeployment), so no job, no
-		// checkpoint and no HA metadata exist. The FlinkDeployment this
-		// create made is deleted again (by its UID) and the create fails
-		// without state: the next plan is a create, never a replacement of
-		// a tainted deployment (an error from Create with state taints it).
-		gone := deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
-		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error()+". Nothing was deployed, and "+gone+".",
-			"Fix what the operator names and apply again.")
-	case create && errors.Is(err, kube.ErrSpecRejected):
-		// Refused after something was deployed (an update of an adopted
-		// object, say): kept, as the operator keeps the last spec in force.
-		private.WaitPending = err.Error()
-		addProblem(diags, "Creating", "FlinkDeployment "+ns+"/"+name, err.Error(),
-			"Fix the setting the operator names and apply again.")
-	case create && plan.Restoring && !errors.Is(err, kube.ErrDeploymentTimeout):
-		// The restore failed in Flink (or the operator refused it): the job
-		// is not running with the state it was meant to have.
-		private.WaitPending = err.Error()
-		addProblem(diags, "Restoring", "FlinkDeployment "+ns+"/"+name, "the job did not start from its restore path: "+err.Error(),
-			"Check the path (job.initial_savepoint_path, or the replaced deployment's final savepoint) and the operator's events.")
-	case create:
-		private.WaitPending = err.Error()
-		diags.AddWarning("FlinkDeployment created but not ready yet",
-			fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
-				err, ns, name, plan.waitTarget()))
-	case errors.Is(err, kube.ErrUpgradeFailed):
-		// The operator gave up on this change and says so at every
-		// reconciliation (kube.ErrUpgradeFailed): waiting longer changes
-		// nothing. The ways out are the two changes it applies without an
-		// upgradeable state: a redeploy from a savepoint path
-		// (AbstractJobReconciler.reconcileSpecChange handles
-		// SAVEPOINT_REDEPLOY before getJobUpgrade) and a stateless upgrade
-		// (getJobUpgrade: "Stateless job, ready for upgrade").
-		private.WaitPending = err.Error()
-		addProblem(diags, "Upgrading", "FlinkDeployment "+ns+"/"+name, err.Error(), manualRestoreAdvice)
-	case errors.Is(err, kube.ErrWaitingForUpgradeableState):
-		private.WaitPending = err.Error()
-		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
-			"The operator applies the change by itself once the job runs, and the next plan shows this deployment as a pending "+
-				"update whose apply waits again. If the job cannot run with the spec it last reconciled (this change is what fixes it), "+
-				"it never will. "+manualRestoreAdvice)
-	default:
-		private.WaitPending = err.Error()
-		addProblem(diags, "Waiting for", "FlinkDeployment "+ns+"/"+name, "FlinkDeployment not ready: "+err.Error(),
-			"The next plan shows this deployment as a pending update, whose apply waits again.")
-	}
+	return waitCreatedNotReady
+}
+
+// createWaitReports: the ends of a create's wait that say what became of
+// the spec.
+var createWaitReports = map[kube.WaitKind]waitReport{
+	// The first deployment failed before its JobManager started (e.g. an
+	// image that cannot be pulled): no job ran, so no checkpoint, savepoint
+	// or HA metadata of it exists.
+	kube.WaitNeverRan: {verb: "Creating", deleteAgain: true,
+		detail: func(f waitFacts) string {
+			return f.err + ". Its JobManager never started, so no job ran and no state of it exists, and " + f.gone + "."
+		},
+		advice: "Fix what the operator names (the image, the pull secret, the pod template) and apply again: the next plan creates it."},
+	// Nothing ran, and nothing will: the operator records nothing but its
+	// refusal (kube.RejectedBeforeFirstDeployment), so no job, no
+	// checkpoint and no HA metadata exist.
+	kube.WaitNeverDeployed: {verb: "Creating", deleteAgain: true,
+		detail: func(f waitFacts) string { return f.err + ". Nothing was deployed, and " + f.gone + "." },
+		advice: "Fix what the operator names and apply again."},
+	// Refused after something was deployed (an update of an adopted
+	// object, say): kept, as the operator keeps the last spec in force.
+	kube.WaitRejected: {verb: "Creating", detail: func(f waitFacts) string { return f.err },
+		advice: "Fix the setting the operator names and apply again."},
+}
+
+var (
+	waitRestoreFailed = waitReport{verb: "Restoring",
+		detail: func(f waitFacts) string { return "the job did not start from its restore path: " + f.err },
+		advice: "Check the path (job.initial_savepoint_path, or the replaced deployment's final savepoint) and the operator's events."}
+	waitCreatedNotReady = waitReport{warning: "FlinkDeployment created but not ready yet",
+		detail: func(f waitFacts) string {
+			return fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
+				f.err, f.ns, f.name, f.target)
+		}}
+	waitNotReady = waitReport{verb: "Waiting for", detail: func(f waitFacts) string { return "FlinkDeployment not ready: " + f.err },
+		advice: "The next plan shows this deployment as a pending update, whose apply waits again."}
+)
+
+// updateWaitReports: the ends of an update's wait that need more than
+// another wait.
+var updateWaitReports = map[kube.WaitKind]waitReport{
+	// The operator gave up on this change and says so at every
+	// reconciliation (kube.ErrUpgradeFailed): waiting longer changes
+	// nothing. The ways out are the two changes it applies without an
+	// upgradeable state: a redeploy from a savepoint path
+	// (AbstractJobReconciler.reconcileSpecChange handles
+	// SAVEPOINT_REDEPLOY before getJobUpgrade) and a stateless upgrade
+	// (getJobUpgrade: "Stateless job, ready for upgrade").
+	kube.WaitUpgradeFailed: {verb: "Upgrading", detail: func(f waitFacts) string { return f.err }, advice: manualRestoreAdvice},
+	kube.WaitUpgradeable: {verb: "Waiting for", detail: func(f waitFacts) string { return "FlinkDeployment not ready: " + f.err },
+		advice: "The operator applies the change by itself once the job runs, and the next plan shows this deployment as a pending " +
+			"update whose apply waits again. If the job cannot run with the spec it last reconciled (this change is what fixes it), " +
+			"it never will. " + manualRestoreAdvice},
 }
 
 // manualRestoreAdvice is what gets a change applied that the operator
@@ -551,22 +639,6 @@ const manualRestoreAdvice = "Set job.initial_savepoint_path to a complete savepo
 	"is a savepoint) and apply again: the operator redeploys from a new path without a running job. If the job holds no state " +
 	"worth keeping, set job.upgrade_mode = \"stateless\" instead: a stateless upgrade needs nothing from the old job and starts " +
 	"from empty state."
-
-// failedBeforeItRan reads the FlinkDeployment again and tells whether its
-// first deployment failed before the JobManager started
-// (kube.FailedBeforeItRan); a failed read counts as "it may have run".
-func failedBeforeItRan(ctx context.Context, c *kube.Client, ns, name string) bool {
-	obj, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	return err == nil && kube.FailedBeforeItRan(ctx, c.Dynamic, obj)
-}
-
-// neverDeployed reads the FlinkDeployment again and tells whether the
-// operator never deployed anything of it (kube.DeployedOnce); a failed read
-// counts as deployed, so nothing is deleted on a guess.
-func neverDeployed(ctx context.Context, c *kube.Client, ns, name string) bool {
-	obj, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	return err == nil && !kube.DeployedOnce(obj)
-}
 
 type setter interface {
 	Set(ctx context.Context, val any) diag.Diagnostics
@@ -604,8 +676,9 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	r.verifyRestoreTarget(ctx, &plan, nil, timeout, &resp.Diagnostics)
+	op := &deploymentOp{Create: true}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
-		r.findCarried(ctx, c, &plan, &resp.Diagnostics)
+		op.CarriedPath = r.findCarried(ctx, c, &plan, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -616,16 +689,16 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	// What an imported predecessor left in private state is not this object's.
 	private.forgetImport()
 	if p := plan.restorePath(); !p.IsNull() {
-		plan.Restoring, plan.RestoreFrom = true, p.ValueString()
+		op.Restoring, op.RestoreFrom = true, p.ValueString()
 	}
-	if plan.CarriedPath != "" {
-		plan.Restoring, plan.RestoreFrom = true, plan.CarriedPath
-		if r.verifyCarried(ctx, &plan, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if op.CarriedPath != "" {
+		op.Restoring, op.RestoreFrom = true, op.CarriedPath
+		if r.verifyCarried(ctx, &plan, op.CarriedPath, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
 		}
-		plan.UpgradeSavepoint = types.StringValue(plan.CarriedPath)
+		plan.UpgradeSavepoint = types.StringValue(op.CarriedPath)
 	}
-	r.apply(ctx, plan, true, timeout, &resp.State, private, &resp.Diagnostics)
+	r.apply(ctx, plan, op, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -651,21 +724,20 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.Unwritten = private.Unwritten
-	state.Unwritten, plan.Live, state.Live = plan.Unwritten, live, live
+	op := &deploymentOp{Unwritten: private.Unwritten, Live: live}
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
 	r.verifyRestoreTarget(ctx, &plan, &state, timeout, &resp.Diagnostics)
-	if !plan.derive(ctx, &resp.Diagnostics) {
+	if !plan.derive(ctx, op, &resp.Diagnostics) {
 		return
 	}
 	r.preflightRestore(ctx, &plan, &state, timeout, &resp.Diagnostics)
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
-		r.savepointBeforeUpgrade(ctx, c, &plan, &state, &resp.Diagnostics)
+		r.savepointBeforeUpgrade(ctx, c, &plan, &state, op.Unwritten, &resp.Diagnostics)
 	}
-	plan.Restoring, plan.RestoreFrom = restoresOnUpdate(ctx, &plan, &state)
-	if !plan.Restoring && private.Restoring && private.WaitPending != "" && plan.jobState() == "running" {
-		plan.Restoring, plan.RestoreFrom = true, private.RestoreFrom
+	op.Restoring, op.RestoreFrom = restoresOnUpdate(ctx, &plan, &state, op.Unwritten)
+	if !op.Restoring && private.Restoring && private.WaitPending != "" && plan.jobState() == "running" {
+		op.Restoring, op.RestoreFrom = true, private.RestoreFrom
 	}
 	if resp.Diagnostics.HasError() {
 		// The old spec keeps running: the state stays what it was.
@@ -673,13 +745,13 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	if private.Adopt && live != nil {
-		plan.Live = r.takeOwnership(ctx, &state, private, &resp.Diagnostics)
+		op.Live = r.takeOwnership(ctx, &state, op, private, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 			return
 		}
 	}
-	r.apply(ctx, plan, false, timeout, &resp.State, private, &resp.Diagnostics)
+	r.apply(ctx, plan, op, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
 // checkStillOurs fails an update when the FlinkDeployment of that name is
@@ -710,13 +782,16 @@ func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymen
 // takeOwnership, on the first update after an import, makes the provider
 // the only owner of the fields it read from the object (kube.TakeOwnership),
 // so that a setting removed from the configuration is removed from the
-// object. It returns the object as it is afterwards.
-func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) *unstructured.Unstructured {
+// object. It returns the object as it is afterwards (op.Live before).
+func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, op *deploymentOp, private *deploymentPrivate, diags *diag.Diagnostics) *unstructured.Unstructured {
 	c := r.meta.kubeOrDiag(diags)
 	var d diag.Diagnostics
-	spec, ok := state.spec(ctx, &d)
+	spec, ok := state.spec(ctx, op.Unwritten, &d)
 	if c == nil || !ok || d.HasError() {
-		return state.Live
+		return op.Live
+	}
+	if op.Live != nil {
+		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	obj := spec.Render(ns, name)
@@ -725,14 +800,14 @@ func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymen
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*kube.RequestTimeout)
 	defer cancel()
-	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj, state.Live)
+	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj, op.Live)
 	switch {
 	case errors.Is(err, kube.ErrTakeoverChanges):
 		diags.AddWarning("Fields of the imported FlinkDeployment not taken over",
 			fmt.Sprintf("FlinkDeployment %s/%s: %s (it changed since the import), so the fields the provider manages stay co-owned "+
 				"by the tool that wrote them: a setting removed from the configuration may stay in the object. Run terraform "+
 				"apply -refresh-only, then apply again.", ns, name, err))
-		return state.Live
+		return op.Live
 	case err != nil:
 		addProblem(diags, "Taking over", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "Nothing in its spec was changed; apply again.")
 		return nil
@@ -767,12 +842,11 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	if imported {
 		private.Unwritten, private.Adopt = flinkdeploy.AbsentDefaults(live), true
 	}
-	state.Unwritten = private.Unwritten
 	var noPath bool
 	if state.Job != nil {
 		noPath = state.Job.InitialSavepointPath.IsNull()
 	}
-	state.fromSpec(ctx, live, imported, &resp.Diagnostics)
+	state.fromSpec(ctx, live, imported, private.Unwritten, &resp.Diagnostics)
 	if carried := private.Carried; noPath && carried != "" && state.Job != nil &&
 		state.Job.InitialSavepointPath.ValueString() == carried {
 		// Written by the create that carried a replaced deployment's state,

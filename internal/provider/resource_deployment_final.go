@@ -32,20 +32,13 @@ import (
 // it goes, and Delete annotates the final savepoint with the new
 // deployment's namespace/name (kube.CarryToAnnotation), which Create finds.
 
-// keepsState: a final savepoint applies (a stateful upgrade mode, and
-// final_savepoint not turned off).
-func (m *deploymentModel) keepsState() bool {
-	if m.Job == nil || !m.FinalSavepoint.ValueBool() && !m.FinalSavepoint.IsNull() {
-		return false
-	}
-	mode := m.Job.UpgradeMode.ValueString()
-	return mode == "savepoint" || mode == "last-state"
-}
+// keepsState: a final savepoint applies (flinkdeploy.Desired.KeepsState).
+func (m *deploymentModel) keepsState() bool { return m.shape().KeepsState() }
 
 // savepointDir is where the final savepoint goes (for the plan's words).
 func (m *deploymentModel) savepointDir(ctx context.Context) string {
 	var d diag.Diagnostics
-	if in, ok := m.input(ctx, &d); ok && in.State.SavepointDir != "" {
+	if in, ok := m.input(ctx, nil, &d); ok && in.State.SavepointDir != "" {
 		return in.State.SavepointDir
 	}
 	return "the deployment's savepoint directory"
@@ -53,7 +46,7 @@ func (m *deploymentModel) savepointDir(ctx context.Context) string {
 
 func (m *deploymentModel) checkpointDir(ctx context.Context) string {
 	var d diag.Diagnostics
-	if in, ok := m.input(ctx, &d); ok && in.State.CheckpointDir != "" {
+	if in, ok := m.input(ctx, nil, &d); ok && in.State.CheckpointDir != "" {
 		return in.State.CheckpointDir
 	}
 	return "the checkpoint directory"
@@ -254,7 +247,7 @@ func (r *deploymentResource) finalSavepointFailed(ctx context.Context, c *kube.C
 // haDir is where the HA metadata goes (for the plan's words).
 func (m *deploymentModel) haDir(ctx context.Context) string {
 	var d diag.Diagnostics
-	if in, ok := m.input(ctx, &d); ok && in.State.HADir != "" {
+	if in, ok := m.input(ctx, nil, &d); ok && in.State.HADir != "" {
 		return in.State.HADir
 	}
 	return "the HA directory"
@@ -267,32 +260,33 @@ func orNoneState(s string) string {
 	return s
 }
 
-// findCarried sets plan.CarriedPath when a replacement's final savepoint
-// waits for this create, and the create restores from nothing else.
-func (r *deploymentResource) findCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) {
+// findCarried is the path of a replacement's final savepoint that waits
+// for this create (deploymentOp.CarriedPath), when the create restores from
+// nothing else; "" otherwise.
+func (r *deploymentResource) findCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) string {
 	if !plan.restorePath().IsNull() || plan.Job == nil {
-		return
+		return ""
 	}
 	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, plan.Namespace.ValueString(), plan.Name.ValueString())
 	if err != nil {
 		addProblem(diags, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
 			"looking for the final savepoint of the deployment it replaces: "+err.Error(), "Nothing was created. Apply again.")
-		return
+		return ""
 	}
-	plan.CarriedPath = carried.Path
+	return carried.Path
 }
 
-// consumeCarried marks the final savepoint a create started from as used.
-func consumeCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) {
+// consumeCarried marks the final savepoint a create started from (path) as used.
+func consumeCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, path string, diags *diag.Diagnostics) {
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
-	if err == nil && carried.Snapshot != "" && carried.Path == plan.CarriedPath {
+	if err == nil && carried.Snapshot != "" && carried.Path == path {
 		err = kube.ConsumeCarry(ctx, c.Dynamic, carried.Namespace, carried.Snapshot)
 	}
 	if err != nil {
 		diags.AddWarning("Final savepoint not marked as used",
 			fmt.Sprintf("FlinkDeployment %s/%s started from %s, but its FlinkStateSnapshot still names it as its replacement: %s. Remove "+
-				"the annotation %s from it, or a later create of %s/%s would start from it again.", ns, name, plan.CarriedPath, err,
+				"the annotation %s from it, or a later create of %s/%s would start from it again.", ns, name, path, err,
 				kube.CarryToAnnotation, ns, name))
 	}
 }

@@ -30,7 +30,7 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 	}
 	checkSensitiveKeys(m, &resp.Diagnostics)
 	var diags diag.Diagnostics
-	in, ok := m.input(ctx, &diags)
+	in, ok := m.input(ctx, nil, &diags)
 	if !ok || diags.HasError() || m.PodTemplate.IsUnknown() {
 		return
 	}

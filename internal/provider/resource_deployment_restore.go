@@ -2,9 +2,7 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -28,22 +27,20 @@ func (m *deploymentModel) restorePath() types.String {
 }
 
 // redeploys tells whether plan points an existing deployment (state) at a
-// new restore path: the operator then needs a new savepointRedeployNonce.
+// new restore path (flinkdeploy.Redeploys).
 func redeploys(plan, state *deploymentModel) bool {
-	p := plan.restorePath()
-	return !p.IsNull() && !p.IsUnknown() && p.ValueString() != "" && !p.Equal(state.restorePath())
+	return flinkdeploy.Redeploys(state.shape(), plan.shape())
 }
 
-// nextNonce is a new non-null nonce after the state's (the operator redeploys
-// on a change to a different non-null value: JobSpec.savepointRedeployNonce,
-// flink-kubernetes-operator-api release-1.15.0).
+// nextNonce is a new non-null nonce after the state's (flinkdeploy.NextNonce).
 func nextNonce(state *deploymentModel) types.Int64 {
-	return types.Int64Value(state.RedeployNonce.ValueInt64() + 1)
+	return types.Int64Value(flinkdeploy.NextNonce(state.RedeployNonce.ValueInt64Pointer()))
 }
 
 // planRestore fills savepoint_redeploy_nonce and upgrade_savepoint_path in
 // the plan and warns about what restoring does. state is nil on create.
-func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.Diagnostics) {
+// unwritten: the provider defaults an imported object lacked.
+func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
 	at := path.Root("job")
 	if plan.Job != nil && plan.Job.AllowNonRestoredState.ValueBool() {
 		diags.AddAttributeWarning(at.AtName("allow_non_restored_state"), "State may be dropped on restore",
@@ -82,225 +79,47 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, diags *diag.
 				"operator cannot roll this back.", plan.RedeployNonce.ValueInt64(), plan.restorePath().ValueString()))
 	}
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
-	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, &d)
-	ss, okS := state.spec(ctx, &d)
-	if plan.SavepointFirst != nil && (!okP || !okS || ss.JobChanged(ps)) && state.jobState() == "running" {
+	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
+	if flinkdeploy.TakesUpgradeSavepoint(prior, planned) {
 		plan.UpgradeSavepoint = types.StringUnknown()
 	}
-	if okP && okS {
-		planUpgradeWarning(plan, state, ss.UpgradeChanges(ps), diags)
+	if prior.Spec != nil && planned.Spec != nil {
+		planUpgradeWarning(plan, state, prior.Spec.UpgradeChanges(*planned.Spec), diags)
 	}
 }
 
 // planSpecChange refuses, at plan, the spec changes the operator refuses
-// on an existing deployment (flink-kubernetes-operator release-1.15.0,
-// DefaultValidator.validateSpecChange and validateFlinkVersion): its
-// rejection would leave the old spec running and the apply waiting out its
-// timeout.
+// on an existing deployment (flinkdeploy.Refusals): its rejection would
+// leave the old spec running and the apply waiting out its timeout.
 func planSpecChange(plan, state *deploymentModel, diags *diag.Diagnostics) {
-	if !plan.Mode.IsUnknown() && !state.Mode.IsNull() && plan.Mode.ValueString() != state.Mode.ValueString() {
-		diags.AddAttributeError(path.Root("mode"), "Deployment mode cannot change",
-			fmt.Sprintf("mode %q → %q: the Flink operator refuses to switch an existing deployment between native and standalone "+
-				"(DefaultValidator.validateSpecChange: \"Cannot switch from %s kubernetes to %s kubernetes cluster\"). Keep the mode, or "+
-				"replace the deployment (terraform apply -replace) after taking a savepoint to start the new one from "+
-				"(job.initial_savepoint_path).", state.Mode.ValueString(), plan.Mode.ValueString(), state.Mode.ValueString(), plan.Mode.ValueString()))
-	}
-	if (plan.Job == nil) != (state.Job == nil) {
-		msg := "Cannot switch from session to job cluster"
-		if plan.Job == nil {
-			msg = "Cannot switch from job to session cluster"
-		}
-		diags.AddAttributeError(path.Root("job"), "The job block cannot be added or removed",
-			fmt.Sprintf("The Flink operator refuses to add or remove the job of an existing deployment (DefaultValidator.validateSpecChange: "+
-				"%q). Replace the deployment instead (terraform apply -replace).", msg))
-	}
-	if state.jobState() == "suspended" && state.Job != nil && state.Job.UpgradeMode.ValueString() == "last-state" &&
-		plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "stateless" && !plan.FlinkVersion.IsUnknown() {
-		pv, errP := flinkconf.ParseVersion(plan.FlinkVersion.ValueString())
-		sv, errS := flinkconf.ParseVersion(state.FlinkVersion.ValueString())
-		if errP == nil && errS == nil && pv.OperatorEnum() != sv.OperatorEnum() {
-			diags.AddAttributeError(path.Root("flink_version"), "Flink version cannot change while suspended",
-				"The job was suspended with upgrade_mode last-state: the Flink operator refuses a flinkVersion change until it runs again "+
-					"(DefaultValidator.validateFlinkVersion: \"Changing flinkVersion after last-state suspend is not allowed. Restore your "+
-					"cluster with the current flinkVersion and perform the version upgrade afterwards.\"). Resume the job (job.state = "+
-					"\"running\") with the current version first, then change flink_version.")
-		}
+	for _, r := range flinkdeploy.Refusals(state.shape(), plan.shape()) {
+		diags.AddAttributeError(path.Root(r.Attr), r.Summary, r.Detail)
 	}
 }
 
 // restoresOnUpdate tells whether an update restores state, and from which
-// path ("" when the operator picks it): a redeploy from a new
-// initial_savepoint_path (SAVEPOINT_REDEPLOY), or an upgrade or resume of a
-// job whose upgrade mode keeps state (the operator restores the upgrade
-// savepoint or the last state: AbstractJobReconciler.restoreJob). A
-// stateless upgrade restores nothing.
-func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel) (bool, string) {
-	if plan.jobState() != "running" {
-		return false, ""
-	}
-	if redeploys(plan, state) {
-		return true, plan.restorePath().ValueString()
-	}
-	mode := ""
-	if plan.Job != nil {
-		mode = plan.Job.UpgradeMode.ValueString()
-	}
-	if mode != "savepoint" && mode != "last-state" {
-		return false, ""
-	}
-	if state.jobState() == "suspended" {
-		return true, ""
-	}
-	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, &d)
-	ss, okS := state.spec(ctx, &d)
-	return okP && okS && ss.JobChanged(ps), ""
+// path ("" when the operator picks it): flinkdeploy.Restores.
+func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel, unwritten []string) (bool, string) {
+	return flinkdeploy.Restores(state.desired(ctx, unwritten), plan.desired(ctx, unwritten))
 }
 
-// jobState is job.state, running when unset (JobSpec.state's default).
-func (m *deploymentModel) jobState() string {
-	if m.Job == nil || m.Job.State.ValueString() == "" {
-		return "running"
-	}
-	return m.Job.State.ValueString()
-}
+// jobState is job.state, running when unset (flinkdeploy.Desired.RunState).
+func (m *deploymentModel) jobState() string { return m.shape().RunState() }
 
 // planUpgradeWarning says, for an update the operator applies as an
 // upgrade (flinkdeploy.Spec.UpgradeChanges), that the job restarts and what
-// state it restarts with. While the job is suspended and stays so, the
-// operator applies nothing until it resumes (AbstractJobReconciler.reconcileSpecChange
-// has no step from SUSPENDED to SUSPENDED; flink-kubernetes-operator release-1.15.0).
+// state it restarts with (flinkdeploy.UpgradeNotice).
 func planUpgradeWarning(plan, state *deploymentModel, changes []string, diags *diag.Diagnostics) {
-	if len(changes) == 0 {
-		return
+	if summary, detail := flinkdeploy.UpgradeNotice(state.shape(), plan.shape(), changes); summary != "" {
+		diags.AddWarning(summary, detail)
 	}
-	fields := strings.Join(changes, ", ")
-	if state.jobState() == "suspended" && plan.jobState() == "suspended" {
-		diags.AddWarning("Applied when the job resumes",
-			fmt.Sprintf("The job is suspended: the operator records no spec change while it stays suspended, so this change (%s) "+
-				"takes effect only when job.state is set back to running.", fields))
-		return
-	}
-	mode := "stateless"
-	if plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "" {
-		mode = plan.Job.UpgradeMode.ValueString()
-	}
-	var survives string
-	switch mode {
-	case "last-state":
-		survives = "it resumes from its latest checkpoint (from the HA metadata, or after a cancel without it)"
-	case "savepoint":
-		survives = "the operator stops it with a savepoint and restores from that savepoint"
-	default:
-		survives = "with upgrade_mode = \"stateless\" it starts from EMPTY state: nothing is restored"
-		if plan.SavepointFirst != nil {
-			survives += " (savepoint_before_upgrade takes a savepoint first, which the restart does not use: restore from " +
-				"upgrade_savepoint_path yourself if needed)"
-		}
-	}
-	if plan.jobState() == "suspended" {
-		// AbstractJobReconciler.reconcileSpecChange and SuspendMode: a
-		// stateless suspend cancels the job and deletes its HA data; a
-		// savepoint suspend stops it with a savepoint a resume restores; a
-		// last-state suspend keeps HA metadata (or records the latest
-		// checkpoint when it has to cancel).
-		kept := "nothing is kept: a resume starts from empty state"
-		switch mode {
-		case "last-state":
-			kept = "its HA metadata is kept (without it, the latest checkpoint is recorded) and a resume restores from it"
-		case "savepoint":
-			kept = "the operator takes a savepoint and a resume restores from it"
-		}
-		diags.AddWarning("The job will be suspended",
-			fmt.Sprintf("job.state = \"suspended\" (with %s) stops the job: with upgrade_mode %q %s.", fields, mode, kept))
-		return
-	}
-	diags.AddWarning("The operator will restart the job",
-		fmt.Sprintf("The Flink operator applies a change of %s as an upgrade (its spec diff: ReflectiveDiffBuilder, flink-kubernetes-operator "+
-			"release-1.15.0): the job restarts, and %s.", fields, survives))
 }
 
-// maxMissingShown caps how many missing files a refused restore names.
-const maxMissingShown = 10
-
-// restoreProblem is why Flink could not restore from a target (see
-// checkRestoreTarget).
-type restoreProblem struct {
-	kind    restoreProblemKind
-	summary string // "Restore target is incomplete", ...
-	detail  string // what is wrong, one or more sentences, no advice
-}
-
-type restoreProblemKind int
-
-const (
-	restoreUnreadable restoreProblemKind = iota // a _metadata the reader refuses
-	restoreUnchecked                            // S3 did not answer
-	restoreNoMetadata                           // not a completed snapshot
-	restoreIncomplete                           // referenced files missing
-	restoreElsewhere                            // files named in another bucket
-)
-
-// checkRestoreTarget is the one check of a path a deployment is about to
-// start from, whether job.initial_savepoint_path or the final savepoint a
-// replacement carries: Flink could restore from it only if its _metadata is
-// there and readable (checkpoint.CheckComplete reads it as Flink does, and
-// fails closed on what it does not know) and every file it references
-// exists (a missing one fails the restored job when its tasks read it:
-// Flink checks only the _metadata when it resolves the path,
-// AbstractFsCheckpointStorageAccess.resolveCheckpointPointer). It costs a
-// GET of the _metadata and a listing of each directory holding referenced
-// files. nil when the target is complete.
-//
-// A snapshot whose _metadata names files in another bucket is refused
-// before those files are looked for (checkpoint.CheckRestorable with
-// OwnBucket): an incremental checkpoint names its shared files by absolute
-// path, so a copy of one in another bucket (a cross-region replica) still
-// reads the bucket it was written to, which a disaster has taken away;
-// measured with real Flink 2.2.1 by TestRealFlink_relocation
-// (internal/testbed).
-func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target string) *restoreProblem {
-	rs, err := checkpoint.CheckRestorable(ctx, s3, target, checkpoint.OwnBucket)
-	var comp *checkpoint.Completeness
-	if rs != nil {
-		comp = rs.Completeness
-	}
-	var unreadable *checkpoint.MetadataError
-	var elsewhere *checkpoint.NotRelocatableError
-	switch {
-	case errors.As(err, &unreadable):
-		return &restoreProblem{restoreUnreadable, "Restore target cannot be read",
-			fmt.Sprintf("%s.\n\nThe provider reads Flink's %s to check that every file the snapshot needs exists, and refuses a file it "+
-				"cannot read rather than guess", err, checkpoint.MetadataFile)}
-	case err != nil:
-		return &restoreProblem{restoreUnchecked, "Restore target could not be checked",
-			fmt.Sprintf("checking that %s is complete: %s", target, awsErr(ctx, err))}
-	case comp.Metadata == nil:
-		return &restoreProblem{restoreNoMetadata, "Restore target is not a completed snapshot",
-			fmt.Sprintf("%s has no %s: it is not a completed checkpoint (chk-N) or savepoint directory, so Flink could not restore from it",
-				target, comp.MetadataURI)}
-	case errors.As(rs.Err(), &elsewhere):
-		rel := elsewhere.Relocation
-		shown, more := rel.OtherBucket, ""
-		if len(shown) > maxMissingShown {
-			shown, more = shown[:maxMissingShown], fmt.Sprintf("\n  and %d more", len(rel.OtherBucket)-maxMissingShown)
-		}
-		return &restoreProblem{restoreElsewhere, "Restore target cannot restore from where it is",
-			fmt.Sprintf("%s names %d of its %d files by absolute path in another bucket, so the restored job would read them there, "+
-				"not beside its %s (an incremental checkpoint names its shared files by absolute path, so a copy keeps reading the bucket it "+
-				"was copied from):\n  %s%s",
-				target, len(rel.OtherBucket), rel.Files, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more)}
-	case !comp.Complete():
-		shown, more := comp.Missing, ""
-		if len(shown) > maxMissingShown {
-			shown, more = shown[:maxMissingShown], fmt.Sprintf("\n  and %d more", len(comp.Missing)-maxMissingShown)
-		}
-		return &restoreProblem{restoreIncomplete, "Restore target is incomplete",
-			fmt.Sprintf("%s is incomplete: %d of the %d files its %s references are missing, so the restored job would fail when its "+
-				"tasks read them:\n  %s%s", target, len(comp.Missing), comp.Referenced, checkpoint.MetadataFile, strings.Join(shown, "\n  "), more)}
-	}
-	return nil
+// checkRestoreTarget is checkpoint.CheckRestoreTarget, with S3's errors
+// worded as the provider words them (awsErr: the endpoint and the bound of
+// the call).
+func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target string) *checkpoint.RestoreProblem {
+	return checkpoint.CheckRestoreTarget(ctx, s3, target, func(err error) string { return awsErr(ctx, err) })
 }
 
 // verifyRestoreTarget checks, before the deployment is created or
@@ -333,52 +152,52 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 		return
 	}
 	advice := ""
-	switch prob.kind {
-	case restoreUnreadable:
+	switch prob.Kind {
+	case checkpoint.RestoreUnreadable:
 		advice = " Point job.initial_savepoint_path at another checkpoint or savepoint, e.g. data.flinkstate_latest_checkpoint's path " +
 			"(with complete = true) or a flinkstate_snapshot's path."
-	case restoreNoMetadata:
+	case checkpoint.RestoreNoMetadata:
 		advice = " Point at one that has it, e.g. data.flinkstate_latest_checkpoint's path or a flinkstate_snapshot's path."
-	case restoreElsewhere:
+	case checkpoint.RestoreElsewhere:
 		advice = "\n\nPoint job.initial_savepoint_path at a savepoint (canonical or native: Flink names a savepoint's files relative " +
 			"to its directory, so a copy restores on its own), e.g. data.flinkstate_restorable_snapshot's path read in this bucket, or " +
 			"at a checkpoint written to this bucket by the job itself."
-	case restoreIncomplete:
+	case checkpoint.RestoreIncomplete:
 		advice = "\n\nPoint job.initial_savepoint_path at a complete snapshot: data.flinkstate_latest_checkpoint with complete = true " +
 			"returns the newest checkpoint whose files all exist, or use a savepoint (a flinkstate_snapshot's path). Files under shared/ " +
 			"are referenced by later checkpoints too: do not expire or delete them on your own."
 	}
 	end := "."
-	if prob.kind == restoreUnchecked || prob.kind == restoreIncomplete || prob.kind == restoreElsewhere {
+	if prob.Kind == checkpoint.RestoreUnchecked || prob.Kind == checkpoint.RestoreIncomplete || prob.Kind == checkpoint.RestoreElsewhere {
 		end = "" // ends with an error or a list of files
 	}
-	diags.AddAttributeError(at, prob.summary, fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s%s%s", ns, name, prob.detail, end, advice))
+	diags.AddAttributeError(at, prob.Summary, fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s%s%s", ns, name, prob.Detail, end, advice))
 }
 
 // verifyCarried checks the final savepoint a replacement starts from
-// (plan.CarriedPath) as job.initial_savepoint_path is checked
+// (carried: deploymentOp.CarriedPath) as job.initial_savepoint_path is checked
 // (checkRestoreTarget): the replaced deployment is gone, so a savepoint that
 // could not be restored must stop the create, not start a job that fails or
 // runs without its state.
-func (r *deploymentResource) verifyCarried(ctx context.Context, plan *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) {
+func (r *deploymentResource) verifyCarried(ctx context.Context, plan *deploymentModel, carried string, timeout time.Duration, diags *diag.Diagnostics) {
 	a := r.meta.awsOrDiag(ctx, diags)
 	if a == nil || diags.HasError() {
 		return
 	}
 	ctx, cancel := r.meta.boundAWS(ctx, timeout)
 	defer cancel()
-	prob := checkRestoreTarget(ctx, a.S3, plan.CarriedPath)
+	prob := checkRestoreTarget(ctx, a.S3, carried)
 	if prob == nil {
 		return
 	}
 	todo := "Nothing was created. Set job.initial_savepoint_path to a complete savepoint or checkpoint to start from " +
 		"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete checkpoint); the final savepoint's " +
 		"FlinkStateSnapshot is kept."
-	if prob.kind == restoreUnchecked {
+	if prob.Kind == checkpoint.RestoreUnchecked {
 		todo = "Nothing was created. Apply again once S3 answers: the final savepoint's FlinkStateSnapshot is kept and the create starts from it."
 	}
 	addProblem(diags, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
-		prob.summary+": the final savepoint of the deployment it replaces cannot be restored: "+prob.detail, todo)
+		prob.Summary+": the final savepoint of the deployment it replaces cannot be restored: "+prob.Detail, todo)
 }
 
 // waitTimeoutCheck: savepoint_before_upgrade.timeout is a Go duration, as
@@ -397,15 +216,15 @@ var upgradeSnapshotPoll = time.Second
 // update changes the job and savepoint_before_upgrade is set, and waits for
 // COMPLETED; it records the path in plan. An error leaves the deployment
 // untouched: the caller must not apply.
-func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, diags *diag.Diagnostics) {
+func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
 	// A suspended job cannot take a savepoint; its suspend took one (savepoint
 	// mode) or kept HA metadata (last-state).
 	if plan.SavepointFirst == nil || state.jobState() == "suspended" {
 		return
 	}
-	ps, okP := plan.spec(ctx, diags)
-	ss, okS := state.spec(ctx, diags)
+	ps, okP := plan.spec(ctx, unwritten, diags)
+	ss, okS := state.spec(ctx, unwritten, diags)
 	if okP && okS && !ss.JobChanged(ps) {
 		return
 	}
@@ -443,7 +262,7 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 	// savepoint of an earlier FlinkDeployment of the same name is another
 	// job's state.
 	if st := kube.ReadDeploymentStatus(live); st.JobState != "RUNNING" {
-		notRunningUpgrade(ctx, c, plan, state, live, diags)
+		notRunningUpgrade(ctx, c, plan, state, unwritten, live, diags)
 		return
 	}
 	target := kube.UpgradeTargetOf(live, hash)
@@ -480,7 +299,7 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 // job.initial_savepoint_path needs no upgradeable state (the operator
 // handles SAVEPOINT_REDEPLOY before getJobUpgrade:
 // AbstractJobReconciler.reconcileSpecChange).
-func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, live *unstructured.Unstructured, diags *diag.Diagnostics) {
+func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, unwritten []string, live *unstructured.Unstructured, diags *diag.Diagnostics) {
 	at := path.Root("savepoint_before_upgrade")
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	st := kube.ReadDeploymentStatus(live)
@@ -497,7 +316,7 @@ func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploym
 		mode = plan.Job.UpgradeMode.ValueString()
 	}
 	ha := false
-	if in, ok := plan.input(ctx, diags); ok {
+	if in, ok := plan.input(ctx, unwritten, diags); ok {
 		ha = in.HAEnabled()
 	}
 	src, err := kube.NotRunningRestore(ctx, c.Dynamic, live, mode, ha)
@@ -532,46 +351,17 @@ func notRunningUpgrade(ctx context.Context, c *kube.Client, plan, state *deploym
 // reads the operator's status again and decides (notRunningUpgrade).
 // recorded is the savepoint the operator had on record when the
 // deployment was last read (kube.RecordedSavepoint).
-func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, recorded string, diags *diag.Diagnostics) {
+func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, unwritten []string, recorded string, diags *diag.Diagnostics) {
 	if plan.SavepointFirst == nil || state == nil || state.jobState() == "suspended" || state.JobState.IsUnknown() ||
 		state.JobState.ValueString() == "RUNNING" || state.JobState.ValueString() == "" {
 		return
 	}
-	var d diag.Diagnostics
-	ps, okP := plan.spec(ctx, &d)
-	ss, okS := state.spec(ctx, &d)
-	if !okP || !okS || !ss.JobChanged(ps) {
+	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
+	if changed, known := flinkdeploy.JobChanged(prior, planned); !known || !changed {
 		return
-	}
-	mode := "stateless"
-	if plan.Job != nil && plan.Job.UpgradeMode.ValueString() != "" {
-		mode = plan.Job.UpgradeMode.ValueString()
-	}
-	var from string
-	switch {
-	case redeploys(plan, state):
-		from = "job.initial_savepoint_path " + plan.restorePath().ValueString()
-	case mode == "stateless":
-		from = "empty state (a stateless upgrade restores nothing)"
-	default:
-		// AbstractJobReconciler.getJobUpgrade / ApplicationReconciler.getJobUpgrade
-		// (kube.NotRunningRestore).
-		from = "what the operator can restore by itself: the latest checkpoint in the job's HA metadata if it exists (last-state, " +
-			"and savepoint mode falls back to it), or the job's latest checkpoint if the operator can still cancel it"
-		if recorded != "" && recorded != kube.LastStateDummyPath {
-			from += ", or, for a job that ended (FAILED, FINISHED, CANCELED) or whose new JobManager never started after a " +
-				"savepoint-mode deploy, the savepoint the operator recorded, " + recorded
-		}
-		if recorded == "" {
-			// ApplicationReconciler.getJobUpgrade → deleteJmThatNeverStarted,
-			// then restoreJob without a savepoint (kube.NotRunningRestore).
-			from += ", or, if the JobManager of the spec the operator last deployed (not last-state, e.g. the first) never started, " +
-				"empty state, which loses nothing: no job of that spec ran"
-		}
-		from += ". If it has none of these, the apply is refused and says how to go on (job.initial_savepoint_path, or a stateless upgrade)"
 	}
 	diags.AddAttributeWarning(path.Root("savepoint_before_upgrade"), "No savepoint can be taken before this change",
 		fmt.Sprintf("The job of FlinkDeployment %s/%s is %s, not running, so no savepoint can be taken first (the operator abandons a "+
 			"savepoint of a job that is not running). The new spec starts from %s.", plan.Namespace.ValueString(), plan.Name.ValueString(),
-			state.JobState.ValueString(), from))
+			state.JobState.ValueString(), flinkdeploy.NotRunningStart(prior, planned, recorded)))
 }

@@ -47,7 +47,7 @@ func TestPlanRestore_nonce(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var d diag.Diagnostics
-			planRestore(ctx, c.plan, c.state, &d)
+			planRestore(ctx, c.plan, c.state, nil, &d)
 			if !c.plan.RedeployNonce.Equal(c.wantNonce) {
 				t.Errorf("nonce %s, want %s", c.plan.RedeployNonce, c.wantNonce)
 			}
@@ -64,7 +64,7 @@ func TestPlanRestore_warnings(t *testing.T) {
 	m.Job.AllowNonRestoredState = types.BoolValue(true)
 	m.Job.ClaimMode = types.StringValue("CLAIM")
 	var d diag.Diagnostics
-	planRestore(context.Background(), m, nil, &d)
+	planRestore(context.Background(), m, nil, nil, &d)
 	w := warnings(d)
 	for _, want := range []string{"State may be dropped on restore", "Flink may delete the restored snapshot"} {
 		if !strings.Contains(w, want) {

@@ -50,7 +50,7 @@ func TestSettingsRoundTripThroughTheModel(t *testing.T) {
 			if !m.fromConfiguration(ctx, cfg, "test", &diags) || diags.HasError() {
 				t.Fatalf("%s = %q: import failed: %v", set.Attr, v, diags)
 			}
-			in, ok := m.input(ctx, &diags)
+			in, ok := m.input(ctx, nil, &diags)
 			if !ok || diags.HasError() {
 				t.Fatalf("%s = %q: input: %v", set.Attr, v, diags)
 			}

@@ -33,11 +33,11 @@ import (
 // When the checkpoint cannot be found or read, the update goes on with a
 // warning: the pre-flight adds a refusal Flink would make, it is not a
 // condition of every upgrade.
-func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) {
+func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, timeout time.Duration, diags *diag.Diagnostics) {
 	if diags.HasError() || plan.Job == nil || state.Job == nil || state.jobState() != "running" {
 		return
 	}
-	if restoring, from := restoresOnUpdate(ctx, plan, state); !restoring || from != "" {
+	if restoring, from := restoresOnUpdate(ctx, plan, state, unwritten); !restoring || from != "" {
 		return
 	}
 	mode := plan.Job.UpgradeMode.ValueString()

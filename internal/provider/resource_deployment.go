@@ -731,7 +731,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	if !plan.derive(ctx, op, &resp.Diagnostics) {
 		return
 	}
-	r.preflightRestore(ctx, &plan, &state, timeout, &resp.Diagnostics)
+	r.preflightRestore(ctx, &plan, &state, op.Unwritten, timeout, &resp.Diagnostics)
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
 		r.savepointBeforeUpgrade(ctx, c, &plan, &state, op.Unwritten, &resp.Diagnostics)
 	}

@@ -91,6 +91,11 @@ var depDirs = with(depBase, "state.store_id", nil,
 // META-INF/NOTICE), past end of support: the warning comes with every 2.2 deployment.
 const sdkWarning = "S3 plugin bundles an AWS SDK past end of support"
 
+// A stateful job without pipeline.max-parallelism is told what Flink will
+// choose (flinkconf.defaultMaxParallelismRule): the guide's deployment, as
+// most cases here, sets none.
+const maxParallelismWarning = "No explicit max parallelism"
+
 func dep(kv ...any) res  { return res{typ: "flinkstate_deployment", attrs: with(depBase, kv...)} }
 func depD(kv ...any) res { return res{typ: "flinkstate_deployment", attrs: with(depDirs, kv...)} }
 func conf(kv ...any) res {
@@ -318,6 +323,10 @@ func planSafetyCases() []planCase {
 	add(one(5, "incremental with hashmap", dep("state.backend", "hashmap"), w("state.incremental", "no effect with the hashmap backend")))
 	add(one(5, "data source incremental with hashmap", conf("state.backend", "hashmap", "state.incremental", true), w("state.incremental", "hashmap")))
 	add(one(5, "interval the job overrides", dep("state.checkpoint_interval", "60s"), w("state.checkpoint_interval", "StateMachineExample.jar sets a checkpoint interval")))
+	add(one(5, "savepoint mode without interval", dep("job.jar_uri", tOwnJar, "job.upgrade_mode", "savepoint", "state.checkpoint_interval", nil),
+		w("state.checkpoint_interval", "Flink takes no checkpoints unless an interval is set")))
+	add(one(5, "stateful job without max parallelism", dep("job.parallelism", 100),
+		w("flink_configuration", "with job.parallelism = 100, Flink gives every operator without a max parallelism of its own 256 ")))
 	add(one(5, "min pause over interval", dep("job.jar_uri", tOwnJar, "state.checkpoint_interval", "10s", "state.min_pause", "30s"), w("state.min_pause", "longer than checkpoint_interval")))
 	for dir, text := range map[string]string{"/": "Flink distribution", "/opt": "Flink distribution", "/opt/flink": "Flink distribution", "/opt/flink/lib": "system directory",
 		"/opt/flink/plugins/s3": "system directory", "/etc/rocksdb": "system directory", "/usr/local/rocksdb": "system directory", "rocksdb": "absolute path", "/proc/rocksdb": "system directory"} {
@@ -568,9 +577,16 @@ func planSafetyCases() []planCase {
 // validCases must plan with no error (and only the listed warnings).
 func validPlanCases() []planCase {
 	ok := func(name string, rs ...res) planCase {
+		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning, maxParallelismWarning}}
+	}
+	clean := func(name string, rs ...res) planCase {
 		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning}}
 	}
 	return []planCase{
+		clean("explicit max parallelism", dep("flink_configuration", map[string]any{"pipeline.max-parallelism": "128"})),
+		clean("stateless job without max parallelism", noSavepointDirDep()),
+		// StateMachineExample enables checkpointing in code (SetsOwnInterval).
+		ok("savepoint mode, the job sets its own interval", dep("job.upgrade_mode", "savepoint", "state.checkpoint_interval", nil)),
 		ok("the guide's deployment", dep()),
 		ok("explicit directories", depD()),
 		ok("s3a directories", depD("state.checkpoint_dir", "s3a://acme-flink-state/flink/orders/checkpoints/")),

@@ -81,6 +81,9 @@ var depBase = map[string]any{
 	"task_manager": map[string]any{"memory": "2048m", "cpu": 1.0, "task_slots": 2},
 	"job":          map[string]any{"jar_uri": tSMJar, "parallelism": 2, "upgrade_mode": "last-state"},
 	"state":        map[string]any{"store_id": tStore, "backend": "rocksdb", "incremental": true, "checkpoint_interval": "2 s", "num_retained": 3},
+	// Flink's production readiness checklist: set the max parallelism
+	// explicitly (defaultMaxParallelismRule warns without it).
+	"flink_configuration": map[string]any{"pipeline.max-parallelism": "128"},
 }
 
 // depDirs is depBase with explicit directories instead of a store.
@@ -92,8 +95,8 @@ var depDirs = with(depBase, "state.store_id", nil,
 const sdkWarning = "S3 plugin bundles an AWS SDK past end of support"
 
 // A stateful job without pipeline.max-parallelism is told what Flink will
-// choose (flinkconf.defaultMaxParallelismRule): the guide's deployment, as
-// most cases here, sets none.
+// choose (flinkconf.defaultMaxParallelismRule): the guide's deployment sets
+// it, but a case that gives flink_configuration keys of its own drops it.
 const maxParallelismWarning = "No explicit max parallelism"
 
 func dep(kv ...any) res  { return res{typ: "flinkstate_deployment", attrs: with(depBase, kv...)} }
@@ -325,7 +328,7 @@ func planSafetyCases() []planCase {
 	add(one(5, "interval the job overrides", dep("state.checkpoint_interval", "60s"), w("state.checkpoint_interval", "StateMachineExample.jar sets a checkpoint interval")))
 	add(one(5, "savepoint mode without interval", dep("job.jar_uri", tOwnJar, "job.upgrade_mode", "savepoint", "state.checkpoint_interval", nil),
 		w("state.checkpoint_interval", "Flink takes no checkpoints unless an interval is set")))
-	add(one(5, "stateful job without max parallelism", dep("job.parallelism", 100),
+	add(one(5, "stateful job without max parallelism", dep("job.parallelism", 100, "flink_configuration", nil),
 		w("flink_configuration", "with job.parallelism = 100, Flink gives every operator without a max parallelism of its own 256 ")))
 	add(one(5, "min pause over interval", dep("job.jar_uri", tOwnJar, "state.checkpoint_interval", "10s", "state.min_pause", "30s"), w("state.min_pause", "longer than checkpoint_interval")))
 	for dir, text := range map[string]string{"/": "Flink distribution", "/opt": "Flink distribution", "/opt/flink": "Flink distribution", "/opt/flink/lib": "system directory",
@@ -583,8 +586,8 @@ func validPlanCases() []planCase {
 		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning}}
 	}
 	return []planCase{
-		clean("explicit max parallelism", dep("flink_configuration", map[string]any{"pipeline.max-parallelism": "128"})),
-		clean("stateless job without max parallelism", noSavepointDirDep()),
+		clean("the guide's deployment, plan clean", dep()),
+		clean("stateless job without max parallelism", dep("job.upgrade_mode", "stateless", "flink_configuration", nil)),
 		// StateMachineExample enables checkpointing in code (SetsOwnInterval).
 		ok("savepoint mode, the job sets its own interval", dep("job.upgrade_mode", "savepoint", "state.checkpoint_interval", nil)),
 		ok("the guide's deployment", dep()),

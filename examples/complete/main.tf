@@ -112,6 +112,12 @@ resource "flinkstate_deployment" "orders" {
     checkpoint_interval = "2s" # what StateMachineExample sets in code, which wins
     num_retained        = 3
   }
+  # The most the job will ever scale to, set before its first start: its keyed
+  # state is split into this many key groups, and Flink cannot raise it later
+  # without losing that state (unset, Flink would choose 128 for parallelism 2).
+  flink_configuration = {
+    "pipeline.max-parallelism" = "128"
+  }
   # An update that changes the job (here: a new var.image) first takes a
   # savepoint and waits for COMPLETED; only then is the new spec applied.
   savepoint_before_upgrade {

@@ -685,3 +685,13 @@ func checkDirs(st State, add func(Severity, string, string, ...string)) {
 // StateMachineExample calls env.enableCheckpointing(2000L) (Flink
 // release-2.2.1, flink-examples-streaming StateMachineExample.java).
 var SetsOwnInterval = map[string]time.Duration{"StateMachineExample.jar": 2 * time.Second}
+
+// setsOwnInterval tells whether jar_uri names a job of SetsOwnInterval.
+func setsOwnInterval(jarURI string) bool {
+	for jar := range SetsOwnInterval {
+		if strings.HasSuffix(jarURI, "/"+jar) {
+			return true
+		}
+	}
+	return false
+}

@@ -405,6 +405,23 @@ func Derive(in Input) (map[string]string, []Finding) {
 	// execution.checkpointing.interval to 5 min when it is absent and the
 	// upgrade mode is last-state (FlinkConfigBuilder.applyJobConfig,
 	// DEFAULT_CHECKPOINTING_INTERVAL, flink-kubernetes-operator release-1.15.0).
+	// With savepoint it sets none, and Flink checkpoints only when an
+	// interval is set (CheckpointingOptions.CHECKPOINTING_INTERVAL has no
+	// default; CheckpointConfig.getCheckpointInterval is -1 without it and
+	// isCheckpointingEnabled false, flink-core/flink-runtime release-2.2.1).
+	// No other key enables it: Flink 2.2.1's option has no deprecated key,
+	// and execution.checkpointing.interval in flink_configuration is refused
+	// as state.checkpoint_interval's.
+	if in.UpgradeMode == UpgradeSavepoint && interval == "" && !setsOwnInterval(in.JarURI) {
+		add(Warning, "No checkpoint interval",
+			"upgrade_mode = \"savepoint\" and no state.checkpoint_interval: Flink takes no checkpoints unless an interval is set "+
+				"(execution.checkpointing.interval has no default; the operator sets 5 min for last-state only, FlinkConfigBuilder."+
+				"applyJobConfig). The job then keeps no checkpoint: a restart after a failure loses the state since the last "+
+				"savepoint, a savepoint upgrade that finds the job not running falls back to last-state with no checkpoint to restore, "+
+				"and flinkstate_latest_checkpoint finds nothing. Set state.checkpoint_interval (e.g. \"60s\"). If the job's own "+
+				"code enables checkpointing (env.enableCheckpointing), this warning can be ignored.",
+			"state", "checkpoint_interval")
+	}
 	if inc := in.BoolValue(AttrIncremental); inc != nil && *inc && st.Backend == BackendHashMap {
 		add(Warning, "hashmap takes no incremental checkpoints",
 			"state.incremental = true has no effect with the hashmap backend: every checkpoint is a full copy of the state "+

@@ -84,6 +84,7 @@ func ParallelismOverrides(extra map[string]string) map[string]int {
 // ignored if it is higher than the max parallelism", flink-autoscaler
 // release-1.15.0).
 func parallelismRules(in Input, add func(Severity, string, string, ...string)) {
+	defaultMaxParallelismRule(in, add)
 	maxP, ok := ExplicitMaxParallelism(in.Extra)
 	if !ok || !in.HasJob {
 		return
@@ -112,4 +113,69 @@ func parallelismRules(in Input, add func(Severity, string, string, ...string)) {
 				"flink_configuration", ParallelismOverridesKey)
 		}
 	}
+}
+
+// Bounds of KeyGroupRangeAssignment (flink-runtime release-2.2.1):
+// DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 1 << 7 and
+// UPPER_BOUND_MAX_PARALLELISM = Transformation.UPPER_BOUND_MAX_PARALLELISM
+// = 1 << 15.
+const (
+	defaultLowerBoundMaxParallelism = 1 << 7
+	upperBoundMaxParallelism        = 1 << 15
+)
+
+// DefaultMaxParallelism is the max parallelism Flink gives an operator of
+// parallelism p that has none configured:
+// KeyGroupRangeAssignment.computeDefaultMaxParallelism, min(max(
+// MathUtils.roundUpToPowerOfTwo(p + p/2), 128), 32768), which
+// SchedulerBase.getDefaultMaxParallelism applies to every vertex without a
+// max parallelism (flink-runtime release-2.2.1). p below 1 is 1, as
+// SchedulerBase.normalizeParallelism makes the default parallelism.
+func DefaultMaxParallelism(p int) int {
+	if p < 1 {
+		p = 1
+	}
+	if p > upperBoundMaxParallelism {
+		return upperBoundMaxParallelism // Flink refuses such a parallelism (checkParallelismPreconditions)
+	}
+	n := 1
+	for n < p+p/2 {
+		n <<= 1
+	}
+	return min(max(n, defaultLowerBoundMaxParallelism), upperBoundMaxParallelism)
+}
+
+// defaultMaxParallelismRule warns a stateful job (last-state or savepoint)
+// that sets no pipeline.max-parallelism. Flink then computes one from the
+// parallelism when the job first starts (DefaultMaxParallelism), splits
+// its keyed state into that many key groups, and keeps it: a restore
+// adopts the snapshot's max parallelism (SchedulerBase.
+// computeVertexParallelismStore), refuses a parallelism above it
+// (StateAssignmentOperation.checkParallelismPreconditions: "The maximum
+// parallelism (…) of the restored state is lower than the configured
+// parallelism (…)") and refuses a different explicit one ("… the current
+// maximum parallelism (…) changed. This is currently not supported.").
+// Flink's production readiness checklist, "Set An Explicit Max
+// Parallelism": "There is currently no way to change the maximum
+// parallelism of an operator after a job has started without discarding
+// that operators state" (docs/content/docs/ops/production_ready.md).
+func defaultMaxParallelismRule(in Input, add func(Severity, string, string, ...string)) {
+	if !in.HasJob || in.Parallelism == nil || *in.Parallelism < 1 || (in.UpgradeMode != UpgradeLastState && in.UpgradeMode != UpgradeSavepoint) {
+		return
+	}
+	if v, ok := in.Extra[MaxParallelismKey]; ok && strings.TrimSpace(v) != "-1" {
+		return // explicit; -1 is PipelineOptions.MAX_PARALLELISM's default, none (a value Flink cannot read is Flink's to refuse)
+	}
+	p := int(min(*in.Parallelism, int64(upperBoundMaxParallelism)))
+	m := DefaultMaxParallelism(p)
+	add(Warning, "No explicit max parallelism",
+		fmt.Sprintf("flink_configuration sets no %q (or Flink's default -1): with job.parallelism = %d, Flink gives every operator without a max parallelism "+
+			"of its own %d (KeyGroupRangeAssignment.computeDefaultMaxParallelism: min(max(roundUpToPowerOfTwo(p + p/2), 128), "+
+			"32768)) when the job first starts, and its keyed state keeps that number of key groups. It can never be raised "+
+			"without losing the keyed state: a restore keeps the snapshot's max parallelism and refuses a parallelism above it "+
+			"(StateAssignmentOperation.checkParallelismPreconditions). Set %q to the most the job will ever need (Flink's "+
+			"production readiness checklist: \"Set An Explicit Max Parallelism\"); for a job that already runs, to the max "+
+			"parallelism its checkpoints have (flinkstate_latest_checkpoint's contents), since Flink refuses a different one.",
+			MaxParallelismKey, *in.Parallelism, m, MaxParallelismKey),
+		"flink_configuration")
 }

@@ -81,6 +81,9 @@ var depBase = map[string]any{
 	"task_manager": map[string]any{"memory": "2048m", "cpu": 1.0, "task_slots": 2},
 	"job":          map[string]any{"jar_uri": tSMJar, "parallelism": 2, "upgrade_mode": "last-state"},
 	"state":        map[string]any{"store_id": tStore, "backend": "rocksdb", "incremental": true, "checkpoint_interval": "2 s", "num_retained": 3},
+	// Flink's production readiness checklist: set the max parallelism
+	// explicitly (defaultMaxParallelismRule warns without it).
+	"flink_configuration": map[string]any{"pipeline.max-parallelism": "128"},
 }
 
 // depDirs is depBase with explicit directories instead of a store.
@@ -90,6 +93,11 @@ var depDirs = with(depBase, "state.store_id", nil,
 // Flink 2.2's S3 plugin bundles AWS SDK for Java 1.12.779 (flink-s3-fs-hadoop's
 // META-INF/NOTICE), past end of support: the warning comes with every 2.2 deployment.
 const sdkWarning = "S3 plugin bundles an AWS SDK past end of support"
+
+// A stateful job without pipeline.max-parallelism is told what Flink will
+// choose (flinkconf.defaultMaxParallelismRule): the guide's deployment sets
+// it, but a case that gives flink_configuration keys of its own drops it.
+const maxParallelismWarning = "No explicit max parallelism"
 
 func dep(kv ...any) res  { return res{typ: "flinkstate_deployment", attrs: with(depBase, kv...)} }
 func depD(kv ...any) res { return res{typ: "flinkstate_deployment", attrs: with(depDirs, kv...)} }
@@ -318,6 +326,10 @@ func planSafetyCases() []planCase {
 	add(one(5, "incremental with hashmap", dep("state.backend", "hashmap"), w("state.incremental", "no effect with the hashmap backend")))
 	add(one(5, "data source incremental with hashmap", conf("state.backend", "hashmap", "state.incremental", true), w("state.incremental", "hashmap")))
 	add(one(5, "interval the job overrides", dep("state.checkpoint_interval", "60s"), w("state.checkpoint_interval", "StateMachineExample.jar sets a checkpoint interval")))
+	add(one(5, "savepoint mode without interval", dep("job.jar_uri", tOwnJar, "job.upgrade_mode", "savepoint", "state.checkpoint_interval", nil),
+		w("state.checkpoint_interval", "Flink takes no checkpoints unless an interval is set")))
+	add(one(5, "stateful job without max parallelism", dep("job.parallelism", 100, "flink_configuration", nil),
+		w("flink_configuration", "with job.parallelism = 100, Flink gives every operator without a max parallelism of its own 256 ")))
 	add(one(5, "min pause over interval", dep("job.jar_uri", tOwnJar, "state.checkpoint_interval", "10s", "state.min_pause", "30s"), w("state.min_pause", "longer than checkpoint_interval")))
 	for dir, text := range map[string]string{"/": "Flink distribution", "/opt": "Flink distribution", "/opt/flink": "Flink distribution", "/opt/flink/lib": "system directory",
 		"/opt/flink/plugins/s3": "system directory", "/etc/rocksdb": "system directory", "/usr/local/rocksdb": "system directory", "rocksdb": "absolute path", "/proc/rocksdb": "system directory"} {
@@ -568,9 +580,16 @@ func planSafetyCases() []planCase {
 // validCases must plan with no error (and only the listed warnings).
 func validPlanCases() []planCase {
 	ok := func(name string, rs ...res) planCase {
+		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning, maxParallelismWarning}}
+	}
+	clean := func(name string, rs ...res) planCase {
 		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning}}
 	}
 	return []planCase{
+		clean("the guide's deployment, plan clean", dep()),
+		clean("stateless job without max parallelism", dep("job.upgrade_mode", "stateless", "flink_configuration", nil)),
+		// StateMachineExample enables checkpointing in code (SetsOwnInterval).
+		ok("savepoint mode, the job sets its own interval", dep("job.upgrade_mode", "savepoint", "state.checkpoint_interval", nil)),
 		ok("the guide's deployment", dep()),
 		ok("explicit directories", depD()),
 		ok("s3a directories", depD("state.checkpoint_dir", "s3a://acme-flink-state/flink/orders/checkpoints/")),

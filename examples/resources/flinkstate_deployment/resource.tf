@@ -28,6 +28,11 @@ resource "flinkstate_deployment" "orders" {
     num_retained        = 3
     # externalized_retention defaults to RETAIN_ON_CANCELLATION with last-state.
   }
+  # Set before the first start: Flink cannot raise it later without losing
+  # keyed state (unset, it would choose 128 for parallelism 2).
+  flink_configuration = {
+    "pipeline.max-parallelism" = "128"
+  }
 
   # Before an update that changes the job (image, flink_version, jar, entry
   # class, args, parallelism, Flink configuration): a savepoint, COMPLETED

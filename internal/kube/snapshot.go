@@ -436,37 +436,45 @@ func (s SavepointInfo) TakenAt() (time.Time, error) {
 // of one type ("savepoint" or "checkpoint"; "" for both).
 func CompletedSnapshots(ctx context.Context, dyn dynamic.Interface, namespace, deployment, typ string) ([]SavepointInfo, error) {
 	var found []SavepointInfo
+	err := eachDeploymentSnapshot(ctx, dyn, namespace, deployment, func(obj *unstructured.Unstructured) {
+		t := "savepoint"
+		if _, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "checkpoint"); ok {
+			t = "checkpoint"
+		}
+		if typ != "" && t != typ {
+			return
+		}
+		st := ReadSnapshotStatus(obj)
+		if st.State != SnapshotCompleted || st.Path == "" {
+			return
+		}
+		exists, _, _ := unstructured.NestedBool(obj.Object, "spec", "savepoint", "alreadyExists")
+		trig, _, _ := unstructured.NestedString(obj.Object, "status", "triggerTimestamp")
+		found = append(found, SavepointInfo{Name: obj.GetName(), Path: st.Path, ResultTimestamp: st.ResultTimestamp,
+			TriggerTimestamp: trig, Type: t, AlreadyExists: t == "savepoint" && exists})
+	})
+	return found, err
+}
+
+// eachDeploymentSnapshot calls fn with each FlinkStateSnapshot of namespace
+// whose spec.jobReference names the FlinkDeployment, a page at a time.
+func eachDeploymentSnapshot(ctx context.Context, dyn dynamic.Interface, namespace, deployment string, fn func(*unstructured.Unstructured)) error {
 	opts := metav1.ListOptions{Limit: 500}
 	for {
 		list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(namespace).List(ctx, opts)
 		if err != nil {
-			return nil, fmt.Errorf("listing FlinkStateSnapshots in %s: %w", namespace, err)
+			return fmt.Errorf("listing FlinkStateSnapshots in %s: %w", namespace, err)
 		}
 		for i := range list.Items {
 			obj := &list.Items[i]
 			kind, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "kind")
 			name, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
-			if name != deployment || (kind != "" && kind != "FlinkDeployment") {
-				continue
+			if name == deployment && (kind == "" || kind == "FlinkDeployment") {
+				fn(obj)
 			}
-			t := "savepoint"
-			if _, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "checkpoint"); ok {
-				t = "checkpoint"
-			}
-			if typ != "" && t != typ {
-				continue
-			}
-			st := ReadSnapshotStatus(obj)
-			if st.State != SnapshotCompleted || st.Path == "" {
-				continue
-			}
-			exists, _, _ := unstructured.NestedBool(obj.Object, "spec", "savepoint", "alreadyExists")
-			trig, _, _ := unstructured.NestedString(obj.Object, "status", "triggerTimestamp")
-			found = append(found, SavepointInfo{Name: obj.GetName(), Path: st.Path, ResultTimestamp: st.ResultTimestamp,
-				TriggerTimestamp: trig, Type: t, AlreadyExists: t == "savepoint" && exists})
 		}
 		if list.GetContinue() == "" {
-			return found, nil
+			return nil
 		}
 		opts.Continue = list.GetContinue()
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
@@ -145,26 +144,8 @@ func DueForCleanup(entries []SnapshotEntry, p CleanupPolicy, now time.Time) map[
 // (spec.jobReference), as the cleanup reads them.
 func SnapshotEntries(ctx context.Context, dyn dynamic.Interface, ns, deployment string) ([]SnapshotEntry, error) {
 	var out []SnapshotEntry
-	opts := metav1.ListOptions{Limit: 500}
-	for {
-		list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(ns).List(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("listing FlinkStateSnapshots in %s: %w", ns, err)
-		}
-		for i := range list.Items {
-			obj := &list.Items[i]
-			kind, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "kind")
-			name, _, _ := unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
-			if name != deployment || (kind != "" && kind != "FlinkDeployment") {
-				continue
-			}
-			out = append(out, SnapshotEntryOf(obj))
-		}
-		if list.GetContinue() == "" {
-			return out, nil
-		}
-		opts.Continue = list.GetContinue()
-	}
+	err := eachDeploymentSnapshot(ctx, dyn, ns, deployment, func(obj *unstructured.Unstructured) { out = append(out, SnapshotEntryOf(obj)) })
+	return out, err
 }
 
 // SnapshotEntryOf reads one FlinkStateSnapshot. disposeOnDelete defaults to

@@ -686,12 +686,15 @@ func checkDirs(st State, add func(Severity, string, string, ...string)) {
 // release-2.2.1, flink-examples-streaming StateMachineExample.java).
 var SetsOwnInterval = map[string]time.Duration{"StateMachineExample.jar": 2 * time.Second}
 
-// setsOwnInterval tells whether jar_uri names a job of SetsOwnInterval.
-func setsOwnInterval(jarURI string) bool {
-	for jar := range SetsOwnInterval {
+// ownInterval is the job of SetsOwnInterval that jar_uri names, and the
+// interval its code sets; ok is false for any other jar.
+func ownInterval(jarURI string) (jar string, interval time.Duration, ok bool) {
+	for jar, own := range SetsOwnInterval {
 		if strings.HasSuffix(jarURI, "/"+jar) {
-			return true
+			return jar, own, true
 		}
 	}
-	return false
+	return "", 0, false
 }
+
+func ownsInterval(jarURI string) bool { _, _, ok := ownInterval(jarURI); return ok }

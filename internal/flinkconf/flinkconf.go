@@ -391,14 +391,12 @@ func Derive(in Input) (map[string]string, []Finding) {
 			"state", "min_pause")
 	}
 	if interval != "" && ivErr == nil && ValidateCheckpointInterval(interval) == "" {
-		for jar, own := range SetsOwnInterval {
-			if strings.HasSuffix(in.JarURI, "/"+jar) && iv != own {
-				add(Warning, "The job sets its own checkpoint interval",
-					fmt.Sprintf("%s sets a checkpoint interval of %s in code, which wins over state.checkpoint_interval (%s): checkpoints "+
-						"will come every %s. Change the interval in the job's code, or set state.checkpoint_interval = \"%s\" so the "+
-						"configuration says what happens.", jar, own, interval, own, own),
-					"state", "checkpoint_interval")
-			}
+		if jar, own, ok := ownInterval(in.JarURI); ok && iv != own {
+			add(Warning, "The job sets its own checkpoint interval",
+				fmt.Sprintf("%s sets a checkpoint interval of %s in code, which wins over state.checkpoint_interval (%s): checkpoints "+
+					"will come every %s. Change the interval in the job's code, or set state.checkpoint_interval = \"%s\" so the "+
+					"configuration says what happens.", jar, own, interval, own, own),
+				"state", "checkpoint_interval")
 		}
 	}
 	// No warning for last-state without an interval: the operator sets
@@ -412,7 +410,7 @@ func Derive(in Input) (map[string]string, []Finding) {
 	// No other key enables it: Flink 2.2.1's option has no deprecated key,
 	// and execution.checkpointing.interval in flink_configuration is refused
 	// as state.checkpoint_interval's.
-	if in.UpgradeMode == UpgradeSavepoint && interval == "" && !setsOwnInterval(in.JarURI) {
+	if in.UpgradeMode == UpgradeSavepoint && interval == "" && !ownsInterval(in.JarURI) {
 		add(Warning, "No checkpoint interval",
 			"upgrade_mode = \"savepoint\" and no state.checkpoint_interval: Flink takes no checkpoints unless an interval is set "+
 				"(execution.checkpointing.interval has no default; the operator sets 5 min for last-state only, FlinkConfigBuilder."+

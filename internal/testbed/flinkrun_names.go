@@ -65,5 +65,5 @@ func StartPodIdentityAgent(ctx context.Context, env Env, roleARN string) (*PodId
 // bed (flinkrun.Bed).
 func (e Env) FlinkBed() flinkrun.Bed {
 	return flinkrun.Bed{Kubeconfig: e.Kubeconfig, AWSEndpoint: e.AWSEndpoint, AWSRegion: e.AWSRegion,
-		STSAddress: e.STSAddress, AWSCAFile: e.AWSCAFile, Vars: e.Vars()}
+		STSAddress: e.STSAddress, AWSCAFile: e.AWSCAFile, KubeletCertFile: e.KubeletCertFile, KubeletKeyFile: e.KubeletKeyFile, Vars: e.Vars()}
 }

@@ -8,9 +8,12 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/flinkrun"
 )
 
 // testCA is a certificate authority of the test bed's own.
@@ -112,6 +115,19 @@ func writeClientCA(pki string) (caFile, certFile, keyFile string, err error) {
 	return writeCAAndLeaf(pki, "client", "testbed-client-ca", &x509.Certificate{
 		Subject:     pkix.Name{CommonName: "testbed-cert-admin", Organization: []string{"system:masters"}},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+}
+
+// writeKubeletCA creates the CA kube-apiserver verifies kubelets' serving
+// certificates with (--kubelet-certificate-authority) and the serving
+// certificate of the node stand-in's log endpoint (flinkrun.ServeKubelet),
+// for the address the API server dials: the Node's InternalIP, 127.0.0.1.
+func writeKubeletCA(pki string) (caFile, certFile, keyFile string, err error) {
+	return writeCAAndLeaf(pki, "kubelet", "testbed-kubelet-ca", &x509.Certificate{
+		Subject:     pkix.Name{CommonName: flinkrun.NodeName},
+		DNSNames:    []string{flinkrun.NodeName},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
 }
 

@@ -49,6 +49,10 @@ type Env struct {
 	// A client certificate the API server accepts (--client-ca-file).
 	KubeClientCertFile string `json:"kube_client_cert_file,omitempty"`
 	KubeClientKeyFile  string `json:"kube_client_key_file,omitempty"`
+	// The serving certificate of the node stand-in's kubelet endpoint,
+	// which the API server verifies (--kubelet-certificate-authority).
+	KubeletCertFile string `json:"kubelet_cert_file,omitempty"`
+	KubeletKeyFile  string `json:"kubelet_key_file,omitempty"`
 	AWSEndpoint        string `json:"aws_endpoint"`
 	// AWSBackend is what the AWS front forwards to: kumo or localstack
 	// (FLINKSTATE_TESTBED_AWS when the test bed started).
@@ -281,6 +285,11 @@ func start(ctx context.Context, root, state string, bins Binaries, logf func(str
 		return env, err
 	}
 	env.KubeClientCertFile, env.KubeClientKeyFile = certFile, keyFile
+	kubeletCA, kubeletCert, kubeletKey, err := writeKubeletCA(pki)
+	if err != nil {
+		return env, err
+	}
+	env.KubeletCertFile, env.KubeletKeyFile = kubeletCert, kubeletKey
 	pid, err = spawn(bins.KubeAPIServer, []string{
 		"--etcd-servers=" + clientURL,
 		"--client-ca-file=" + clientCA,
@@ -292,6 +301,10 @@ func start(ctx context.Context, root, state string, bins Binaries, logf func(str
 		"--service-account-key-file=" + saKey,
 		"--service-account-signing-key-file=" + saKey,
 		"--token-auth-file=" + tokenFile,
+		// pods/log reaches the node stand-in's kubelet endpoint
+		// (flinkrun.ServeKubelet) at the Node's InternalIP.
+		"--kubelet-certificate-authority=" + kubeletCA,
+		"--kubelet-preferred-address-types=InternalIP",
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--enable-priority-and-fairness=false",
@@ -336,7 +349,9 @@ func (e Env) healthy(ctx context.Context) bool {
 			return false
 		}
 	}
-	return len(e.PIDs) == 4 &&
+	// A test bed started before the kubelet certificate existed cannot
+	// serve pods/log (kube-apiserver's --kubelet-certificate-authority).
+	return len(e.PIDs) == 4 && e.KubeletCertFile != "" &&
 		waitHTTP(ctx, e.KubeHost+"/readyz", e.KubeToken, 2*time.Second) == nil &&
 		waitHTTP(ctx, e.awsHealthURL(), "", 2*time.Second) == nil
 }

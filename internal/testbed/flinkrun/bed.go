@@ -21,6 +21,11 @@ type Bed struct {
 	// STS and S3 host names over TLS, trusted through AWSCAFile ("" when
 	// the test bed could not listen there).
 	STSAddress, AWSCAFile string
+	// KubeletCertFile and KubeletKeyFile are the serving certificate the
+	// API server trusts for kubelets (--kubelet-certificate-authority):
+	// the node stand-in's log endpoint presents it ("" on a test bed
+	// started without one).
+	KubeletCertFile, KubeletKeyFile string
 	// Vars are the environment variables a client sets to use the test bed.
 	Vars [][2]string
 }

@@ -134,6 +134,11 @@ type Node struct {
 	hosts   string
 	agents  map[string]*PodIdentityAgent // role ARN -> the Pod Identity Agent stand-in serving it
 
+	// podLogs: the log files of each pod's container runs, oldest first
+	// (the last two; recordLog), served by kubelet (kubelet.go).
+	podLogs map[types.UID][]string
+	kubelet *Kubelet
+
 	trustOnce sync.Once // the pods' trust store (podJVMOpts)
 	trust     []string
 	trustErr  error
@@ -181,6 +186,9 @@ func StartNode(ctx context.Context, dist FlinkDist, env Bed, dyn dynamic.Interfa
 	if err := n.writeHosts(); err != nil {
 		return nil, err
 	}
+	if err := n.serveKubelet(ctx); err != nil {
+		return nil, err
+	}
 	ctx, n.cancel = context.WithCancel(ctx)
 	n.done = make(chan struct{})
 	go func() {
@@ -210,6 +218,7 @@ func (n *Node) Stop() {
 	}
 	n.cancel()
 	<-n.done
+	n.kubelet.Close()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, p := range n.pods {

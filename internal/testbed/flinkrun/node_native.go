@@ -411,6 +411,7 @@ func (n *Node) startJobManagerPod(ctx context.Context, pod *unstructured.Unstruc
 	}
 	c, err := n.startJobManagerIn(ctx, pod, main, job, addr, dir, standalone)
 	if err != nil {
+		n.keepLog(pod.GetUID(), filepath.Join(dir, "log", "jobmanager.log"))
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
@@ -458,6 +459,7 @@ func (n *Node) startJobManagerIn(ctx context.Context, pod *unstructured.Unstruct
 			return nil, err
 		}
 	}
+	n.recordLog(pod.GetUID(), filepath.Join(dir, "log", "jobmanager.log"))
 	pid, err := spawnEnv(bin, args, podProcessEnv(job, n.dist, dir), filepath.Join(dir, "log", "jobmanager.log"))
 	if err != nil {
 		return nil, err
@@ -523,6 +525,7 @@ func (n *Node) startTaskManagerPod(ctx context.Context, pod *unstructured.Unstru
 		}
 	}
 	args := flinkJavaArgs(n.dist, c.Configuration, confDir, roleTaskManager, memArgs, jvmOpts, entry, append([]string{"--configDir", confDir}, dynamic...)...)
+	n.recordLog(pod.GetUID(), filepath.Join(logDir, "taskmanager-"+pod.GetName()+".log"))
 	pid, err := spawnEnv(n.dist.Java, args, podProcessEnv(job, n.dist, dir), filepath.Join(logDir, "taskmanager-"+pod.GetName()+".log"))
 	if err != nil {
 		return nil, err

@@ -21,7 +21,7 @@ func TestLastCause(t *testing.T) {
 				"2026-12-02 10:00:01,100 INFO  org.apache.flink.runtime.blob.BlobServer [] - Stopped BLOB server\n",
 			want: "java.lang.ClassNotFoundException: com.example.NoSuchJob"},
 		{name: "an exception without a cause", found: true,
-			log: "x\norg.apache.flink.runtime.JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy\n\tat org.apache.flink.runtime.executiongraph.failover.ExecutionFailureHandler.handleFailure(ExecutionFailureHandler.java:219)\n",
+			log:  "x\norg.apache.flink.runtime.JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy\n\tat org.apache.flink.runtime.executiongraph.failover.ExecutionFailureHandler.handleFailure(ExecutionFailureHandler.java:219)\n",
 			want: "org.apache.flink.runtime.JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy"},
 		{name: "the later of two traces", found: true,
 			log: "java.io.IOException: first\n\tat a.B.c(B.java:1)\nCaused by: java.lang.IllegalStateException: old\n\tat a.B.c(B.java:1)\n" +

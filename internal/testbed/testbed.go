@@ -53,7 +53,7 @@ type Env struct {
 	// which the API server verifies (--kubelet-certificate-authority).
 	KubeletCertFile string `json:"kubelet_cert_file,omitempty"`
 	KubeletKeyFile  string `json:"kubelet_key_file,omitempty"`
-	AWSEndpoint        string `json:"aws_endpoint"`
+	AWSEndpoint     string `json:"aws_endpoint"`
 	// AWSBackend is what the AWS front forwards to: kumo or localstack
 	// (FLINKSTATE_TESTBED_AWS when the test bed started).
 	AWSBackend string `json:"aws_backend"`

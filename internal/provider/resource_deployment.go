@@ -449,13 +449,14 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 		private.waitDone()
 		return
 	}
-	rep, gone := waitReportOf(o, op), ""
+	// Read before a failed create is deleted again (its pods with it).
+	rep, gone, reason := waitReportOf(o, op), "", flinkReason(ctx, c, ns, name, o)
 	if rep.deleteAgain {
 		gone = deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
 	} else {
 		private.WaitPending = err.Error()
 	}
-	rep.add(diags, waitFacts{err: err.Error(), gone: gone, ns: ns, name: name, target: w.Target})
+	rep.add(diags, waitFacts{err: err.Error() + reason, gone: gone, ns: ns, name: name, target: w.Target})
 }
 
 // render derives the configuration again, as the plan did (derive), and

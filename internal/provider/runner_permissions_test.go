@@ -597,7 +597,7 @@ func TestRunnerPermissions_uncoveredCallsAreReported(t *testing.T) {
 	for _, u := range []struct{ method, url string }{
 		{"PATCH", "https://k/apis/flink.apache.org/v1beta1/namespaces/a/flinkdeployments/orders"},
 		{"GET", "https://k/apis/flink.apache.org/v1beta1/flinkstatesnapshots?labelSelector=x"},
-		{"GET", "https://k/api/v1/namespaces/a/pods"},
+		{"GET", "https://k/api/v1/namespaces/a/secrets"},
 	} {
 		req, _ := http.NewRequest(u.method, u.url, nil)
 		c.observe(logKube, req)
@@ -605,7 +605,7 @@ func TestRunnerPermissions_uncoveredCallsAreReported(t *testing.T) {
 	got := c.uncovered()
 	want := []string{
 		"AWS operation s3.GetBucketAcl has no IAM action in awsOperationActions",
-		"Kubernetes request list pods (core) in a namespace is not allowed by examples/runner-permissions/kubernetes-clusterrole.yaml",
+		"Kubernetes request list secrets (core) in a namespace is not allowed by examples/runner-permissions/kubernetes-clusterrole.yaml",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("uncovered:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

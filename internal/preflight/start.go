@@ -12,7 +12,7 @@ import "fmt"
 // deployment from HA metadata (ApplicationReconciler.deploy,
 // LAST_STATE_DUMMY_SP_PATH, flink-kubernetes-operator release-1.15.0): no
 // snapshot of that name exists.
-const lastStateDummyPath = "file:///flink-last-state-dummy-savepoint"
+const lastStateDummyPath = "KUBERNETES_OPERATOR_LAST_STATE"
 
 // ResumeRestores says what a job resumed after suspend (job.state
 // suspended -> running) restores, as AbstractJobReconciler.restoreJob

@@ -41,7 +41,7 @@ type Desired struct {
 // Finding is one reason Flink would refuse the restore.
 type Finding struct {
 	// Rule names it: "parallelism", "max-parallelism", "backend",
-	// "metadata-version".
+	// "metadata-version", "no-checkpoint".
 	Rule string
 	// Attribute is the attribute that asks for what Flink refuses, as the
 	// user writes it (job.parallelism, flink_configuration["..."]).
@@ -241,30 +241,59 @@ func Format(meta *checkpoint.Metadata) string {
 // IncrementalKeyedStateHandle as its own files and anything else in the
 // full-snapshot format (RocksDBKeyedStateBackendBuilder.getRocksDBRestoreOperation).
 func checkBackend(meta *checkpoint.Metadata, want Desired) []Finding {
+	kind, format := KeyedStateKind(meta), Format(meta)
+	if want.PreviousBackend == "" && want.Backend == flinkconf.BackendHashMap && kind == "incremental" {
+		// The backend that wrote the snapshot is unknown (a restore from a
+		// path: job.initial_savepoint_path, a carried final savepoint), but
+		// its handles say: only RocksDB and ForSt write
+		// IncrementalRemoteKeyedStateHandles, which the heap backend cannot
+		// read (HeapRestoreOperation.restore).
+		f := heapRefusal(what(format), kind, "the backend that wrote it (rocksdb or forst)")
+		f.Attribute = fmt.Sprintf("state.backend (%s)", want.Backend)
+		return []Finding{f}
+	}
 	if want.Backend == "" || want.PreviousBackend == "" || want.Backend == want.PreviousBackend {
 		return nil
 	}
-	kind, format := KeyedStateKind(meta), Format(meta)
 	if kind == "none" || (format == "CANONICAL savepoint" && kind == "canonical") {
 		return nil
-	}
-	what := format
-	if what == "" {
-		what = "snapshot of unrecorded format"
 	}
 	f := Finding{Rule: "backend", Attribute: fmt.Sprintf("state.backend (%s, was %s)", want.Backend, want.PreviousBackend),
 		FlinkClass:   "Flink documentation, Checkpoints vs. Savepoints",
 		FlinkMessage: "State backend change: supported by canonical savepoints only",
 		WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state): only a CANONICAL savepoint can be restored with another backend. "+
 			"Keep state.backend = %q for this upgrade; then take a CANONICAL savepoint (flinkstate_snapshot with format = \"CANONICAL\") "+
-			"and start the job with state.backend = %q and job.initial_savepoint_path set to it.", what, kind, want.PreviousBackend, want.Backend)}
+			"and start the job with state.backend = %q and job.initial_savepoint_path set to it.", what(format), kind, want.PreviousBackend, want.Backend)}
 	if want.Backend == flinkconf.BackendHashMap && kind == "incremental" {
-		f.FlinkClass = "HeapRestoreOperation.restore (StateUtil.unexpectedStateHandleException)"
-		f.FlinkMessage = "Unexpected state handle type, expected one of: class org.apache.flink.runtime.state.KeyGroupsStateHandle, but " +
-			"found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle. This can mostly happen when a different " +
-			"StateBackend from the one that was used for taking a checkpoint/savepoint is used when restoring."
+		f.FlinkClass, f.FlinkMessage = heapClass, heapMessage
 	}
 	return []Finding{f}
+}
+
+// heapClass and heapMessage: what the heap backend says of a RocksDB or
+// ForSt snapshot (HeapRestoreOperation.restore, StateUtil.
+// unexpectedStateHandleException, flink-runtime release-2.2.1).
+const (
+	heapClass   = "HeapRestoreOperation.restore (StateUtil.unexpectedStateHandleException)"
+	heapMessage = "Unexpected state handle type, expected one of: class org.apache.flink.runtime.state.KeyGroupsStateHandle, but " +
+		"found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle. This can mostly happen when a different " +
+		"StateBackend from the one that was used for taking a checkpoint/savepoint is used when restoring."
+)
+
+func what(format string) string {
+	if format == "" {
+		return "snapshot of unrecorded format"
+	}
+	return format
+}
+
+// heapRefusal refuses a restore of kind with the heap backend; keep is
+// the backend to keep.
+func heapRefusal(what, kind, keep string) Finding {
+	return Finding{Rule: "backend", FlinkClass: heapClass, FlinkMessage: heapMessage,
+		WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state, written by RocksDB or ForSt): the hashmap backend cannot read it. "+
+			"Start the job with %s; to move to hashmap, take a CANONICAL savepoint of that job (flinkstate_snapshot with "+
+			"format = \"CANONICAL\") and start with state.backend = \"hashmap\" from it.", what, kind, keep)}
 }
 
 // MaxMetadataVersion is the newest _metadata version a Flink minor version

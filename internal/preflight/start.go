@@ -1,0 +1,57 @@
+package preflight
+
+import "fmt"
+
+// A job starts from existing state on more paths than an upgrade of a
+// running job (issue 44): job.initial_savepoint_path on create and on a
+// redeploy, a replacement's carried final savepoint, and a resume after
+// suspend. Check applies to each; this file says what each restores and
+// the one refusal that needs no snapshot (NoCheckpoint).
+
+// lastStateDummyPath is the path the operator records for a last-state
+// deployment from HA metadata (ApplicationReconciler.deploy,
+// LAST_STATE_DUMMY_SP_PATH, flink-kubernetes-operator release-1.15.0): no
+// snapshot of that name exists.
+const lastStateDummyPath = "KUBERNETES_OPERATOR_LAST_STATE"
+
+// ResumeRestores says what a job resumed after suspend (job.state
+// suspended -> running) restores, as AbstractJobReconciler.restoreJob
+// (release-1.15.0) picks it: in savepoint mode the savepoint the suspend
+// took (status.jobStatus.upgradeSavepointPath, else
+// savepointInfo.lastSavepoint: recorded), which it passes to
+// ApplicationReconciler.deploy as execution.state-recovery.path; in
+// last-state mode none: deploy restores through HA metadata, which names
+// the newest completed checkpoint of the job (checkpoint true). An empty
+// path with checkpoint false: nothing known is restored.
+func ResumeRestores(mode, recorded string) (path string, checkpoint bool) {
+	switch mode {
+	case "savepoint":
+		if recorded != "" && recorded != lastStateDummyPath {
+			return recorded, false
+		}
+		return "", false
+	case "last-state":
+		return "", true
+	}
+	return "", false
+}
+
+// NoCheckpoint is the refusal of a last-state upgrade of a running job
+// none of whose checkpoints is complete in dir. The operator then starts
+// the new spec without state: ApplicationReconciler.deploy (release-1.15.0)
+// sets the last-state path only when FlinkService.atLeastOneCheckpoint
+// (FlinkUtils.isKubernetesHaMetadataAvailableWithCheckpoint: an HA
+// ConfigMap with a checkpointID- key) holds, and otherwise removes
+// execution.state-recovery.path ("Stateless deployment"): the job's state
+// is gone without an error from Flink or the operator.
+func NoCheckpoint(jobID, dir string) Finding {
+	return Finding{Rule: "no-checkpoint", Attribute: "job.upgrade_mode (last-state)",
+		FlinkClass: "ApplicationReconciler.deploy (flink-kubernetes-operator 1.15.0)",
+		FlinkMessage: "no checkpoint in the HA metadata (FlinkService.atLeastOneCheckpoint false): the job is deployed as a " +
+			"stateless deployment, without execution.state-recovery.path",
+		WayOut: fmt.Sprintf("Job %s has no completed checkpoint under %s, so a last-state upgrade would start it from empty state. "+
+			"Configure state.checkpoint_interval (Flink checkpoints only when it is set or the job's code enables it) and apply again "+
+			"once a checkpoint has completed (data.flinkstate_latest_checkpoint shows it); or set job.upgrade_mode = \"savepoint\" "+
+			"(the operator takes a savepoint of the running job first); or, to start from empty state on purpose, set "+
+			"job.upgrade_mode = \"stateless\".", jobID, dir)}
+}

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -59,7 +58,12 @@ func ServeKubelet(certFile, keyFile string, logs KubeletLogs) (*Kubelet, error) 
 	if err != nil {
 		return nil, err
 	}
-	k := &Kubelet{Port: l.Addr().(*net.TCPAddr).Port}
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		_ = l.Close()
+		return nil, fmt.Errorf("kubelet stand-in: listener address %v is not TCP", l.Addr())
+	}
+	k := &Kubelet{Port: addr.Port}
 	k.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serveContainerLogs(w, r, logs) }),
 		ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = k.srv.Serve(l) }()
@@ -106,7 +110,7 @@ func serveContainerLogs(w http.ResponseWriter, r *http.Request, logs KubeletLogs
 		b = b[:n]
 	}
 	w.Header().Set("Content-Type", "text/plain")
-	_, _ = io.WriteString(w, string(b))
+	_, _ = w.Write(b)
 }
 
 // tailLines is the last n lines of b.

@@ -31,25 +31,67 @@ const ReasonSavepointError = "SavepointError"
 // ErrStopFailed: the operator's stop-with-savepoint did not complete.
 var ErrStopFailed = errors.New("the operator could not stop the job with a savepoint")
 
+// SavepointFormatKey is the operator setting whose value is the format of
+// the savepoints it takes, its stop-with-savepoint's among them
+// (KubernetesOperatorConfigOptions.OPERATOR_SAVEPOINT_FORMAT_TYPE, read in
+// AbstractFlinkService.savepointJobOrError; default CANONICAL).
+const SavepointFormatKey = "kubernetes.operator.savepoint.format.type"
+
+// StopOptions are what the stop asks of Flink beyond the savepoint itself.
+type StopOptions struct {
+	// Drain: Flink emits MAX_WATERMARK before the savepoint (DrainOnSavepointKey).
+	Drain bool
+	// FormatType is the savepoint's format, CANONICAL or NATIVE; "" leaves
+	// the deployment's own (SavepointFormatKey).
+	FormatType string
+	// Retries is how many failed stops the operator may retry before the
+	// stop is given up: the operator tries again at each reconciliation
+	// while the spec asks for a suspended job (an UpgradeFailureException
+	// leaves the last reconciled spec as it was:
+	// FlinkDeploymentController.reconcile), and Flink refuses a savepoint
+	// while the job's tasks are still being deployed.
+	Retries int
+}
+
+// conf is the operator settings the stop writes into the spec's
+// flinkConfiguration. The operator reads them there: its observe config,
+// with which it stops the job (ApplicationReconciler.cancelJob), takes
+// every kubernetes.operator.* key of the current spec
+// (FlinkConfigManager.getObserveConfig → applyConfigsFromCurrentSpec →
+// addOperatorConfigsFromSpec).
+func (o StopOptions) conf() map[string]string {
+	c := map[string]string{}
+	if o.Drain {
+		c[DrainOnSavepointKey] = "true"
+	}
+	if o.FormatType != "" {
+		c[SavepointFormatKey] = o.FormatType
+	}
+	return c
+}
+
 // StopPatch is the merge patch that makes the operator stop the job with a
 // savepoint: job.state suspended in savepoint upgrade mode
 // (AbstractJobReconciler.reconcileSpecChange → getJobUpgrade: a
 // suspended desired state in SAVEPOINT mode → SuspendMode.SAVEPOINT →
 // ApplicationReconciler.cancelJob → AbstractFlinkService.cancelJob →
-// savepointJobOrError → stopWithSavepoint). drain sets
-// DrainOnSavepointKey in the spec's flinkConfiguration, which the operator
-// reads from the deployment's configuration.
-func StopPatch(drain bool) []byte {
+// savepointJobOrError → stopWithSavepoint), and the options' settings in
+// the spec's flinkConfiguration.
+func StopPatch(o StopOptions) []byte {
 	spec := map[string]any{"job": map[string]any{"state": "suspended", "upgradeMode": "savepoint"}}
-	if drain {
-		spec["flinkConfiguration"] = map[string]any{DrainOnSavepointKey: "true"}
+	if c := o.conf(); len(c) > 0 {
+		fc := map[string]any{}
+		for k, v := range c {
+			fc[k] = v
+		}
+		spec["flinkConfiguration"] = fc
 	}
 	b, _ := json.Marshal(map[string]any{"spec": spec})
 	return b
 }
 
 // undoStopPatch puts back the fields StopPatch changed, as obj had them.
-func undoStopPatch(obj *unstructured.Unstructured, drain bool) []byte {
+func undoStopPatch(obj *unstructured.Unstructured, o StopOptions) []byte {
 	job := map[string]any{}
 	for _, f := range []string{"state", "upgradeMode"} {
 		v, found, _ := unstructured.NestedString(obj.Object, "spec", "job", f)
@@ -60,13 +102,17 @@ func undoStopPatch(obj *unstructured.Unstructured, drain bool) []byte {
 		}
 	}
 	spec := map[string]any{"job": job}
-	if drain {
-		v, found, _ := unstructured.NestedString(obj.Object, "spec", "flinkConfiguration", DrainOnSavepointKey)
-		if found {
-			spec["flinkConfiguration"] = map[string]any{DrainOnSavepointKey: v}
-		} else {
-			spec["flinkConfiguration"] = map[string]any{DrainOnSavepointKey: nil}
+	if c := o.conf(); len(c) > 0 {
+		fc := map[string]any{}
+		for k := range c {
+			v, found, _ := unstructured.NestedString(obj.Object, "spec", "flinkConfiguration", k)
+			if found {
+				fc[k] = v
+			} else {
+				fc[k] = nil
+			}
 		}
+		spec["flinkConfiguration"] = fc
 	}
 	b, _ := json.Marshal(map[string]any{"spec": spec})
 	return b
@@ -104,18 +150,19 @@ func stoppedPath(obj *unstructured.Unstructured) (string, bool) {
 // back job.state and job.upgradeMode as they were, so the operator does not
 // retry the stop behind the caller's back, and returns ErrStopFailed with
 // the operator's words.
-func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, name string, drain bool, timeout, every time.Duration) (StopResult, error) {
+func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, name string, o StopOptions, timeout, every time.Duration) (StopResult, error) {
 	r := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace)
 	before, err := r.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return StopResult{}, fmt.Errorf("reading FlinkDeployment %s/%s: %w", namespace, name, err)
 	}
 	start := time.Now()
-	if _, err := r.Patch(ctx, name, ktypes.MergePatchType, StopPatch(drain), metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+	if _, err := r.Patch(ctx, name, ktypes.MergePatchType, StopPatch(o), metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
 		return StopResult{}, fmt.Errorf("%w: FlinkDeployment %s/%s: setting job.state suspended in savepoint mode: %w", ErrStopFailed, namespace, name, err)
 	}
 	var res StopResult
 	var last *unstructured.Unstructured
+	failures, seen := 0, ""
 	err = poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := r.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -131,6 +178,14 @@ func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, na
 			// A failed read of the events is read again at the next poll.
 			events, _ := ObjectEvents(ctx, dyn, obj)
 			if ev := latestEvent(events, ReasonSavepointError, start); ev != nil {
+				// Each new saying (a new event, or the same one again) is a
+				// failed attempt.
+				if key := fmt.Sprintf("%s|%d|%s", ev.Message, ev.Count, ev.Last); key != seen {
+					seen, failures = key, failures+1
+				}
+				if failures <= o.Retries {
+					return false, nil
+				}
 				return false, fmt.Errorf("%w: FlinkDeployment %s/%s: %s: %s", ErrStopFailed, namespace, name, ReasonSavepointError, stopWords(ev.Message, res.Error))
 			}
 		}
@@ -152,7 +207,7 @@ func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, na
 	}
 	// Put back what the patch changed; the caller reports the stop's
 	// failure whatever the undo's outcome, and says so if it failed.
-	if _, uerr := r.Patch(context.WithoutCancel(ctx), name, ktypes.MergePatchType, undoStopPatch(before, drain),
+	if _, uerr := r.Patch(context.WithoutCancel(ctx), name, ktypes.MergePatchType, undoStopPatch(before, o),
 		metav1.PatchOptions{FieldManager: FieldManager}); uerr != nil {
 		err = fmt.Errorf("%w (putting back job.state and job.upgradeMode failed too: %v; the spec still asks for a suspended job)", err, uerr)
 	}

@@ -44,14 +44,15 @@ func specJob(t *testing.T, dyn interface {
 
 func TestStopPatch(t *testing.T) {
 	for _, tc := range []struct {
-		drain bool
-		want  string
+		o    StopOptions
+		want string
 	}{
-		{false, `{"spec":{"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
-		{true, `{"spec":{"flinkConfiguration":{"kubernetes.operator.job.drain-on-savepoint-deletion":"true"},"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
+		{StopOptions{}, `{"spec":{"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
+		{StopOptions{Drain: true}, `{"spec":{"flinkConfiguration":{"kubernetes.operator.job.drain-on-savepoint-deletion":"true"},"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
+		{StopOptions{FormatType: "NATIVE"}, `{"spec":{"flinkConfiguration":{"kubernetes.operator.savepoint.format.type":"NATIVE"},"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
 	} {
-		if got := string(StopPatch(tc.drain)); got != tc.want {
-			t.Errorf("drain %v: %s, want %s", tc.drain, got, tc.want)
+		if got := string(StopPatch(tc.o)); got != tc.want {
+			t.Errorf("%+v: %s, want %s", tc.o, got, tc.want)
 		}
 	}
 }
@@ -61,7 +62,7 @@ func TestStopPatch(t *testing.T) {
 func TestStopWithSavepoint_returnsRecordedPath(t *testing.T) {
 	dep := runningSavepointJob("SUSPENDED", "FINISHED", "s3://b/sp/savepoint-1", "")
 	dyn := eventsClient(dep)
-	res, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", true, time.Minute, time.Millisecond)
+	res, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{Drain: true}, time.Minute, time.Millisecond)
 	if err != nil || res.Path != "s3://b/sp/savepoint-1" {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -73,7 +74,7 @@ func TestStopWithSavepoint_returnsRecordedPath(t *testing.T) {
 // The last-state dummy path is no savepoint: the stop is not done.
 func TestStopWithSavepoint_lastStateDummyIsNoSavepoint(t *testing.T) {
 	dyn := eventsClient(runningSavepointJob("SUSPENDED", "FINISHED", LastStateDummyPath, ""))
-	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", false, 50*time.Millisecond, time.Millisecond)
+	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{}, 50*time.Millisecond, time.Millisecond)
 	if !errors.Is(err, ErrStopFailed) {
 		t.Fatalf("%v", err)
 	}
@@ -86,7 +87,7 @@ func TestStopWithSavepoint_savepointErrorPutsSpecBack(t *testing.T) {
 	dep := runningSavepointJob("STABLE", "RUNNING", "", string(statusErr))
 	dyn := eventsClient(dep, operatorEvent("e1", "Warning", ReasonSavepointError,
 		"Timed out stopping the job abc with savepoint, please configure a larger timeout via 'execution.checkpointing.timeout'", time.Now().Add(time.Second)))
-	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", true, time.Minute, time.Millisecond)
+	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{Drain: true}, time.Minute, time.Millisecond)
 	if !errors.Is(err, ErrStopFailed) || !strings.Contains(err.Error(), "Timed out stopping the job abc with savepoint") {
 		t.Fatalf("%v", err)
 	}
@@ -101,8 +102,25 @@ func TestStopWithSavepoint_timeoutPutsSpecBack(t *testing.T) {
 	dep := runningSavepointJob("STABLE", "RECONCILING", "", "")
 	dep.Object["status"].(map[string]any)["jobManagerDeploymentStatus"] = "DEPLOYED_NOT_READY"
 	dyn := eventsClient(dep)
-	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", false, 50*time.Millisecond, time.Millisecond)
+	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{}, 50*time.Millisecond, time.Millisecond)
 	if !errors.Is(err, ErrStopFailed) || !strings.Contains(err.Error(), "job state RECONCILING") || !strings.Contains(err.Error(), "JobManager DEPLOYED_NOT_READY") {
+		t.Fatalf("%v", err)
+	}
+	if s, m, _ := specJob(t, dyn.Resource(FlinkDeploymentGVR).Namespace("ns")); s != "running" || m != "last-state" {
+		t.Fatalf("spec job.state %q upgradeMode %q", s, m)
+	}
+}
+
+// A failed stop the operator may still retry (Retries) does not end the
+// stop: one SavepointError said once, with one retry left, waits on (here
+// to the timeout, since the fake operator never retries).
+func TestStopWithSavepoint_savepointErrorWithRetriesLeftWaits(t *testing.T) {
+	statusErr, _ := json.Marshal(map[string]string{"type": upgradeFailureException, "message": "Savepoint Error"})
+	dep := runningSavepointJob("STABLE", "RUNNING", "", string(statusErr))
+	dyn := eventsClient(dep, operatorEvent("e1", "Warning", ReasonSavepointError,
+		"Savepoint Error -> Not all required tasks are currently running", time.Now().Add(time.Second)))
+	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{Retries: 1}, 100*time.Millisecond, time.Millisecond)
+	if !errors.Is(err, ErrStopFailed) || !strings.Contains(err.Error(), "waiting for the job to stop with a savepoint") {
 		t.Fatalf("%v", err)
 	}
 	if s, m, _ := specJob(t, dyn.Resource(FlinkDeploymentGVR).Namespace("ns")); s != "running" || m != "last-state" {

@@ -33,6 +33,8 @@ type Desired struct {
 	// FinalSavepoint is final_savepoint (true when unset); SavepointFirst:
 	// savepoint_before_upgrade is set.
 	FinalSavepoint, SavepointFirst bool
+	// DrainOnDestroy is drain_on_destroy.
+	DrainOnDestroy bool
 	// WaitFor is wait_for: none, deployed or running.
 	WaitFor string
 }
@@ -70,6 +72,57 @@ func (d Desired) Stateful() bool {
 // (ApplicationReconciler.cleanupInternal; release-1.15.0).
 func (d Desired) KeepsState() bool {
 	return d.HasJob && d.FinalSavepoint && d.Stateful()
+}
+
+// FinalDrain tells whether the stop that takes a final savepoint drains
+// the job (Flink's stop-with-savepoint with drain: MAX_WATERMARK before the
+// savepoint, so every event-time timer and window fires; the operator
+// passes kubernetes.operator.job.drain-on-savepoint-deletion, default false,
+// as drain: AbstractFlinkService.savepointJobOrError, release-1.15.0): only
+// on a permanent destroy, and only when drain_on_destroy asks for it. A
+// replacement never drains: Flink's CLI documentation says to drain only a
+// job that terminates permanently, since a job resumed from a drained
+// savepoint can produce incorrect results (its windows fired already, at
+// a watermark of the end of time).
+func (d Desired) FinalDrain(replacing bool) bool {
+	return d.DrainOnDestroy && !replacing
+}
+
+// What a replacement's job starts from (ReplacementRestores).
+const (
+	// FromHandover: the final savepoint the destroy half takes of the
+	// old job (carried: the provider's CarryTo).
+	FromHandover = "handover"
+	// FromPinned: job.initial_savepoint_path.
+	FromPinned = "pinned"
+	// FromNothing: empty state.
+	FromNothing = "nothing"
+)
+
+// ReplacementRestores says what the job of planned, which replaces prior,
+// starts from, and whether that is ambiguous. oldHasState: the old job
+// runs, or is suspended with its savepoint, so the destroy half takes or
+// records a final savepoint.
+//
+// A replacement whose configuration still sets the job.initial_savepoint_path
+// the old deployment was created with (commonly a data source read at an
+// earlier plan, kept with ignore_changes) would restore that path, not the
+// handover: the create restores initialSavepointPath when set
+// (JobSpec.initialSavepointPath, read on a first deployment), so the state
+// would roll back to that older savepoint, or the create be refused once
+// the old job is gone if the path was cleaned up. That case is ambiguous:
+// the caller refuses it. A path set or changed by this plan is the user's
+// choice, and wins.
+func ReplacementRestores(prior, planned Desired, oldHasState bool) (from string, ambiguous bool) {
+	switch {
+	case planned.RestorePath == "" && prior.KeepsState() && oldHasState:
+		return FromHandover, false
+	case planned.RestorePath == "":
+		return FromNothing, false
+	case prior.KeepsState() && oldHasState && planned.RestorePath == prior.RestorePath:
+		return FromPinned, true
+	}
+	return FromPinned, false
 }
 
 // WaitTarget is what create and update wait for: wait_for, except that a

@@ -12,7 +12,12 @@ func job(mode string) Desired {
 	return Desired{HasJob: true, UpgradeMode: mode, Mode: "native", FlinkVersion: "2.2.1", FinalSavepoint: true, WaitFor: "deployed"}
 }
 
-func (d Desired) with(f func(*Desired)) Desired { f(&d); return d }
+func (d Desired) with(fs ...func(*Desired)) Desired {
+	for _, f := range fs {
+		f(&d)
+	}
+	return d
+}
 
 func TestRunState(t *testing.T) {
 	for name, c := range map[string]struct {
@@ -46,6 +51,24 @@ func TestKeepsState(t *testing.T) {
 	} {
 		if got := c.d.KeepsState(); got != c.want {
 			t.Errorf("%s: KeepsState() = %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+func TestFinalDrain(t *testing.T) {
+	drain := func(d *Desired) { d.DrainOnDestroy = true }
+	for name, c := range map[string]struct {
+		d         Desired
+		replacing bool
+		want      bool
+	}{
+		"destroy, drain_on_destroy":       {job("savepoint").with(drain), false, true},
+		"replacement, drain_on_destroy":   {job("savepoint").with(drain), true, false},
+		"destroy, drain_on_destroy unset": {job("savepoint"), false, false},
+		"replacement, unset":              {job("last-state"), true, false},
+	} {
+		if got := c.d.FinalDrain(c.replacing); got != c.want {
+			t.Errorf("%s: FinalDrain(%v) = %v, want %v", name, c.replacing, got, c.want)
 		}
 	}
 }
@@ -249,6 +272,32 @@ func TestTakesUpgradeSavepoint(t *testing.T) {
 	} {
 		if got := TakesUpgradeSavepoint(c.prior, c.planned); got != c.want {
 			t.Errorf("%s: TakesUpgradeSavepoint() = %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+func TestReplacementRestores(t *testing.T) {
+	pinned := func(p string) func(*Desired) { return func(d *Desired) { d.RestorePath = p } }
+	noFinal := func(d *Desired) { d.FinalSavepoint = false }
+	for name, c := range map[string]struct {
+		prior, planned Desired
+		oldHasState    bool
+		from           string
+		ambiguous      bool
+	}{
+		"no path: the handover":                    {job("savepoint"), job("savepoint"), true, FromHandover, false},
+		"no path, old job not running":             {job("savepoint"), job("savepoint"), false, FromNothing, false},
+		"no path, final_savepoint off":             {job("savepoint").with(noFinal), job("savepoint"), true, FromNothing, false},
+		"path kept from before: ambiguous":         {job("last-state").with(pinned("s3://b/sp-1")), job("last-state").with(pinned("s3://b/sp-1")), true, FromPinned, true},
+		"path kept, old job has no state":          {job("savepoint").with(pinned("s3://b/sp-1")), job("savepoint").with(pinned("s3://b/sp-1")), false, FromPinned, false},
+		"path kept, final_savepoint off":           {job("savepoint").with(pinned("s3://b/sp-1"), noFinal), job("savepoint").with(pinned("s3://b/sp-1")), true, FromPinned, false},
+		"path changed by this plan: user's choice": {job("savepoint").with(pinned("s3://b/sp-1")), job("savepoint").with(pinned("s3://b/sp-2")), true, FromPinned, false},
+		"path set by this plan: user's choice":     {job("savepoint"), job("savepoint").with(pinned("s3://b/sp-2")), true, FromPinned, false},
+		"stateless old job, path kept":             {job("stateless").with(pinned("s3://b/sp-1")), job("stateless").with(pinned("s3://b/sp-1")), true, FromPinned, false},
+	} {
+		from, ambiguous := ReplacementRestores(c.prior, c.planned, c.oldHasState)
+		if from != c.from || ambiguous != c.ambiguous {
+			t.Errorf("%s: ReplacementRestores = %s, %v; want %s, %v", name, from, ambiguous, c.from, c.ambiguous)
 		}
 	}
 }

@@ -295,7 +295,7 @@ func TestAccRealFlink_irsaCheckpointsRestore(t *testing.T) {
 						// A savepoint into the configured savepoint dir (no
 						// target given), as the operator's savepoint upgrade
 						// takes it: stop-with-savepoint, no drain.
-						if savepoint, err = c.StopWithSavepoint(ctx, jobID, "", "CANONICAL", 2*time.Minute); err != nil {
+						if savepoint, err = c.StopWithSavepoint(ctx, jobID, "", "CANONICAL", false, 2*time.Minute); err != nil {
 							return err
 						}
 						_, before = c.Counts()

@@ -252,7 +252,7 @@ func TestRealFlink_recordMetadataFixtures(t *testing.T) {
 	// Stopping with a savepoint FINISHES the job, and Flink then discards
 	// its retained checkpoints (CheckpointProperties: discard on FINISHED
 	// even with RETAIN_ON_CANCELLATION): the checkpoint was recorded first.
-	native, err := c.StopWithSavepoint(ctx, jobID, "", "NATIVE", 2*time.Minute)
+	native, err := c.StopWithSavepoint(ctx, jobID, "", "NATIVE", false, 2*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

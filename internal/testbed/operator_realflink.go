@@ -208,17 +208,22 @@ func (f *RealFlink) Close() {
 }
 
 // Savepoint has Flink take a savepoint of the deployment's job into dir
-// (CANONICAL, the operator's kubernetes.operator.savepoint.format.type
-// default), stopping the job when stop is set, and returns its path.
-func (f *RealFlink) Savepoint(ctx context.Context, dep *unstructured.Unstructured, jobID, dir string, stop bool) (string, error) {
+// (CANONICAL unless req says NATIVE: the operator's
+// kubernetes.operator.savepoint.format.type default), stopping the job
+// (and draining it) when req says so, and returns its path.
+func (f *RealFlink) Savepoint(ctx context.Context, dep *unstructured.Unstructured, jobID, dir string, req opmodel.SavepointRequest) (string, error) {
 	c := f.cluster(dep)
 	if c == nil {
 		return "", fmt.Errorf("no Flink cluster runs for %s", dep.GetName())
 	}
-	if stop {
-		return c.StopWithSavepoint(ctx, jobID, dir, "CANONICAL", 5*time.Minute)
+	format := req.FormatType
+	if format == "" {
+		format = "CANONICAL"
 	}
-	return c.TriggerSavepoint(ctx, jobID, dir, "CANONICAL", 5*time.Minute)
+	if req.Stop {
+		return c.StopWithSavepoint(ctx, jobID, dir, format, req.Drain, 5*time.Minute)
+	}
+	return c.TriggerSavepoint(ctx, jobID, dir, format, 5*time.Minute)
 }
 
 // IRSAPodEnv is the pod identity webhook's stand-in for IRSA: the role in

@@ -453,7 +453,7 @@ func TestOperator_failedUpgradeSavepointKeepsJob(t *testing.T) {
 	b.op.SetFaults(func(f *Faults) { f.SavepointFailures = 1000 })
 	b.patch(t, true, "orders", `{"spec":{"image":"flink:2.2.1-java21"}}`)
 	obj := b.until(t, true, "orders", "reported the failed savepoint", func(o *unstructured.Unstructured) bool {
-		return strings.Contains(readDeploymentStatus(o).Error, "Savepoint failed")
+		return strings.Contains(readDeploymentStatus(o).Error, "Savepoint Error")
 	})
 	st := readDeploymentStatus(obj)
 	if st.JobID != first.JobID || st.JobState != flinkRunning || st.ObservedGeneration == obj.GetGeneration() {

@@ -712,9 +712,10 @@ func poll(ctx context.Context, timeout time.Duration, cond func() (bool, error))
 
 // StopWithSavepoint stops the job with a savepoint in targetDir (REST
 // POST /jobs/:jobid/stop) and returns the savepoint's path. formatType is
-// CANONICAL or NATIVE; an empty targetDir uses the configured savepoint dir.
-func (c *FlinkCluster) StopWithSavepoint(ctx context.Context, jobID, targetDir, formatType string, timeout time.Duration) (string, error) {
-	body := map[string]any{"drain": false, "formatType": formatType}
+// CANONICAL or NATIVE; an empty targetDir uses the configured savepoint dir;
+// drain emits MAX_WATERMARK before the savepoint (the request's "drain").
+func (c *FlinkCluster) StopWithSavepoint(ctx context.Context, jobID, targetDir, formatType string, drain bool, timeout time.Duration) (string, error) {
+	body := map[string]any{"drain": drain, "formatType": formatType}
 	if targetDir != "" {
 		body["targetDirectory"] = targetDir
 	}

@@ -26,9 +26,17 @@ type Flink interface {
 	// Stop stops the deployment's cluster (and deletes its HA metadata
 	// when deleteHA).
 	Stop(dep *unstructured.Unstructured, deleteHA bool)
-	// Savepoint takes a savepoint of the job into dir (stopping the job
-	// when stop) and returns its path.
-	Savepoint(ctx context.Context, dep *unstructured.Unstructured, jobID, dir string, stop bool) (string, error)
+	// Savepoint takes a savepoint of the job into dir as req says and
+	// returns its path.
+	Savepoint(ctx context.Context, dep *unstructured.Unstructured, jobID, dir string, req SavepointRequest) (string, error)
+}
+
+// SavepointRequest is how a savepoint is asked of Flink: Stop stops the job
+// with it (Flink's stop-with-savepoint), Drain emits MAX_WATERMARK first
+// (stop only), FormatType is CANONICAL or NATIVE ("" is CANONICAL).
+type SavepointRequest struct {
+	Stop, Drain bool
+	FormatType  string
 }
 
 func randomHex(n int) string {

@@ -154,6 +154,12 @@ func (st deploymentStatus) lifecycle(deleting bool) string {
 
 // operatorException is status.error as ReconciliationUtils
 // .updateFlinkResourceException serialises an exception (FlinkResourceException).
+// upgradeFailureError is an UpgradeFailureException the reconciliation
+// throws: its message, its event's reason, and its cause's message.
+type upgradeFailureError struct{ msg, reason, cause string }
+
+func (e *upgradeFailureError) Error() string { return e.msg + ": " + e.cause }
+
 func operatorException(typ, msg string) string {
 	b, _ := json.Marshal(map[string]any{"type": typ, "message": msg, "additionalMetadata": map[string]any{}, "throwableList": []any{}})
 	return string(b)
@@ -444,8 +450,19 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 		o.warnEvery(ctx, dyn, obj, "ValidationError", msg, componentOperator)
 		st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ValidationException", msg)
 	} else if err := o.reconcile(ctx, dyn, c); err != nil {
-		// FlinkDeploymentController: ReconciliationException, error in status.
-		st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ReconciliationException", err.Error())
+		var ufe *upgradeFailureError
+		if errors.As(err, &ufe) {
+			// FlinkDeploymentController.reconcile: an UpgradeFailureException
+			// goes to status.error (updateForReconciliationError) and to a
+			// Warning event of its reason whose message is the causal chain
+			// (triggerErrorEvent, ExceptionUtils.getExceptionMessage:
+			// "message -> cause").
+			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.UpgradeFailureException", ufe.msg)
+			o.warnEvery(ctx, dyn, obj, ufe.reason, ufe.msg+" -> "+ufe.cause, componentJobManager)
+		} else {
+			// FlinkDeploymentController: ReconciliationException, error in status.
+			st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ReconciliationException", err.Error())
+		}
 	}
 	if st == before {
 		return
@@ -1091,12 +1108,21 @@ func (o *Operator) cancelJob(ctx context.Context, dyn dynamic.Interface, c depCt
 			return errors.New("java.lang.IllegalArgumentException: No savepoint location given and no default location configured.") //nolint:staticcheck // ST1005: Flink's wording
 		}
 		if msg, failed := o.takeSavepointFailure(); failed {
-			return fmt.Errorf("Savepoint failed for job %s: %s", st.JobID, msg) //nolint:staticcheck // ST1005: the operator's wording
+			// AbstractFlinkService.savepointJobOrError: a stop-with-savepoint
+			// that fails (not StopWithSavepointStoppingException, whose
+			// savepoint completed) throws UpgradeFailureException("Savepoint
+			// Error", SavepointError); the job runs on.
+			return &upgradeFailureError{msg: "Savepoint Error", reason: "SavepointError", cause: msg}
 		}
 		var path string
 		var err error
 		if o.Flink != nil {
-			path, err = o.Flink.Savepoint(ctx, c.obj, st.JobID, dir, true)
+			// savepointJobOrError: clusterClient.stopWithSavepoint(jobID,
+			// drain-on-savepoint-deletion, savepoint dir, savepoint.format.type),
+			// the operator settings read from the current spec (its observe
+			// config: FlinkConfigManager.getObserveConfig).
+			path, err = o.Flink.Savepoint(ctx, c.obj, st.JobID, dir, SavepointRequest{Stop: true,
+				Drain: confValue(c.spec, drainOnSavepointKey) == "true", FormatType: confValue(c.spec, savepointFormatKey)})
 		} else {
 			path, err = o.writeSavepoint(ctx, dir, st.JobID, specParallelism(c.spec))
 		}

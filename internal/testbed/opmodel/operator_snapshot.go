@@ -311,7 +311,7 @@ func (o *Operator) observeSnapshot(ctx context.Context, obj *unstructured.Unstru
 			dir = confValue(depSpec, savepointDirKey, savepointDirKeyOld)
 		}
 		if o.Flink != nil {
-			path, err = o.Flink.Savepoint(ctx, dep, jobID, dir, false)
+			path, err = o.Flink.Savepoint(ctx, dep, jobID, dir, SavepointRequest{})
 		} else {
 			path, err = o.writeSavepoint(ctx, dir, jobID, specParallelism(depSpec))
 		}

@@ -70,10 +70,15 @@ const (
 	// Flink's savepoint and checkpoint directory options (CheckpointingOptions
 	// SAVEPOINT_DIRECTORY / CHECKPOINTS_DIRECTORY, Flink 2.x keys and their
 	// 1.x fallbacks).
-	savepointDirKey    = "execution.checkpointing.savepoint-dir"
-	savepointDirKeyOld = "state.savepoints.dir"
-	checkpointDirKey   = "execution.checkpointing.dir"
-	checkpointDirOld   = "state.checkpoints.dir"
+	savepointDirKey = "execution.checkpointing.savepoint-dir"
+	// The operator's settings for its stop-with-savepoint
+	// (KubernetesOperatorConfigOptions.DRAIN_ON_SAVEPOINT_DELETION,
+	// OPERATOR_SAVEPOINT_FORMAT_TYPE; release-1.15.0).
+	drainOnSavepointKey = "kubernetes.operator.job.drain-on-savepoint-deletion"
+	savepointFormatKey  = "kubernetes.operator.savepoint.format.type"
+	savepointDirKeyOld  = "state.savepoints.dir"
+	checkpointDirKey    = "execution.checkpointing.dir"
+	checkpointDirOld    = "state.checkpoints.dir"
 )
 
 // The resources the model reads and writes: the operator's CRDs

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
@@ -88,6 +89,8 @@ type SnapshotEntry struct {
 	Deleting        bool
 	DisposeOnDelete bool
 	Created         time.Time
+	// Deployment is spec.jobReference.name; Path status.path.
+	Deployment, Path string
 }
 
 // Cleaned reports whether the operator cleans up snapshots of this trigger
@@ -156,6 +159,8 @@ func SnapshotEntryOf(obj *unstructured.Unstructured) SnapshotEntry {
 	if e.Trigger == "" {
 		e.Trigger = "UNKNOWN"
 	}
+	e.Deployment, _, _ = unstructured.NestedString(obj.Object, "spec", "jobReference", "name")
+	e.Path = ReadSnapshotStatus(obj).Path
 	if _, ok, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "savepoint"); ok {
 		e.Savepoint, e.DisposeOnDelete = true, true
 		if d, ok, _ := unstructured.NestedBool(obj.Object, "spec", "savepoint", "disposeOnDelete"); ok {
@@ -192,4 +197,28 @@ func CleanupFate(entries []SnapshotEntry, name string, p CleanupPolicy, now time
 		return fate, time.Time{}
 	}
 	return "none", time.Time{}
+}
+
+// SnapshotsAtPath lists the FlinkStateSnapshots in ns whose snapshot is at
+// path (status.path; a trailing slash aside), whichever deployment they
+// are of: the ones whose cleanup decides the fate of that path's data.
+func SnapshotsAtPath(ctx context.Context, dyn dynamic.Interface, ns, path string) ([]SnapshotEntry, error) {
+	want := strings.TrimSuffix(path, "/")
+	var out []SnapshotEntry
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		list, err := dyn.Resource(FlinkStateSnapshotGVR).Namespace(ns).List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing FlinkStateSnapshots in %s: %w", ns, err)
+		}
+		for i := range list.Items {
+			if e := SnapshotEntryOf(&list.Items[i]); e.Path != "" && strings.TrimSuffix(e.Path, "/") == want {
+				out = append(out, e)
+			}
+		}
+		if list.GetContinue() == "" {
+			return out, nil
+		}
+		opts.Continue = list.GetContinue()
+	}
 }

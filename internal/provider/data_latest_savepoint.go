@@ -134,14 +134,32 @@ func (d *latestSavepointDataSource) Read(ctx context.Context, req datasource.Rea
 }
 
 // readCleanupFate sets trigger_type, operator_cleanup and cleanup_after of
-// the snapshot m names, from all the deployment's FlinkStateSnapshots and
-// its flinkConfiguration (kube.CleanupPolicyOf; the deployment's defaults
-// when it is gone).
+// the snapshot m names (cleanupFate).
 func readCleanupFate(ctx context.Context, c *kube.Client, m *latestSavepointModel) error {
-	ns, name := m.Namespace.ValueString(), m.DeploymentName.ValueString()
-	entries, err := kube.SnapshotEntries(ctx, c.Dynamic, ns, name)
+	trigger, fate, after, err := cleanupFate(ctx, c, m.Namespace.ValueString(), m.DeploymentName.ValueString(), m.Name.ValueString())
 	if err != nil {
 		return err
+	}
+	if trigger != "" {
+		m.TriggerType = types.StringValue(trigger)
+	}
+	m.OperatorCleanup = types.StringValue(fate)
+	if !after.IsZero() {
+		m.CleanupAfter = types.StringValue(after.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// cleanupFate is what the operator's savepoint history cleanup does with
+// FlinkStateSnapshot ns/snapshot of deployment ns/name (kube.CleanupFate),
+// read from all the deployment's FlinkStateSnapshots and its
+// flinkConfiguration (kube.CleanupPolicyOf; the operator's defaults when
+// the deployment is gone), and the snapshot's trigger type ("" when it is
+// not among them).
+func cleanupFate(ctx context.Context, c *kube.Client, ns, name, snapshot string) (trigger, fate string, after time.Time, err error) {
+	entries, err := kube.SnapshotEntries(ctx, c.Dynamic, ns, name)
+	if err != nil {
+		return "", "", time.Time{}, err
 	}
 	conf := map[string]string{}
 	dep, err := c.Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
@@ -150,21 +168,17 @@ func readCleanupFate(ctx context.Context, c *kube.Client, m *latestSavepointMode
 		raw, _, _ := unstructured.NestedFieldNoCopy(dep.Object, "spec", "flinkConfiguration")
 		conf, _ = flinkdeploy.FlattenConfiguration(raw)
 	case !notfound.Is(kube.NotFound("FlinkDeployment "+ns+"/"+name, err)):
-		return err
+		return "", "", time.Time{}, err
 	}
 	policy, err := kube.CleanupPolicyOf(conf)
 	if err != nil {
-		return fmt.Errorf("the FlinkDeployment's flinkConfiguration: %w", err)
+		return "", "", time.Time{}, fmt.Errorf("the FlinkDeployment's flinkConfiguration: %w", err)
 	}
 	for _, e := range entries {
-		if e.Name == m.Name.ValueString() {
-			m.TriggerType = types.StringValue(e.Trigger)
+		if e.Name == snapshot {
+			trigger = e.Trigger
 		}
 	}
-	fate, after := kube.CleanupFate(entries, m.Name.ValueString(), policy, time.Now())
-	m.OperatorCleanup = types.StringValue(fate)
-	if !after.IsZero() {
-		m.CleanupAfter = types.StringValue(after.UTC().Format(time.RFC3339))
-	}
-	return nil
+	fate, after = kube.CleanupFate(entries, snapshot, policy, time.Now())
+	return trigger, fate, after, nil
 }

@@ -44,6 +44,7 @@ type deploymentModel struct {
 	RedeployNonce       types.Int64      `tfsdk:"savepoint_redeploy_nonce"`
 	SavepointFirst      *upgradeSPModel  `tfsdk:"savepoint_before_upgrade"`
 	FinalSavepoint      types.Bool       `tfsdk:"final_savepoint"`
+	DrainOnDestroy      types.Bool       `tfsdk:"drain_on_destroy"`
 	UpgradeSavepoint    types.String     `tfsdk:"upgrade_savepoint_path"`
 	Timeouts            timeouts.Value   `tfsdk:"timeouts"`
 }
@@ -269,6 +270,7 @@ func (m *deploymentModel) shape() flinkdeploy.Desired {
 		FlinkVersion:   m.FlinkVersion.ValueString(),
 		FinalSavepoint: m.FinalSavepoint.ValueBool() || m.FinalSavepoint.IsNull(),
 		SavepointFirst: m.SavepointFirst != nil,
+		DrainOnDestroy: m.DrainOnDestroy.ValueBool(),
 		WaitFor:        m.WaitFor.ValueString(),
 	}
 	if j := m.Job; j != nil {

@@ -107,18 +107,26 @@ func (r realOperatorReplace) steps(t *testing.T) []resource.TestStep {
 					if err := restoredFrom(t, c, r.newNS, r.newName, carried); err != nil {
 						return err
 					}
-					// The old job printed until the operator cancelled it,
-					// after the savepoint: its last counts bound the
-					// savepoint's from above, step 1's from below.
+					// Stop, don't cancel (issue 45): the operator stopped the
+					// old job with the savepoint, so it processed nothing
+					// after it, and every key's count runs on from the old
+					// job's last printed one: none printed twice (n <=
+					// last), none lost (n > last+1).
 					_, last := old.Counts()
 					firstCounts, _, err := c.WaitCounts(ctx, 1, 2*time.Minute)
 					if err != nil {
 						return err
 					}
 					for k, n := range firstCounts {
-						if n <= before[k] || n > last[k]+1 {
-							return fmt.Errorf("key %d: the replacement counted from %d; the old job had printed %d at step 1 and %d last: state lost", k, n, before[k], last[k])
+						switch {
+						case n <= last[k]:
+							return fmt.Errorf("key %d: the replacement printed %d first, the old job %d last: counts %d..%d printed twice", k, n, last[k], n, last[k])
+						case n > last[k]+1:
+							return fmt.Errorf("key %d: the replacement printed %d first, the old job %d last: counts lost", k, n, last[k])
 						}
+					}
+					if len(firstCounts) != len(last) || len(last) == 0 {
+						return fmt.Errorf("the replacement printed keys %v, the old job %v", firstCounts, last)
 					}
 					t.Logf("replacement %s/%s started from %s: first counts %v (the old job's %v at step 1, %v last)", r.newNS, r.newName, carried, firstCounts, before, last)
 					return nil

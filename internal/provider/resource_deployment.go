@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -146,17 +145,24 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"that carried the state across (final_savepoint): the final savepoint of the replaced deployment, which the job started from."},
 			"final_savepoint": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				Description: "For upgrade_mode `savepoint` or `last-state`: destroying the deployment, or replacing it (a new name, or another " +
-					"change that forces a replacement), first takes a final savepoint of the running job and waits for it (within timeouts.delete); " +
+					"change that forces a replacement), first stops the running job with a final savepoint, through the operator's own stop " +
+					"(job.state suspended in savepoint mode: Flink's stop-with-savepoint), and waits for it (within timeouts.delete), so nothing " +
+					"is processed after the state the next job starts from; " +
 					"a replacement then starts from it (one in another namespace finds it, kept in the old namespace, by listing FlinkStateSnapshots " +
 					"in all namespaces, which the destroy checks it may do before anything else), once the provider has checked, as for job.initial_savepoint_path, " +
 					"that every file it references exists (otherwise nothing is created, and the error names what is missing). The savepoint's FlinkStateSnapshot (<name>-final-*, " +
 					"disposeOnDelete false) outlives the deployment; its path is reported. A suspended job's suspend savepoint is recorded " +
-					"instead. The operator retries a failed savepoint up to " + strconv.Itoa(kube.FinalSavepointRetries) + " times (the snapshot's " +
-					"backoffLimit, 10 s × 2^(failures-1) apart: Flink refuses a savepoint while the job's tasks are still being deployed); " +
-					"if every attempt fails, or timeouts.delete runs out, the destroy is refused and nothing is deleted. Without it (false) the operator cancels " +
+					"instead. If the stop fails (the operator's SavepointError, or timeouts.delete runs out), the provider puts job.state back, the " +
+					"job runs on, the destroy is refused with the operator's words, and nothing is deleted. Without it (false) the operator cancels " +
 					"the job (kubernetes.operator.job.savepoint-on-deletion is off by default) and deletes its HA metadata " +
 					"(ApplicationReconciler.cleanupInternal): only retained checkpoints remain. Default true; the plan says, for destroy and " +
 					"replace, what state survives and where."},
+			"drain_on_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "With final_savepoint: a destroy (not a replacement) drains the job as it stops it with the final savepoint: Flink " +
+					"emits MAX_WATERMARK before the savepoint, so every event-time timer and window fires and its results reach the sinks " +
+					"(the operator's " + kube.DrainOnSavepointKey + ", which it passes to Flink's stop-with-savepoint). For a job that ends " +
+					"for good. Default false, as the operator's: Flink's documentation says to drain only a job that terminates permanently, " +
+					"since a job resumed from a drained savepoint can produce incorrect results. A replacement never drains, whatever this says."},
 			"effective_pod_template": schema.StringAttribute{Computed: true,
 				Description: "spec.podTemplate as written (JSON): pod_template merged with the provider's additions. Known at plan time; an edit outside Terraform shows as a change."},
 		},
@@ -856,6 +862,9 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	if state.FinalSavepoint.IsNull() {
 		state.FinalSavepoint = types.BoolValue(true)
+	}
+	if state.DrainOnDestroy.IsNull() {
+		state.DrainOnDestroy = types.BoolValue(false)
 	}
 	if p := live.GetAnnotations()[kube.UpgradeSavepointAnnotation]; p != "" {
 		state.UpgradeSavepoint = types.StringValue(p)

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
@@ -79,11 +81,16 @@ func planDestroy(ctx context.Context, state *deploymentModel, failed string, dia
 				"complete (%s); if this one fails too, the destroy is refused again and nothing is deleted. Set final_savepoint = false "+
 				"(and apply) to destroy without one.", id, state.savepointDir(ctx), failed))
 	case state.keepsState():
-		diags.AddWarning("Destroy takes a final savepoint",
-			fmt.Sprintf("Before FlinkDeployment %s is deleted, a final savepoint of its running job is taken into %s and waited for "+
-				"(FlinkStateSnapshot %s-final-*, kept after the destroy; its path is reported). If it fails, the destroy is refused. "+
-				"Retained checkpoints stay under %s. Set final_savepoint = false (and apply) to destroy without one.",
-				id, state.savepointDir(ctx), state.Name.ValueString(), state.checkpointDir(ctx)))
+		drain := "not drained (drain_on_destroy = false)"
+		if state.shape().FinalDrain(false) {
+			drain = "drained first (drain_on_destroy: every event-time timer and window fires)"
+		}
+		diags.AddWarning("Destroy stops the job with a final savepoint",
+			fmt.Sprintf("Before FlinkDeployment %s is deleted, the operator stops its running job with a savepoint into %s, %s, and "+
+				"the provider waits for it: nothing is processed after it. It is recorded in FlinkStateSnapshot %s-final-*, kept after "+
+				"the destroy; its path is reported. If the stop fails, the job runs on and the destroy is refused. Retained checkpoints "+
+				"stay under %s. Set final_savepoint = false (and apply) to destroy without one.",
+				id, state.savepointDir(ctx), drain, state.Name.ValueString(), state.checkpointDir(ctx)))
 	case state.Job != nil && state.Job.UpgradeMode.ValueString() != "stateless" && state.Job.UpgradeMode.ValueString() != "":
 		diags.AddWarning("Destroy without a final savepoint",
 			fmt.Sprintf("final_savepoint = false: the operator cancels the job of %s without a savepoint and deletes its HA metadata "+
@@ -92,20 +99,50 @@ func planDestroy(ctx context.Context, state *deploymentModel, failed string, dia
 }
 
 // planReplace says what state survives a replacement and records, in the
-// plan's private data, what is replaced (see the comment at the top).
+// plan's private data, what is replaced (see the comment at the top). What
+// the new job starts from is the domain's (flinkdeploy.ReplacementRestores);
+// a pinned job.initial_savepoint_path that would roll the state back past
+// the handover is refused.
 func planReplace(ctx context.Context, plan, state *deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) {
 	from := state.Namespace.ValueString() + "/" + state.Name.ValueString()
+	js := state.JobState.ValueString()
+	oldHasState := state.JobState.IsUnknown() || js == "" || js == "RUNNING" || state.LifecycleState.ValueString() == "SUSPENDED"
+	source, ambiguous := flinkdeploy.ReplacementRestores(state.shape(), plan.shape(), oldHasState)
+	if plan.restorePath().IsUnknown() {
+		// Known at apply only (a data source read then): the create
+		// restores it, as configured.
+		source, ambiguous = flinkdeploy.FromPinned, false
+	}
 	switch {
+	case ambiguous:
+		diags.AddAttributeError(path.Root("job").AtName("initial_savepoint_path"), "Replacement would roll the job's state back",
+			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created). Its job is stopped with a final savepoint first, but "+
+				"job.initial_savepoint_path still names %s, the path this deployment was created from, and a new deployment restores "+
+				"job.initial_savepoint_path when it is set: the replacement would start from that older savepoint, dropping everything "+
+				"the job did since (or be refused after the old job is gone, if that savepoint was cleaned up). Nothing was changed. "+
+				"To carry the job's current state across, remove job.initial_savepoint_path from the configuration (and from "+
+				"lifecycle.ignore_changes, if it is listed there): the replacement then starts from the final savepoint. To restore "+
+				"%s on purpose, destroy this deployment first (terraform apply -destroy -target=...), then apply: the create restores it.",
+				from, plan.restorePath().ValueString(), plan.restorePath().ValueString()))
+	case source == flinkdeploy.FromPinned:
+		what := "a final savepoint is taken first (kept)"
+		if !state.keepsState() {
+			what = fmt.Sprintf("without a final savepoint (upgrade_mode %q, final_savepoint %v)", state.Job.UpgradeMode.ValueString(),
+				state.FinalSavepoint.ValueBool())
+		} else if !oldHasState {
+			what = "its job is not running, so no final savepoint is taken"
+		}
+		diags.AddWarning("Replacement starts from job.initial_savepoint_path",
+			fmt.Sprintf("FlinkDeployment %s is replaced: %s, and the new deployment starts from job.initial_savepoint_path, as "+
+				"configured, not from a final savepoint.", from, what))
 	case !state.keepsState():
 		diags.AddWarning("Replacement starts without state",
 			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): without a final savepoint (upgrade_mode %q, "+
 				"final_savepoint %v) the new deployment's job starts from empty state, unless job.initial_savepoint_path says otherwise. "+
 				"Retained checkpoints stay under %s.", from, state.Job.UpgradeMode.ValueString(), state.FinalSavepoint.ValueBool(), state.checkpointDir(ctx)))
-	case !plan.restorePath().IsNull():
-		diags.AddWarning("Replacement starts from job.initial_savepoint_path",
-			fmt.Sprintf("FlinkDeployment %s is replaced: a final savepoint is taken first (kept), and the new deployment starts from "+
-				"job.initial_savepoint_path, as configured, not from the final savepoint.", from))
 	default:
+		// The handover, or (the old job not running now) whatever final
+		// savepoint the destroy half can still record.
 		private.ReplaceFrom = from
 		moved := ""
 		if plan.Namespace.ValueString() != state.Namespace.ValueString() {
@@ -115,10 +152,20 @@ func planReplace(ctx context.Context, plan, state *deploymentModel, private *dep
 				"all namespaces; without that permission the destroy is refused before the savepoint.", state.Namespace.ValueString(),
 				plan.Namespace.ValueString())
 		}
+		if source == flinkdeploy.FromNothing {
+			diags.AddWarning("Replacement may start without state",
+				fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created), but its job is %s (lifecycle %s), not running: no "+
+					"final savepoint can be taken, and the new deployment's job starts from empty state. Retained checkpoints stay "+
+					"under %s (data.flinkstate_latest_checkpoint with complete = true finds the newest complete one; set "+
+					"job.initial_savepoint_path to it to start from it).%s", from, js, orNoneState(state.LifecycleState.ValueString()),
+					state.checkpointDir(ctx), moved))
+			return
+		}
 		diags.AddWarning("Replacement carries the job's state across",
-			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): a final savepoint of its running job is taken into "+
-				"%s and waited for before the delete, and the new deployment's job starts from it (upgrade_savepoint_path shows the "+
-				"path). If the savepoint fails, nothing is deleted.%s", from, state.savepointDir(ctx), moved))
+			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): the operator stops its running job with a savepoint "+
+				"into %s (never drained) before the delete, and the new deployment's job starts from it (upgrade_savepoint_path shows "+
+				"the path): nothing the old job processed after the savepoint is processed again. If the stop fails, the job runs on "+
+				"and nothing is deleted.%s", from, state.savepointDir(ctx), moved))
 	}
 }
 
@@ -159,7 +206,7 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 		// operator recorded it (AbstractJobReconciler.setUpgradeSavepointPath);
 		// a last-state suspend records the HA dummy, which is no savepoint.
 		p, _, _ := unstructured.NestedString(live.Object, "status", "jobStatus", "upgradeSavepointPath")
-		if st.LifecycleState != "SUSPENDED" || p == "" || p == "KUBERNETES_OPERATOR_LAST_STATE" {
+		if st.LifecycleState != "SUSPENDED" || p == "" || p == kube.LastStateDummyPath {
 			diags.AddWarning("No final savepoint",
 				fmt.Sprintf("The job of FlinkDeployment %s/%s is %s (lifecycle %s), so no savepoint can be taken before it is deleted. "+
 					"The checkpoints it retained stay under %s (data.flinkstate_latest_checkpoint finds them).",
@@ -182,11 +229,31 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 			return
 		}
 	}
+	drained := false
+	if existing == "" {
+		// Stop, don't cancel: the operator stops the running job with a
+		// savepoint (kube.StopWithSavepoint), so nothing is processed
+		// after the state the next job starts from. A savepoint taken while
+		// the job runs on, then a cancel, would have the next job process
+		// again what the old one processed in between, and an exactly-once
+		// sink commit it twice: an intermediate savepoint commits no side
+		// effects (FLINK-25191, Flink 1.15), the old job's later
+		// checkpoints do.
+		drained = state.shape().FinalDrain(carryTo != "")
+		res, err := kube.StopWithSavepoint(ctx, c.Dynamic, ns, name, kube.StopOptions{Drain: drained, FormatType: format, Retries: kube.FinalSavepointRetries}, timeout, upgradeSnapshotPoll)
+		if err != nil {
+			r.finalSavepointFailed(ctx, c, state, "the operator's stop of the job with a savepoint (job.state suspended, upgrade_mode savepoint)", err, diags)
+			return
+		}
+		existing = res.Path
+	}
 	obj := kube.FinalSavepointObject(ns, name, format, existing, carryTo)
 	created, err := kube.CreateSnapshot(ctx, c.Dynamic, ns, obj)
 	if err != nil {
-		addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name, "creating its final savepoint: "+readableAPIError(err),
-			"Nothing was deleted. Fix the cause and apply again, or set final_savepoint = false (and apply) to delete it without one.")
+		addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name, "recording its final savepoint "+existing+
+			" in a FlinkStateSnapshot: "+readableAPIError(err),
+			"Nothing was deleted; the job is stopped (suspended) with that savepoint recorded in the FlinkDeployment's status, which the "+
+				"next destroy records again. Fix the cause and apply again, or set final_savepoint = false (and apply) to delete it without one.")
 		return
 	}
 	sp, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, created.GetName(), timeout, upgradeSnapshotPoll)
@@ -194,15 +261,19 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 		if err == nil {
 			err = fmt.Errorf("the operator reported no path")
 		}
-		r.finalSavepointFailed(ctx, c, state, created.GetName(), err, diags)
+		r.finalSavepointFailed(ctx, c, state, "FlinkStateSnapshot "+ns+"/"+created.GetName(), err, diags)
 		return
+	}
+	how := "The job was stopped with it: nothing was processed after it."
+	if drained {
+		how = "The job was stopped with it, drained (drain_on_destroy: every event-time timer and window fired first)."
 	}
 	next := "It is kept after the destroy; start a deployment from it with job.initial_savepoint_path."
 	if carryTo != "" {
 		next = "The replacement " + carryTo + " starts from it."
 	}
 	diags.AddWarning("Final savepoint taken",
-		fmt.Sprintf("FlinkDeployment %s/%s: final savepoint %s (FlinkStateSnapshot %s/%s). %s", ns, name, sp.Path, ns, created.GetName(), next))
+		fmt.Sprintf("FlinkDeployment %s/%s: final savepoint %s (FlinkStateSnapshot %s/%s). %s %s", ns, name, sp.Path, ns, created.GetName(), how, next))
 }
 
 // finalSavepointFailed refuses a destroy whose final savepoint did not
@@ -215,7 +286,7 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 // records the failure on the FlinkDeployment
 // (kube.FinalSavepointFailedAnnotation), so the next destroy's plan says
 // that no final savepoint is possible now (planDestroy).
-func (r *deploymentResource) finalSavepointFailed(ctx context.Context, c *kube.Client, state *deploymentModel, snapshot string, cause error, diags *diag.Diagnostics) {
+func (r *deploymentResource) finalSavepointFailed(ctx context.Context, c *kube.Client, state *deploymentModel, what string, cause error, diags *diag.Diagnostics) {
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	now := "its status could not be read again"
 	jobRunning := true
@@ -225,7 +296,7 @@ func (r *deploymentResource) finalSavepointFailed(ctx context.Context, c *kube.C
 		now = fmt.Sprintf("the operator now reports its job %s (lifecycle %s, JobManager %s)", orNoneState(st.JobState), orNoneState(st.LifecycleState), orNoneState(jm))
 		jobRunning = st.JobState == "RUNNING"
 	}
-	note := fmt.Sprintf("%s %s: %s", time.Now().UTC().Format(time.RFC3339), snapshot, cause)
+	note := fmt.Sprintf("%s %s: %s", time.Now().UTC().Format(time.RFC3339), what, cause)
 	if err := kube.AnnotateDeployment(ctx, c.Dynamic, ns, name, kube.FinalSavepointFailedAnnotation, note); err != nil {
 		tflog.Warn(ctx, "recording the failed final savepoint on the FlinkDeployment", map[string]any{"error": err.Error()})
 	}
@@ -235,7 +306,7 @@ func (r *deploymentResource) finalSavepointFailed(ctx context.Context, c *kube.C
 			"while the job is not running cannot take one: its plan says so, and it deletes the FlinkDeployment without a savepoint"
 	}
 	addProblem(diags, "Destroying", "FlinkDeployment "+ns+"/"+name,
-		fmt.Sprintf("its final savepoint did not complete (FlinkStateSnapshot %s/%s): %s; %s", ns, snapshot, cause, now),
+		fmt.Sprintf("its final savepoint did not complete (%s): %s; %s", what, cause, now),
 		fmt.Sprintf("Nothing was deleted. What survives today: the checkpoints the job retained under %s "+
 			"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one), and its HA metadata (under %s and "+
 			"in its ConfigMaps), which the operator deletes with the FlinkDeployment (ApplicationReconciler.cleanupInternal). Choices: "+

@@ -248,19 +248,20 @@ func TestAccDeployment_destroyRefusedWhenFinalSavepointFails(t *testing.T) {
 			{Config: cfg},
 			{
 				PreConfig: func() {
-					// Every attempt the operator makes fails (the first and its retries).
+					// Every stop the operator tries fails, until the next step.
 					op.SetFaults(func(f *testbed.Faults) {
-						f.SavepointFailures, f.SavepointError = kube.FinalSavepointRetries+1, "disk full"
+						f.SavepointFailures, f.SavepointError = 1000, "disk full"
 					})
 				},
 				Config:      cfg,
 				Destroy:     true,
-				ExpectError: errorRE("final savepoint did not complete", "Nothing was deleted"),
+				ExpectError: errorRE("final savepoint did not complete", "SavepointError", "Savepoint Error -> disk full", "Nothing was deleted"),
 			},
 			{
-				// Still there, running the same job; the next destroy (the
-				// test's own) succeeds with a savepoint.
-				Config: cfg,
+				// Still there, running the same job (the spec was put back);
+				// the next destroy (the test's own) succeeds with a savepoint.
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.SavepointFailures = 0 }) },
+				Config:    cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(depAddr, tfjsonPath("job_state"), knownString("RUNNING")),
 				},
@@ -515,5 +516,46 @@ func TestAccDeployment_importKeepsNonStringConfiguration(t *testing.T) {
 				return nil
 			},
 		}},
+	})
+}
+
+// A replacement whose configuration still sets the job.initial_savepoint_path
+// the deployment was last pointed at would restore that older savepoint,
+// not the final savepoint of the running job (issue 45): the plan refuses
+// it, naming the attribute and the ways out; without the path the same
+// replacement plans, carrying the state across.
+func TestAccDeployment_replaceRefusesPinnedPathRollback(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("pinned-")
+	wait := `  wait_for = "running"`
+	snapshot := fmt.Sprintf(`
+resource "flinkstate_snapshot" "sp" {
+  namespace       = %q
+  deployment_name = "orders"
+  %%s
+}
+`, ns)
+	pinned := restoreConfig(ns, prefix, "flink:2.2.1-java17", "initial_savepoint_path = flinkstate_snapshot.sp.path", wait) + fmt.Sprintf(snapshot, "")
+	rename := func(c string) string {
+		return strings.Replace(c, `name            = "orders"`, `name            = "orders-v2"`, 1)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: restoreConfig(ns, prefix, "flink:2.2.1-java17", "", wait) + fmt.Sprintf(snapshot, "depends_on = [flinkstate_deployment.orders]")},
+			{Config: pinned},
+			{
+				Config:      rename(pinned),
+				PlanOnly:    true,
+				ExpectError: errorRE("Replacement would roll the job's state back", "job.initial_savepoint_path still names", "Nothing was changed", "remove job.initial_savepoint_path"),
+			},
+			{
+				Config:             rename(restoreConfig(ns, prefix, "flink:2.2.1-java17", "", wait) + fmt.Sprintf(snapshot, "")),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
 	})
 }

@@ -149,6 +149,7 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 	defer cancel()
 	prob := checkRestoreTarget(ctx, c.S3, p.ValueString())
 	if prob == nil {
+		r.checkDisposal(ctx, plan, p.ValueString(), diags)
 		return
 	}
 	advice := ""
@@ -172,6 +173,55 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 		end = "" // ends with an error or a list of files
 	}
 	diags.AddAttributeError(at, prob.Summary, fmt.Sprintf("FlinkDeployment %s/%s was not changed: %s%s%s", ns, name, prob.Detail, end, advice))
+}
+
+// checkDisposal says when the savepoint a deployment is about to restore
+// (target) is one the operator's savepoint history cleanup deletes with its
+// data (SnapshotObserver.cleanupSavepointHistory: PERIODIC and UPGRADE
+// FlinkStateSnapshots beyond history.max.count or older than max.age; with
+// spec.savepoint.disposeOnDelete the data goes too,
+// FlinkStateSnapshotController.cleanup; kube.CleanupFate): a disposal due at
+// the operator's next observe refuses the restore before anything changes
+// (Flink would find no savepoint once the old job is gone); a later one is a
+// warning, since a later restore from the same path would fail.
+func (r *deploymentResource) checkDisposal(ctx context.Context, plan *deploymentModel, target string, diags *diag.Diagnostics) {
+	c := r.meta.kubeOrDiag(diags)
+	if c == nil || diags.HasError() {
+		return
+	}
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	at := path.Root("job").AtName("initial_savepoint_path")
+	entries, err := kube.SnapshotsAtPath(ctx, c.Dynamic, ns, target)
+	if err != nil {
+		diags.AddAttributeWarning(at, "Savepoint cleanup not checked",
+			fmt.Sprintf("FlinkDeployment %s/%s: whether the operator's savepoint history cleanup disposes %s could not be read (%s).", ns, name,
+				target, readableAPIError(err)))
+		return
+	}
+	now := time.Now()
+	for _, e := range entries {
+		_, fate, after, err := cleanupFate(ctx, c, ns, e.Deployment, e.Name)
+		if err != nil || fate != "delete_and_dispose" {
+			continue
+		}
+		ways := fmt.Sprintf("Ways out: take a savepoint of your own to restore from (a flinkstate_snapshot, dispose_on_delete = false, "+
+			"which the cleanup never deletes: it cleans only PERIODIC and UPGRADE snapshots); or keep this one: set "+
+			"kubernetes.operator.savepoint.history.max.count / max.age higher, or kubernetes.operator.savepoint.cleanup.enabled = "+
+			"false, in the flink_configuration of FlinkDeployment %s/%s, or set spec.savepoint.disposeOnDelete false on "+
+			"FlinkStateSnapshot %s/%s.", ns, e.Deployment, ns, e.Name)
+		what := fmt.Sprintf("FlinkDeployment %s/%s: job.initial_savepoint_path %s is the savepoint of FlinkStateSnapshot %s/%s (trigger "+
+			"type %s), which the operator's savepoint history cleanup deletes, and its data with it (disposeOnDelete)", ns, name, target,
+			ns, e.Name, e.Trigger)
+		if !after.After(now) {
+			diags.AddAttributeError(at, "Restore path about to be disposed",
+				what+", at its next observe of FlinkDeployment "+ns+"/"+e.Deployment+": the job would find no savepoint to restore. "+
+					"Nothing was changed. "+ways)
+			return
+		}
+		diags.AddAttributeWarning(at, "Restore path will be disposed",
+			what+", from "+after.UTC().Format(time.RFC3339)+" on: the job restores from it now, but a later restore from the same path "+
+				"would find nothing. "+ways)
+	}
 }
 
 // verifyCarried checks the final savepoint a replacement starts from

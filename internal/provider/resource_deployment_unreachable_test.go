@@ -47,7 +47,7 @@ func unreachableDestroySteps(cfg, addr string, rec *diagRecorder, unreachable fu
 			Config:  cfg,
 			Destroy: true,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				rec.planWarning("Destroy takes a final savepoint"),
+				rec.planWarning("Destroy stops the job with a final savepoint"),
 			}},
 			ExpectError: errorRE("final savepoint did not complete", "is not running", "the operator now reports its job RECONCILING",
 				"Nothing was deleted", "checkpoints the job retained", "HA metadata", "deletes with the FlinkDeployment",

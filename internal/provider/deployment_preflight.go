@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
@@ -109,4 +110,61 @@ func firstValue(cfg map[string]string, keys ...string) string {
 		}
 	}
 	return ""
+}
+
+// preflightPath runs the restore pre-flight on a restore from a path,
+// target: job.initial_savepoint_path on a create or a redeploy
+// (savepointRedeployNonce), or the final savepoint a replacement carries
+// (what names which). It runs after the path was proven complete
+// (verifyRestoreTarget, verifyCarried) and reads its _metadata: the
+// snapshot's own operators, max parallelism, keyed-state handles and
+// metadata version, which is what Flink checks when the new job restores
+// it (StateAssignmentOperation.checkParallelismPreconditions,
+// HeapRestoreOperation.restore, MetadataSerializers.getSerializer). The
+// spec that wrote it is not known here, so the rules that compare against
+// the running spec read the snapshot alone (preflight.Desired's Previous
+// fields zero). Nothing is written when Flink would refuse the restore.
+func (r *deploymentResource) preflightPath(ctx context.Context, plan *deploymentModel, target, what string, create, carried bool, timeout time.Duration, diags *diag.Diagnostics) {
+	if diags.HasError() || plan.Job == nil || target == "" {
+		return
+	}
+	var d diag.Diagnostics
+	cfg := stringMap(ctx, plan.EffectiveConfig, &d)
+	if d.HasError() || cfg == nil {
+		return // unknown at this point: the rules need the configuration
+	}
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	a, err := r.meta.AWS(ctx)
+	if err != nil {
+		return // verifyRestoreTarget reported it
+	}
+	actx, cancel := r.meta.boundAWS(ctx, timeout)
+	defer cancel()
+	meta, err := checkpoint.ReadMetadataAt(actx, a.S3, target)
+	if err != nil {
+		diags.AddWarning("Restore pre-flight skipped",
+			fmt.Sprintf("FlinkDeployment %s/%s: the provider could not read the _metadata of %s (%s), so it did not check that Flink will "+
+				"accept it (max parallelism, state backend, metadata version): %s.", ns, name, target, what, awsErr(actx, err)))
+		return
+	}
+	want := preflight.Desired{
+		Parallelism:  int(plan.Job.Parallelism.ValueInt64()),
+		Overrides:    flinkconf.ParallelismOverrides(cfg),
+		FlinkVersion: plan.FlinkVersion.ValueString(),
+		Backend:      firstValue(cfg, "state.backend.type", "state.backend"),
+	}
+	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(cfg)
+	verb := "changed, and its job keeps running"
+	if create {
+		verb = "created"
+	}
+	for _, f := range preflight.Check(meta, want) {
+		detail := fmt.Sprintf("FlinkDeployment %s/%s was not %s: it would restore %s (%s), and %s", ns, name, verb, target, what, f.Detail())
+		if carried {
+			diags.AddError("Flink would refuse to restore the job's state", detail+" The final savepoint's FlinkStateSnapshot is kept: "+
+				"fix the configuration and apply again, and the create starts from it.")
+			continue
+		}
+		diags.AddAttributeError(path.Root("job").AtName("initial_savepoint_path"), "Flink would refuse to restore the job's state", detail)
+	}
 }

@@ -95,3 +95,55 @@ func TestAccDeployment_preflightRefusesBackendChangeFromCheckpoint(t *testing.T)
 		},
 	})
 }
+
+// The pre-flight on a restore from a path (issue 44): a redeploy from a
+// savepoint written with pipeline.max-parallelism = 8, at parallelism 12
+// with the key dropped. Flink would adopt the savepoint's max parallelism
+// and refuse the restore once the old job is cancelled; the pre-flight
+// reads the savepoint's _metadata and refuses the update before anything
+// is written: the generation stays, the job keeps running.
+func TestAccDeployment_preflightRefusesRedeployAboveSavepointMax(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	snapshot := fmt.Sprintf(`
+resource "flinkstate_snapshot" "sp" {
+  namespace       = %q
+  deployment_name = "orders"
+  %%s
+}
+`, ns)
+	first := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"
+  flink_configuration = {
+    "pipeline.max-parallelism" = "8"
+  }`)
+	redeploy := strings.Replace(restoreConfig(ns, prefix, "flink:2.2.1-java17", "initial_savepoint_path = flinkstate_snapshot.sp.path",
+		`  wait_for = "running"`), "parallelism  = 2", "parallelism  = 12", 1)
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first + fmt.Sprintf(snapshot, "depends_on = [flinkstate_deployment.orders]")},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders") },
+				Config:    redeploy + fmt.Sprintf(snapshot, ""),
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed, and its job keeps running",
+					"s3://acme-flink-state/"+prefix+"/savepoints/", "job.initial_savepoint_path, which this redeploy restores",
+					"job.parallelism (12)", "The maximum parallelism (8) of the restored state is lower than the configured parallelism (12)"),
+			},
+			{
+				Config: first + fmt.Sprintf(snapshot, ""),
+				Check: func(*terraform.State) error {
+					if g := generationOf(t, ns, "orders"); g != gen {
+						return fmt.Errorf("generation %d after the refused redeploy, want %d", g, gen)
+					}
+					if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
+						return fmt.Errorf("job state %q after the refused redeploy, want RUNNING", s)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -683,6 +683,9 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	r.verifyRestoreTarget(ctx, &plan, nil, timeout, &resp.Diagnostics)
+	if p := plan.restorePath(); !p.IsNull() && !p.IsUnknown() {
+		r.preflightPath(ctx, &plan, p.ValueString(), "job.initial_savepoint_path", true, false, timeout, &resp.Diagnostics)
+	}
 	op := &deploymentOp{Create: true}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
 		op.CarriedPath = r.findCarried(ctx, c, &plan, &resp.Diagnostics)
@@ -701,6 +704,10 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	if op.CarriedPath != "" {
 		op.Restoring, op.RestoreFrom = true, op.CarriedPath
 		if r.verifyCarried(ctx, &plan, op.CarriedPath, timeout, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
+		if r.preflightPath(ctx, &plan, op.CarriedPath, "the final savepoint of the deployment it replaces", true, true, timeout,
+			&resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
 		}
 		plan.UpgradeSavepoint = types.StringValue(op.CarriedPath)
@@ -739,6 +746,9 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	r.preflightRestore(ctx, &plan, &state, op.Unwritten, timeout, &resp.Diagnostics)
+	if p := plan.restorePath(); redeploys(&plan, &state) && !p.IsUnknown() {
+		r.preflightPath(ctx, &plan, p.ValueString(), "job.initial_savepoint_path, which this redeploy restores", false, false, timeout, &resp.Diagnostics)
+	}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
 		r.savepointBeforeUpgrade(ctx, c, &plan, &state, op.Unwritten, &resp.Diagnostics)
 	}

@@ -63,6 +63,27 @@ const (
 	BackendForSt   = "forst"
 )
 
+// SavepointFormatFor is the format of a savepoint the provider asks for of
+// a job whose state backend is backend: requested, or CANONICAL when none
+// is — except that ForSt takes NATIVE savepoints only
+// (ForStStateBackend.supportsSavepointFormat returns true for NATIVE alone,
+// FLINK-37301; flink-statebackend-forst release-2.2.0), so NATIVE then, and
+// ok is false when CANONICAL was asked for.
+func SavepointFormatFor(backend, requested string) (format string, ok bool) {
+	if strings.EqualFold(strings.TrimSpace(backend), BackendForSt) {
+		return "NATIVE", requested == "" || requested == "NATIVE"
+	}
+	if requested == "" {
+		return "CANONICAL", true
+	}
+	return requested, true
+}
+
+// ForStFormatAdvice is what to do when a CANONICAL savepoint is asked of a
+// ForSt job.
+const ForStFormatAdvice = "ForSt takes NATIVE savepoints only (ForStStateBackend.supportsSavepointFormat, FLINK-37301): Flink would " +
+	"fail a CANONICAL one."
+
 // Backends are the values of state.backend.
 var Backends = []string{BackendRocksDB, BackendHashMap, BackendForSt}
 

@@ -57,6 +57,7 @@ type plannedDeployment struct {
 	checkpointDir  string // "" when none
 	storeURI       string // s3://bucket/prefix with state.store_id, else ""
 	serviceAccount string // namespace/name of the pods' ServiceAccount, "" when unknown
+	backend        string // state.backend, "" when unset
 }
 
 // planned returns this provider instance's registry (meta.plans), made on

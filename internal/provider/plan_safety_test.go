@@ -151,6 +151,12 @@ func planSafetyCases() []planCase {
 	for _, img := range []string{"flink:2.1.2-java17", "flink:1.20.4", "apache/flink:2.2.0-scala_2.12-java17", "docker.io/library/flink:2.0-java17", "registry.example.com/mirror/flink:2.1"} {
 		add(one(1, "image tag "+img, dep("image", img), e("image", "flink_version is 2.2.1")))
 	}
+	// ForSt takes NATIVE savepoints only (FLINK-37301).
+	forst := []any{"state.backend", "forst", "state.incremental", nil}
+	add(one(1, "forst canonical savepoint before upgrade", dep(append(forst, "savepoint_before_upgrade", map[string]any{"format_type": "CANONICAL"})...),
+		e("savepoint_before_upgrade.format_type", "ForSt takes NATIVE savepoints only")))
+	add(planCase{rule: 8, name: "canonical savepoint of a forst deployment",
+		res: []res{dep(forst...), r("flinkstate_snapshot", snapBase)}, wants: []want{at(1, e("format_type", "ForSt takes NATIVE savepoints only"))}})
 	add(one(1, "forst before 2.0", dep("flink_version", "1.20.4", "image", "flink:1.20.4-java17", "state.backend", "forst", "state.incremental", nil), e("state.backend", "ForSt")))
 	add(one(1, "data source old version", conf("flink_version", "1.19.0"), e("flink_version", "FLINK-34482")))
 	add(one(1, "data source newer patch", conf("flink_version", "2.2.7"), w("flink_version", "newer than the provider knows")))
@@ -585,8 +591,15 @@ func validPlanCases() []planCase {
 	clean := func(name string, rs ...res) planCase {
 		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning}}
 	}
+	forstOK := func(name string, rs ...res) planCase {
+		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning, maxParallelismWarning, "ForSt is experimental"}}
+	}
 	return []planCase{
 		clean("the guide's deployment, plan clean", dep()),
+		// ForSt: NATIVE savepoints, or the format left to the provider.
+		forstOK("forst savepoint before upgrade, format unset", dep("state.backend", "forst", "state.incremental", nil, "savepoint_before_upgrade", map[string]any{})),
+		forstOK("native savepoint of a forst deployment", dep("state.backend", "forst", "state.incremental", nil),
+			r("flinkstate_snapshot", with(snapBase, "format_type", "NATIVE"))),
 		clean("stateless job without max parallelism", dep("job.upgrade_mode", "stateless", "flink_configuration", nil)),
 		// StateMachineExample enables checkpointing in code (SetsOwnInterval).
 		ok("savepoint mode, the job sets its own interval", dep("job.upgrade_mode", "savepoint", "state.checkpoint_interval", nil)),

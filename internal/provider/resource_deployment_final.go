@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
@@ -196,10 +197,11 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 		return
 	}
 	st := kube.ReadDeploymentStatus(live)
-	format := "CANONICAL"
-	if state.SavepointFirst != nil && state.SavepointFirst.FormatType.ValueString() != "" {
-		format = state.SavepointFirst.FormatType.ValueString()
+	requested := ""
+	if state.SavepointFirst != nil {
+		requested = state.SavepointFirst.FormatType.ValueString()
 	}
+	format, _ := flinkconf.SavepointFormatFor(state.backend(ctx), requested)
 	existing := ""
 	if st.JobState != "RUNNING" {
 		// A suspend took the savepoint already (savepoint mode) and the
@@ -313,6 +315,15 @@ func (r *deploymentResource) finalSavepointFailed(ctx context.Context, c *kube.C
 			"%s; or set final_savepoint = false (and apply), then destroy: the FlinkDeployment is deleted without a savepoint, and "+
 			"a new deployment starts from the newest retained checkpoint through job.initial_savepoint_path.",
 			state.checkpointDir(ctx), state.haDir(ctx), next))
+}
+
+// backend is the deployment's state.backend ("" when it cannot be read).
+func (m *deploymentModel) backend(ctx context.Context) string {
+	var d diag.Diagnostics
+	if in, ok := m.input(ctx, nil, &d); ok {
+		return in.State.Backend
+	}
+	return ""
 }
 
 // haDir is where the HA metadata goes (for the plan's words).

@@ -37,6 +37,13 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 	_, fs := flinkconf.Derive(in)
 	_, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
 	addFindings(&resp.Diagnostics, errorsOnly(append(fs, pfs...)))
+	if m.SavepointFirst != nil && !m.SavepointFirst.FormatType.IsUnknown() {
+		if _, ok := flinkconf.SavepointFormatFor(in.State.Backend, m.SavepointFirst.FormatType.ValueString()); !ok {
+			resp.Diagnostics.AddAttributeError(path.Root("savepoint_before_upgrade").AtName("format_type"), "Savepoint format ForSt cannot take",
+				"state.backend is \"forst\": "+flinkconf.ForStFormatAdvice+" Set format_type = \"NATIVE\", or leave it unset (the "+
+					"provider then asks ForSt jobs for NATIVE savepoints).")
+		}
+	}
 }
 
 // checkSensitiveKeys: a secret in flink_configuration is shown in plans
@@ -72,7 +79,8 @@ func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.I
 	if sa := plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString(); plan.Identity.IsNull() && known(plan.ServiceAccount) && p.irsa[sa] {
 		unusedIRSARole(sa, diags)
 	}
-	d := plannedDeployment{savepointDir: in.State.SavepointDir, checkpointDir: in.State.CheckpointDir, storeURI: in.State.StoreURI}
+	d := plannedDeployment{savepointDir: in.State.SavepointDir, checkpointDir: in.State.CheckpointDir, storeURI: in.State.StoreURI,
+		backend: in.State.Backend}
 	if known(plan.ServiceAccount) {
 		d.serviceAccount = plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString()
 	}

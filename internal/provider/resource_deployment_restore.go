@@ -288,10 +288,8 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 		}
 		timeout = d
 	}
-	format := plan.SavepointFirst.FormatType.ValueString()
-	if format == "" {
-		format = "CANONICAL"
-	}
+	// The running job's backend takes the savepoint (ForSt: NATIVE only).
+	format, _ := flinkconf.SavepointFormatFor(state.backend(ctx), plan.SavepointFirst.FormatType.ValueString())
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
 	if err != nil {

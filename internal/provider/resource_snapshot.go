@@ -331,6 +331,9 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	if checkTargetDirAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
+	if checkFormatAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	ns := plan.Namespace.ValueString()

@@ -55,6 +55,10 @@ func (r *snapshotResource) checkSnapshotPlan(plan snapshotModel, diags *diag.Dia
 		return false
 	}
 	name := plan.DeploymentName.ValueString()
+	if _, fine := flinkconf.SavepointFormatFor(d.backend, plan.FormatType.ValueString()); !fine && !plan.FormatType.IsUnknown() {
+		diags.AddAttributeError(path.Root("format_type"), "Savepoint format ForSt cannot take", fmt.Sprintf(
+			"flinkstate_deployment %s has state.backend = \"forst\": %s Set format_type = \"NATIVE\".", name, flinkconf.ForStFormatAdvice))
+	}
 	if plan.TargetDir.IsNull() {
 		if d.savepointDir == "" {
 			diags.AddAttributeError(path.Root("target_dir"), "Savepoint without a directory", fmt.Sprintf(
@@ -149,6 +153,33 @@ func checkTargetDirAtApply(ctx context.Context, c *kube.Client, plan snapshotMod
 			"target_dir %s is outside %s, where FlinkDeployment %s/%s keeps its checkpoints and savepoints: its role grants that "+
 				"store's prefix only, so the savepoint would fail. Choose a directory under %s/, or leave target_dir unset. Nothing "+
 				"was created.", target, s.URI(), ns, name, s.URI()))
+	}
+}
+
+// checkFormatAtApply: a savepoint of a ForSt job must be NATIVE
+// (flinkconf.SavepointFormatFor); checked on the live FlinkDeployment's
+// state.backend before the FlinkStateSnapshot is created, for a deployment
+// the plan could not see.
+func checkFormatAtApply(ctx context.Context, c *kube.Client, plan snapshotModel, diags *diag.Diagnostics) {
+	if plan.Type.ValueString() != "savepoint" || plan.AlreadyExists.ValueBool() {
+		return
+	}
+	ns, name := plan.Namespace.ValueString(), plan.DeploymentName.ValueString()
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
+	if err != nil {
+		return // a missing deployment is reported by the operator's own status
+	}
+	raw, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "flinkConfiguration")
+	conf, _ := flinkdeploy.FlattenConfiguration(raw)
+	// state.backend.type or its deprecated name (StateBackendOptions.STATE_BACKEND).
+	backend, _, _ := flinkconf.Lookup(conf, "state.backend.type")
+	if backend == "" {
+		backend = conf["state.backend"]
+	}
+	if _, ok := flinkconf.SavepointFormatFor(backend, plan.FormatType.ValueString()); !ok {
+		diags.AddAttributeError(path.Root("format_type"), "Savepoint format ForSt cannot take", fmt.Sprintf(
+			"FlinkDeployment %s/%s runs state.backend.type = %q: %s Set format_type = \"NATIVE\". Nothing was created.", ns, name, backend,
+			flinkconf.ForStFormatAdvice))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -204,7 +205,7 @@ func restorable(t *testing.T, path string) error {
 // operator would cancel the job without one and delete its HA metadata
 // (ApplicationReconciler.cleanupInternal, savepoint-on-deletion off). A
 // first attempt that fails (Flink refuses a savepoint while tasks are still
-// being deployed) is retried by the operator.
+// being deployed) is retried by the operator at its next reconciliation.
 func TestAccDeployment_destroyTakesFinalSavepoint(t *testing.T) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
@@ -224,7 +225,9 @@ func TestAccDeployment_destroyTakesFinalSavepoint(t *testing.T) {
 				if sps := finalSavepoints(t, ns, "orders"); len(sps) != 0 {
 					return fmt.Errorf("a final savepoint before any destroy: %+v", sps)
 				}
-				// The destroy that follows: its first savepoint attempt fails.
+				// The destroy that follows: its first stop fails; the
+				// operator tries again a reconcile interval later.
+				op.SetReconcileInterval(2 * time.Second)
 				op.SetFaults(func(f *testbed.Faults) {
 					f.SavepointFailures, f.SavepointError = 1, "Not all required tasks are currently running"
 				})
@@ -248,7 +251,10 @@ func TestAccDeployment_destroyRefusedWhenFinalSavepointFails(t *testing.T) {
 			{Config: cfg},
 			{
 				PreConfig: func() {
-					// Every stop the operator tries fails, until the next step.
+					// Every stop the operator tries fails, until the next step;
+					// it tries again each reconcile interval, which the
+					// provider waits out FinalSavepointRetries times.
+					op.SetReconcileInterval(2 * time.Second)
 					op.SetFaults(func(f *testbed.Faults) {
 						f.SavepointFailures, f.SavepointError = 1000, "disk full"
 					})

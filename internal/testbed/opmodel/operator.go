@@ -240,6 +240,9 @@ type Operator struct {
 	said    map[string]time.Time // event key -> when the model last said it
 	faults  Faults
 	retryAt map[string]time.Time // snapshot UID -> next retry
+	// failedAt: FlinkDeployment UID -> the generation whose reconciliation
+	// threw an UpgradeFailureException, and when (upgradeFailureError).
+	failedAt map[string]failedReconcile
 	// unreachable: FlinkDeployment UIDs whose JobManager a savepoint
 	// trigger found unreachable (Faults.JobManagerUnreachable).
 	unreachable map[string]bool

@@ -154,6 +154,22 @@ func (st deploymentStatus) lifecycle(deleting bool) string {
 
 // operatorException is status.error as ReconciliationUtils
 // .updateFlinkResourceException serialises an exception (FlinkResourceException).
+// failedReconcile is a reconciliation that threw an UpgradeFailureException.
+type failedReconcile struct {
+	generation int64
+	at         time.Time
+}
+
+// rescheduled tells whether obj's last reconciliation failed on its
+// current generation less than a reconcile interval ago: the operator
+// reconciles it again only then.
+func (o *Operator) rescheduled(obj *unstructured.Unstructured) bool {
+	o.mu.Lock()
+	f, ok := o.failedAt[string(obj.GetUID())]
+	o.mu.Unlock()
+	return ok && f.generation == obj.GetGeneration() && time.Since(f.at) < o.reconcileInterval()
+}
+
 // upgradeFailureError is an UpgradeFailureException the reconciliation
 // throws: its message, its event's reason, and its cause's message.
 type upgradeFailureError struct{ msg, reason, cause string }
@@ -449,9 +465,20 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 		// observedGeneration).
 		o.warnEvery(ctx, dyn, obj, "ValidationError", msg, componentOperator)
 		st.Error = operatorException("org.apache.flink.kubernetes.operator.exception.ValidationException", msg)
+	} else if o.rescheduled(obj) {
+		// FlinkDeploymentController: after an UpgradeFailureException the
+		// resource is reconciled again after the reconcile interval
+		// (ReconciliationUtils.toUpdateControl: rescheduleAfter), or at once
+		// on a spec change (a new generation: the informer's event).
 	} else if err := o.reconcile(ctx, dyn, c); err != nil {
 		var ufe *upgradeFailureError
 		if errors.As(err, &ufe) {
+			o.mu.Lock()
+			if o.failedAt == nil {
+				o.failedAt = map[string]failedReconcile{}
+			}
+			o.failedAt[string(obj.GetUID())] = failedReconcile{generation: obj.GetGeneration(), at: time.Now()}
+			o.mu.Unlock()
 			// FlinkDeploymentController.reconcile: an UpgradeFailureException
 			// goes to status.error (updateForReconciliationError) and to a
 			// Warning event of its reason whose message is the causal chain

@@ -38,6 +38,7 @@ type latestSavepointModel struct {
 	TriggerType     types.String `tfsdk:"trigger_type"`
 	OperatorCleanup types.String `tfsdk:"operator_cleanup"`
 	CleanupAfter    types.String `tfsdk:"cleanup_after"`
+	Contents        types.Object `tfsdk:"contents"`
 }
 
 func (d *latestSavepointDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -73,6 +74,7 @@ func (d *latestSavepointDataSource) Schema(_ context.Context, _ datasource.Schem
 				"(the FlinkStateSnapshot goes, the data stays) or `delete_and_dispose` (its spec.savepoint.disposeOnDelete is true: the " +
 				"savepoint's data goes too, and a deployment pointed at its path can no longer restore). For a path you keep, take a " +
 				"flinkstate_snapshot of your own with dispose_on_delete = false."},
+			"contents": snapshotContentsAttribute("for the snapshot found (its _metadata read from S3, one request; null when none is found)"),
 			"cleanup_after": schema.StringAttribute{Computed: true, Description: "When the cleanup deletes it at the earliest (RFC 3339): now " +
 				"when it is due at the operator's next observe; otherwise, for a savepoint, its creation plus " +
 				"kubernetes.operator.savepoint.history.max.age (24 h by default), once a newer PERIODIC or UPGRADE savepoint has completed. " +
@@ -122,12 +124,28 @@ func (d *latestSavepointDataSource) Read(ctx context.Context, req datasource.Rea
 	m.Found = types.BoolValue(sp != nil)
 	m.Name, m.Path, m.ResultTimestamp, m.TakenAt, m.PickedBy = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
 	m.TriggerType, m.OperatorCleanup, m.CleanupAfter = types.StringNull(), types.StringNull(), types.StringNull()
+	m.Contents = snapshotContents(nil)
 	if sp != nil {
 		m.Name, m.Path, m.ResultTimestamp = types.StringValue(sp.Name), types.StringValue(sp.Path), optionalString(sp.ResultTimestamp)
 		m.TakenAt, m.PickedBy = types.StringValue(sp.TakenAt.UTC().Format(time.RFC3339)), types.StringValue(sp.Rule)
 		if err := readCleanupFate(ctx, c, &m); err != nil {
 			addProblem(&resp.Diagnostics, "Reading the savepoint cleanup of", what, err.Error(), "")
 			return
+		}
+		a := d.meta.awsOrDiag(ctx, &resp.Diagnostics)
+		if a == nil {
+			return
+		}
+		actx, cancel := d.meta.boundAWS(ctx, awsReadBound)
+		defer cancel()
+		if meta, err := checkpoint.ReadMetadataAt(actx, a.S3, sp.Path); err == nil {
+			m.Contents = snapshotContents(meta)
+		} else {
+			// The snapshot is still what the operator recorded; only what
+			// it holds is unknown (a restore from it would fail the same way).
+			resp.Diagnostics.AddWarning("Savepoint contents not read",
+				fmt.Sprintf("%s is %s, whose _metadata could not be read (%s): contents is null. A job restoring from it would need that file.",
+					what, sp.Path, awsErr(actx, err)))
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

@@ -38,6 +38,7 @@ type restorableSnapshotModel struct {
 	LastModified  types.String `tfsdk:"last_modified"`
 	Files         types.Int64  `tfsdk:"files"`
 	Skipped       types.List   `tfsdk:"skipped"`
+	Contents      types.Object `tfsdk:"contents"`
 }
 
 // snapshotDirs: where to look.
@@ -81,6 +82,7 @@ func (d *restorableSnapshotDataSource) Schema(_ context.Context, _ datasource.Sc
 				Description: "Last-Modified of its _metadata in the bucket read (RFC 3339). Snapshots are ordered by it, newest first " +
 					"(those without _metadata by their newest object)."},
 			"files": schema.Int64Attribute{Computed: true, Description: "How many files its _metadata references, all present."},
+			"contents": snapshotContentsAttribute("for the snapshot found (null when none is)"),
 			"skipped": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				Description: "The newer snapshots passed over, newest first, each as `<path>: why`: `no _metadata (in progress, not yet " +
 					"replicated, or abandoned)`, `partly arrived: 2 of the 9 files it references are missing: s3://...` (the first missing " +
@@ -134,6 +136,7 @@ func (d *restorableSnapshotDataSource) Read(ctx context.Context, req datasource.
 		m.Found = types.BoolValue(false)
 		m.Path, m.Type, m.MetadataPath, m.LastModified = types.StringNull(), types.StringNull(), types.StringNull(), types.StringNull()
 		m.Files = types.Int64Null()
+		m.Contents = snapshotContents(nil)
 	} else {
 		m.Found = types.BoolValue(true)
 		m.Path = types.StringValue(res.Snapshot.Path)
@@ -141,6 +144,7 @@ func (d *restorableSnapshotDataSource) Read(ctx context.Context, req datasource.
 		m.MetadataPath = types.StringValue(res.Check.Completeness.MetadataURI)
 		m.LastModified = types.StringValue(res.Snapshot.Time.UTC().Format(time.RFC3339))
 		m.Files = types.Int64Value(int64(res.Check.Completeness.Referenced))
+		m.Contents = snapshotContents(res.Check.Completeness.Metadata)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -90,6 +90,12 @@ data "flinkstate_restorable_snapshot" "checkpoints_only" {
 				statecheck.ExpectKnownValue(ds, tfjsonPath("type"), knownvalue.StringExact("savepoint")),
 				statecheck.ExpectKnownValue(ds, tfjsonPath("metadata_path"), knownvalue.StringExact(u(whole)+"/_metadata")),
 				statecheck.ExpectKnownValue(ds, tfjsonPath("files"), knownvalue.Int64Exact(1)),
+				// What the replica's savepoint records (real Flink 2.2.1's
+				// canonical savepoint of the test job): the pre-flight's facts.
+				statecheck.ExpectKnownValue(ds, tfjsonPath("contents").AtMapKey("format"), knownvalue.StringExact("CANONICAL savepoint")),
+				statecheck.ExpectKnownValue(ds, tfjsonPath("contents").AtMapKey("keyed_state_kind"), knownvalue.StringExact("canonical")),
+				statecheck.ExpectKnownValue(ds, tfjsonPath("contents").AtMapKey("metadata_version"), knownvalue.Int64Exact(6)),
+				statecheck.ExpectKnownValue("data.flinkstate_restorable_snapshot.checkpoints_only", tfjsonPath("contents"), knownvalue.Null()),
 				statecheck.ExpectKnownValue(ds, tfjsonPath("skipped"), knownvalue.ListExact([]knownvalue.Check{
 					knownvalue.StringExact(u(newest) + ": no _metadata (in progress, not yet replicated, or abandoned)"),
 					knownvalue.StringExact(u(cp.jobDir()+"/chk-3") + ": not relocatable: 1 of the 1 files it references are named by " +

@@ -139,6 +139,16 @@ func TestAccRealFlink_savepointSnapshotRestore(t *testing.T) {
 						"flinkstate_snapshot.sp", tfjsonpath.New("path"), compare.ValuesSame()),
 					statecheck.CompareValuePairs("data.flinkstate_latest_savepoint.counts", tfjsonpath.New("name"),
 						"flinkstate_snapshot.sp", tfjsonpath.New("name"), compare.ValuesSame()),
+					// What real Flink 2.2.1's savepoint records (issue 44): a
+					// CANONICAL savepoint (the snapshot's default format) of
+					// the test job, its keyed counter "count" among them.
+					statecheck.ExpectKnownValue("data.flinkstate_latest_savepoint.counts", tfjsonpath.New("contents").AtMapKey("metadata_version"), knownvalue.Int64Exact(6)),
+					statecheck.ExpectKnownValue("data.flinkstate_latest_savepoint.counts", tfjsonpath.New("contents").AtMapKey("format"), knownvalue.StringExact("CANONICAL savepoint")),
+					statecheck.ExpectKnownValue("data.flinkstate_latest_savepoint.counts", tfjsonpath.New("contents").AtMapKey("keyed_state_kind"), knownvalue.StringExact("canonical")),
+					statecheck.ExpectKnownValue("data.flinkstate_latest_savepoint.counts", tfjsonpath.New("contents").AtMapKey("operators"), knownvalue.ListPartial(map[int]knownvalue.Check{
+						1: knownvalue.ObjectPartial(map[string]knownvalue.Check{"uid": knownvalue.StringExact("count"), "keyed_state": knownvalue.Bool(true),
+							"max_parallelism": knownvalue.Int64Exact(128)}),
+					})),
 					expectAPI(func() error {
 						// Flink's own _metadata, not a placeholder.
 						if err := wholeMetadata(t, savepoint); err != nil {

@@ -81,7 +81,7 @@ func (d *restorableSnapshotDataSource) Schema(_ context.Context, _ datasource.Sc
 			"last_modified": schema.StringAttribute{Computed: true,
 				Description: "Last-Modified of its _metadata in the bucket read (RFC 3339). Snapshots are ordered by it, newest first " +
 					"(those without _metadata by their newest object)."},
-			"files": schema.Int64Attribute{Computed: true, Description: "How many files its _metadata references, all present."},
+			"files":    schema.Int64Attribute{Computed: true, Description: "How many files its _metadata references, all present."},
 			"contents": snapshotContentsAttribute("for the snapshot found (null when none is)"),
 			"skipped": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				Description: "The newer snapshots passed over, newest first, each as `<path>: why`: `no _metadata (in progress, not yet " +

@@ -44,13 +44,16 @@ var checkFuncs = map[string][]assignment{
 	"checkSavepointDirAtApply": {{"flinkstate_snapshot", ""}},
 	"checkTargetDirLive":       {{"flinkstate_snapshot", ""}},
 	"checkTargetDirAtApply":    {{"flinkstate_snapshot", ""}},
-	"planStore":                {{"flinkstate_state_store", ""}},
-	"checkIdentityAtApply":     {{"flinkstate_deployment", ""}},
-	"checkSensitiveKeys":       {{"flinkstate_deployment", ""}},
-	"planIdentity":             {{"flinkstate_deployment", ""}},
-	"unusedIRSARole":           {{"flinkstate_deployment", ""}},
-	"rolePlanChecks":           {{"flinkstate_iam_role", ""}},
-	"checkReplicationAtApply":  {{"flinkstate_bucket_replication", ""}},
+	"checkFormatAtApply":       {{"flinkstate_snapshot", ""}},
+	"ValidateResource":         {{"flinkstate_deployment", ""}}, // deploymentChecks'
+
+	"planStore":               {{"flinkstate_state_store", ""}},
+	"checkIdentityAtApply":    {{"flinkstate_deployment", ""}},
+	"checkSensitiveKeys":      {{"flinkstate_deployment", ""}},
+	"planIdentity":            {{"flinkstate_deployment", ""}},
+	"unusedIRSARole":          {{"flinkstate_deployment", ""}},
+	"rolePlanChecks":          {{"flinkstate_iam_role", ""}},
+	"checkReplicationAtApply": {{"flinkstate_bucket_replication", ""}},
 	// partition.go: the ARN attributes of each resource (the function
 	// takes them as parameters).
 	"checkSamePartition":   {{"flinkstate_iam_role", "kms_key_arns"}},

@@ -103,16 +103,26 @@ func (r *snapshotResource) checkSnapshotPlan(plan snapshotModel, diags *diag.Dia
 	return true
 }
 
+// liveConf is the live FlinkDeployment's spec.flinkConfiguration,
+// flattened; ok is false when it cannot be read.
+func liveConf(ctx context.Context, c *kube.Client, ns, name string) (map[string]string, bool) {
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
+	if err != nil {
+		return nil, false
+	}
+	raw, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "flinkConfiguration")
+	conf, _ := flinkdeploy.FlattenConfiguration(raw)
+	return conf, true
+}
+
 // liveStore is the store a live FlinkDeployment's checkpoint and savepoint
 // directories lay out (store.FromDirs); ok is false when it cannot be read
 // or its directories follow no store's layout.
 func liveStore(ctx context.Context, c *kube.Client, ns, name string) (store.Store, bool) {
-	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	if err != nil {
+	conf, ok := liveConf(ctx, c, ns, name)
+	if !ok {
 		return store.Store{}, false
 	}
-	raw, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "flinkConfiguration")
-	conf, _ := flinkdeploy.FlattenConfiguration(raw)
 	// Under the current names or deprecated ones (CheckpointingOptions), nested or flat.
 	cp, _, _ := flinkconf.Lookup(conf, "execution.checkpointing.dir")
 	sp, _, _ := flinkconf.Lookup(conf, "execution.checkpointing.savepoint-dir")
@@ -165,12 +175,10 @@ func checkFormatAtApply(ctx context.Context, c *kube.Client, plan snapshotModel,
 		return
 	}
 	ns, name := plan.Namespace.ValueString(), plan.DeploymentName.ValueString()
-	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	if err != nil {
+	conf, ok := liveConf(ctx, c, ns, name)
+	if !ok {
 		return // a missing deployment is reported by the operator's own status
 	}
-	raw, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "flinkConfiguration")
-	conf, _ := flinkdeploy.FlattenConfiguration(raw)
 	// state.backend.type or its deprecated name (StateBackendOptions.STATE_BACKEND).
 	backend, _, _ := flinkconf.Lookup(conf, "state.backend.type")
 	if backend == "" {
@@ -191,12 +199,10 @@ func checkSavepointDirAtApply(ctx context.Context, c *kube.Client, plan snapshot
 		return
 	}
 	ns, name := plan.Namespace.ValueString(), plan.DeploymentName.ValueString()
-	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	if err != nil {
+	conf, ok := liveConf(ctx, c, ns, name)
+	if !ok {
 		return // a missing deployment is reported by the operator's own status
 	}
-	raw, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "flinkConfiguration")
-	conf, _ := flinkdeploy.FlattenConfiguration(raw)
 	// execution.checkpointing.savepoint-dir or a deprecated name
 	// (CheckpointingOptions.SAVEPOINT_DIRECTORY), nested or flat.
 	if v, _, _ := flinkconf.Lookup(conf, "execution.checkpointing.savepoint-dir"); v != "" {

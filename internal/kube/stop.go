@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 )
 
 // DrainOnSavepointKey is the operator setting its stop-with-savepoint
@@ -157,7 +159,8 @@ func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, na
 		return StopResult{}, fmt.Errorf("reading FlinkDeployment %s/%s: %w", namespace, name, err)
 	}
 	start := time.Now()
-	if _, err := r.Patch(ctx, name, ktypes.MergePatchType, StopPatch(o), metav1.PatchOptions{FieldManager: FieldManager}); err != nil {
+	rebased, err := writeStop(ctx, r, before, o)
+	if err != nil {
 		return StopResult{}, fmt.Errorf("%w: FlinkDeployment %s/%s: setting job.state suspended in savepoint mode: %w", ErrStopFailed, namespace, name, err)
 	}
 	var res StopResult
@@ -173,6 +176,11 @@ func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, na
 		if p, done := stoppedPath(obj); done {
 			res.Path = p
 			return true, nil
+		}
+		if err := validatorRefused(ctx, dyn, obj, start); err != nil {
+			// The operator acts on the spec it last reconciled and will
+			// refuse this one again at each reconciliation.
+			return false, fmt.Errorf("%w: the stop was refused: %w", ErrStopFailed, err)
 		}
 		if strings.Contains(res.Error, upgradeFailureException) {
 			// A failed read of the events is read again at the next poll.
@@ -207,8 +215,7 @@ func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, na
 	}
 	// Put back what the patch changed; the caller reports the stop's
 	// failure whatever the undo's outcome, and says so if it failed.
-	if _, uerr := r.Patch(context.WithoutCancel(ctx), name, ktypes.MergePatchType, undoStopPatch(before, o),
-		metav1.PatchOptions{FieldManager: FieldManager}); uerr != nil {
+	if uerr := undoStop(context.WithoutCancel(ctx), r, before, o, rebased); uerr != nil {
 		err = fmt.Errorf("%w (putting back job.state and job.upgradeMode failed too: %v; the spec still asks for a suspended job)", err, uerr)
 	}
 	return res, err
@@ -221,4 +228,175 @@ func stopWords(event, statusError string) string {
 		return event + " (" + statusError + ")"
 	}
 	return event
+}
+
+// specIfRefused is the spec the operator acts on while its validator
+// refuses obj's current spec: the one it last reconciled. A refused spec
+// is not acted on at all (FlinkDeploymentController.validateDeployment →
+// ReconciliationUtils.applyValidationErrorAndResetSpec: "We need to
+// observe/reconcile using the last version of the deployment spec",
+// deployment.setSpec(lastReconciledSpec); flink-kubernetes-operator
+// release-1.15.0), so a stop written onto it would never happen. ok is
+// false when obj's current spec is not the refused one.
+func specIfRefused(obj *unstructured.Unstructured) (map[string]any, bool) {
+	st := ReadDeploymentStatus(obj)
+	observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+	if !strings.Contains(st.Error, validationException) || observed >= obj.GetGeneration() {
+		return nil, false
+	}
+	text, _, _ := unstructured.NestedString(obj.Object, "status", "reconciliationStatus", "lastReconciledSpec")
+	var w map[string]any
+	if text == "" || json.Unmarshal([]byte(text), &w) != nil {
+		return nil, false
+	}
+	// {"spec": …, "resource_metadata": …}, or the spec itself in the older
+	// format (SpecUtils.deserializeSpecWithMeta).
+	spec := w
+	if _, meta := w["resource_metadata"]; meta {
+		spec, _ = w["spec"].(map[string]any)
+	}
+	if spec == nil {
+		return nil, false
+	}
+	return dropNulls(spec), true
+}
+
+// dropNulls removes the null fields the operator's serializer writes
+// (unset optional fields): the API server would prune them anyway.
+func dropNulls(m map[string]any) map[string]any {
+	for k, v := range m {
+		switch t := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			m[k] = dropNulls(t)
+		}
+	}
+	return m
+}
+
+// writeStop asks the operator to stop the job: a merge patch of StopPatch
+// onto the live spec, or, when the operator's validator refused the live
+// spec, a merge patch that makes the spec the one it last reconciled with
+// the stop on it (a stop of the job that runs; rebased is then true),
+// conditional on the resourceVersion it was computed from and retried on
+// conflicts with the operator's status writes.
+func writeStop(ctx context.Context, r dynamic.ResourceInterface, before *unstructured.Unstructured, o StopOptions) (rebased bool, err error) {
+	if _, refused := specIfRefused(before); !refused {
+		_, err := r.Patch(ctx, before.GetName(), ktypes.MergePatchType, StopPatch(o), metav1.PatchOptions{FieldManager: FieldManager})
+		return false, err
+	}
+	var stop struct {
+		Spec map[string]any `json:"spec"`
+	}
+	_ = json.Unmarshal(StopPatch(o), &stop)
+	return true, patchSpecTo(ctx, r, before.GetName(), func(cur *unstructured.Unstructured) (map[string]any, error) {
+		spec, refused := specIfRefused(cur)
+		if !refused {
+			return nil, errors.New("the operator's validation error went away while the stop was written: apply again")
+		}
+		return spec, mergeInto(spec, stop.Spec)
+	})
+}
+
+// patchSpecTo makes the spec of the FlinkDeployment name the one want
+// computes from the live object, by a merge patch conditional on the live
+// object's resourceVersion (retried on conflicts).
+func patchSpecTo(ctx context.Context, r dynamic.ResourceInterface, name string, want func(*unstructured.Unstructured) (map[string]any, error)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := r.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		spec, err := want(cur)
+		if err != nil {
+			return err
+		}
+		live, _, _ := unstructured.NestedMap(cur.Object, "spec")
+		b, err := json.Marshal(map[string]any{
+			"metadata": map[string]any{"resourceVersion": cur.GetResourceVersion()},
+			"spec":     mergePatch(live, spec),
+		})
+		if err != nil {
+			return err
+		}
+		_, err = r.Patch(ctx, name, ktypes.MergePatchType, b, metav1.PatchOptions{FieldManager: FieldManager})
+		return err
+	})
+}
+
+// mergePatch is the JSON merge patch (RFC 7396) that turns from into to:
+// a removed field is null, an object is patched field by field, anything
+// else is replaced.
+func mergePatch(from, to map[string]any) map[string]any {
+	p := map[string]any{}
+	for k := range from {
+		if _, ok := to[k]; !ok {
+			p[k] = nil
+		}
+	}
+	for k, v := range to {
+		fm, fok := from[k].(map[string]any)
+		tm, tok := v.(map[string]any)
+		switch {
+		case fok && tok:
+			if sub := mergePatch(fm, tm); len(sub) > 0 {
+				p[k] = sub
+			}
+		case !reflect.DeepEqual(from[k], v):
+			p[k] = v
+		}
+	}
+	return p
+}
+
+// mergeInto applies the nested map patch onto m.
+func mergeInto(m, patch map[string]any) error {
+	for k, v := range patch {
+		pv, isMap := v.(map[string]any)
+		if !isMap {
+			m[k] = v
+			continue
+		}
+		sub, ok := m[k].(map[string]any)
+		if !ok {
+			if m[k] != nil {
+				return fmt.Errorf("spec.%s is not an object", k)
+			}
+			sub = map[string]any{}
+			m[k] = sub
+		}
+		if err := mergeInto(sub, pv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// undoStop puts back what writeStop changed: the fields StopPatch set, or,
+// when the stop was written onto the last reconciled spec, the whole spec
+// as before had it.
+func undoStop(ctx context.Context, r dynamic.ResourceInterface, before *unstructured.Unstructured, o StopOptions, rebased bool) error {
+	if !rebased {
+		_, err := r.Patch(ctx, before.GetName(), ktypes.MergePatchType, undoStopPatch(before, o), metav1.PatchOptions{FieldManager: FieldManager})
+		return err
+	}
+	spec, _, _ := unstructured.NestedMap(before.Object, "spec")
+	return patchSpecTo(ctx, r, before.GetName(), func(*unstructured.Unstructured) (map[string]any, error) { return spec, nil })
+}
+
+// validatorRefused is the operator validator's refusal of the spec with
+// the stop (refusedUpdate), said after the stop was written and while the
+// stop's generation is not observed (a refused spec never is:
+// applyValidationErrorAndResetSpec sets the generation back to the
+// observed one). An event stamped in the second the stop was written may
+// be the refusal of the spec before it (an event's time has whole
+// seconds), so only later ones count; the operator says it again at its
+// next reconciliation.
+func validatorRefused(ctx context.Context, dyn dynamic.Interface, obj *unstructured.Unstructured, since time.Time) error {
+	observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+	if observed >= obj.GetGeneration() {
+		return nil
+	}
+	return refusedUpdate(ctx, dyn, obj, ReadDeploymentStatus(obj), since.Truncate(time.Second).Add(time.Second))
 }

@@ -127,3 +127,85 @@ func TestStopWithSavepoint_savepointErrorWithRetriesLeftWaits(t *testing.T) {
 		t.Fatalf("spec job.state %q upgradeMode %q", s, m)
 	}
 }
+
+// refusedUpdate is a FlinkDeployment whose generation 2 (image java21) the
+// operator's validator refused: it still runs generation 1 (java17).
+func refusedUpdateDeployment() *unstructured.Unstructured {
+	dep := runningSavepointJob("STABLE", "RUNNING", "", `{"type":"`+validationException+`","message":"HA must be enabled for rollback support."}`)
+	dep.SetGeneration(2)
+	dep.Object["spec"] = map[string]any{"image": "flink:2.2.1-java21", "job": map[string]any{"state": "running", "upgradeMode": "savepoint"}}
+	last, _ := json.Marshal(map[string]any{
+		"spec":              map[string]any{"image": "flink:2.2.1-java17", "job": map[string]any{"state": "running", "upgradeMode": "savepoint", "savepointTriggerNonce": nil}},
+		"resource_metadata": map[string]any{"apiVersion": "flink.apache.org/v1beta1", "firstDeployment": true},
+	})
+	dep.Object["status"].(map[string]any)["reconciliationStatus"] = map[string]any{"lastReconciledSpec": string(last)}
+	return dep
+}
+
+// A stop of a deployment whose live spec the validator refused is written
+// onto the spec the operator runs (the last reconciled one), since the
+// operator never acts on the refused one; its undo puts the refused spec
+// back whole.
+func TestWriteStop_refusedSpecStopsTheReconciledOne(t *testing.T) {
+	before := refusedUpdateDeployment()
+	dyn := eventsClient(before.DeepCopy())
+	r := dyn.Resource(FlinkDeploymentGVR).Namespace("ns")
+	rebased, err := writeStop(context.Background(), r, before, StopOptions{FormatType: "NATIVE"})
+	if err != nil || !rebased {
+		t.Fatalf("rebased %v, %v", rebased, err)
+	}
+	obj, _ := r.Get(context.Background(), "orders", metav1.GetOptions{})
+	image, _, _ := unstructured.NestedString(obj.Object, "spec", "image")
+	format, _, _ := unstructured.NestedString(obj.Object, "spec", "flinkConfiguration", SavepointFormatKey)
+	_, nonce, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "job", "savepointTriggerNonce")
+	if s, m, _ := specJob(t, r); s != "suspended" || m != "savepoint" || image != "flink:2.2.1-java17" || format != "NATIVE" || nonce {
+		t.Fatalf("spec %v", obj.Object["spec"])
+	}
+	if err := undoStop(context.Background(), r, before, StopOptions{FormatType: "NATIVE"}, true); err != nil {
+		t.Fatal(err)
+	}
+	obj, _ = r.Get(context.Background(), "orders", metav1.GetOptions{})
+	image, _, _ = unstructured.NestedString(obj.Object, "spec", "image")
+	_, hasConf, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "flinkConfiguration")
+	if s, _, _ := specJob(t, r); s != "running" || image != "flink:2.2.1-java21" || hasConf {
+		t.Fatalf("spec after undo %v", obj.Object["spec"])
+	}
+}
+
+// A valid live spec gets the merge patch; its other fields stay.
+func TestWriteStop_validSpecIsPatched(t *testing.T) {
+	before := runningSavepointJob("STABLE", "RUNNING", "", "")
+	before.Object["spec"].(map[string]any)["image"] = "flink:2.2.1-java21"
+	dyn := eventsClient(before.DeepCopy())
+	r := dyn.Resource(FlinkDeploymentGVR).Namespace("ns")
+	if rebased, err := writeStop(context.Background(), r, before, StopOptions{}); err != nil || rebased {
+		t.Fatalf("rebased %v, %v", rebased, err)
+	}
+	obj, _ := r.Get(context.Background(), "orders", metav1.GetOptions{})
+	if image, _, _ := unstructured.NestedString(obj.Object, "spec", "image"); image != "flink:2.2.1-java21" {
+		t.Fatalf("spec %v", obj.Object["spec"])
+	}
+}
+
+// The validator's refusal of the stop itself, said after the stop was
+// written, ends the stop at once with its words, the spec put back; one
+// stamped in the second the stop was written may be the old spec's, and
+// does not.
+func TestStopWithSavepoint_validatorRefusalEndsAtOnce(t *testing.T) {
+	dyn := eventsClient(refusedUpdateDeployment(), operatorEvent("e1", "Warning", ReasonValidationError, "HA must be enabled for rollback support.", time.Now().Add(2*time.Second)))
+	start := time.Now()
+	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{}, time.Minute, time.Millisecond)
+	if !errors.Is(err, ErrStopFailed) || !strings.Contains(err.Error(), "the stop was refused: the Flink operator rejected the spec: FlinkDeployment ns/orders: the operator's validator refused generation 2 (the job keeps running with the spec it last reconciled): HA must be enabled for rollback support.") || time.Since(start) > 10*time.Second {
+		t.Fatalf("after %s: %v", time.Since(start), err)
+	}
+	obj, _ := dyn.Resource(FlinkDeploymentGVR).Namespace("ns").Get(context.Background(), "orders", metav1.GetOptions{})
+	if image, _, _ := unstructured.NestedString(obj.Object, "spec", "image"); image != "flink:2.2.1-java21" {
+		t.Fatalf("spec not put back: %v", obj.Object["spec"])
+	}
+
+	same := eventsClient(refusedUpdateDeployment(), operatorEvent("e1", "Warning", ReasonValidationError, "HA must be enabled for rollback support.", time.Now()))
+	_, err = StopWithSavepoint(context.Background(), same, "ns", "orders", StopOptions{}, 100*time.Millisecond, time.Millisecond)
+	if !errors.Is(err, ErrStopFailed) || strings.Contains(err.Error(), "stop was refused") {
+		t.Fatalf("%v", err)
+	}
+}

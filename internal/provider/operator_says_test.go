@@ -6,11 +6,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
@@ -97,6 +100,82 @@ func TestAccDeployment_rejectedUpdateFailsAtOnce(t *testing.T) {
 				},
 				Config:      strings.Replace(rollbackWithoutHA(ns, "false"), "flink:2.2.1-java17", "flink:2.2.1-java21", 1),
 				ExpectError: errorRE("refused generation 2", "HA must be enabled for rollback support"),
+			},
+			{
+				// The operator's configuration put back: the change goes
+				// through, and the destroy's stop is no longer refused.
+				PreConfig: func() { op.SetDefaultConfig(nil) },
+				Config:    strings.Replace(rollbackWithoutHA(ns, "false"), "flink:2.2.1-java17", "flink:2.2.1-java21", 1),
+			},
+		},
+	})
+}
+
+// A destroy after a refused update stops the job that runs: the operator
+// acts on the spec it last reconciled, never on the refused one
+// (ReconciliationUtils.applyValidationErrorAndResetSpec), so the stop is
+// written onto that spec, and the final savepoint is taken.
+func TestAccDeployment_destroyAfterRefusedUpdateStopsTheRunningJob(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	ns := testNamespace(t)
+	startOperatorWith(t, ns, rollbackOperator)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := getDeployment(t, ns, "orders"); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("FlinkDeployment orders still there (%v)", err)
+			}
+			return checkFinalSavepoint(t, ns, "orders")
+		},
+		Steps: []resource.TestStep{
+			{Config: rollbackWithoutHA(ns, "true")},
+			{
+				// Without HA, rollbacks (on in this operator) are refused.
+				Config:      rollbackWithoutHA(ns, "false"),
+				ExpectError: errorRE("refused generation 2", "HA must be enabled for rollback support"),
+			},
+		},
+	})
+}
+
+// A destroy whose stop the operator's validator refuses (its configuration
+// changed under the job) fails at once with the validator's words, and the
+// job keeps running: nothing is deleted without its final savepoint.
+func TestAccDeployment_destroyRefusedAtOnceWhenTheStopIsRefused(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	cfg := rollbackWithoutHA(ns, "false")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					// The operator says its refusal again each reconcile
+					// interval; the refusal of the stop's spec is the second.
+					op.SetReconcileInterval(2 * time.Second)
+					op.SetDefaultConfig(map[string]string{"kubernetes.operator.deployment.rollback.enabled": "true"})
+				},
+				Config:      cfg,
+				Destroy:     true,
+				ExpectError: errorRE("the stop was refused", "HA must be enabled for rollback support", "Nothing was deleted"),
+			},
+			{
+				PreConfig: func() {
+					obj, err := getDeployment(t, ns, "orders")
+					if err != nil {
+						t.Fatalf("the refused destroy deleted the FlinkDeployment: %v", err)
+					}
+					if state, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "state"); state == "suspended" {
+						t.Fatalf("spec job.state %q after the refused stop, want it put back", state)
+					}
+					op.SetDefaultConfig(nil)
+				},
+				Config:   cfg,
+				PlanOnly: true,
 			},
 		},
 	})

@@ -39,6 +39,15 @@ var ErrStopFailed = errors.New("the operator could not stop the job with a savep
 // AbstractFlinkService.savepointJobOrError; default CANONICAL).
 const SavepointFormatKey = "kubernetes.operator.savepoint.format.type"
 
+// LastStateFallbackKey is the operator setting that lets it suspend a
+// savepoint-mode job that is not running in last-state mode instead
+// (KubernetesOperatorConfigOptions.OPERATOR_JOB_UPGRADE_LAST_STATE_FALLBACK_ENABLED,
+// default true; AbstractJobReconciler.getJobUpgrade): that suspend takes no
+// savepoint and leaves status.jobStatus.upgradeSavepointPath as it was (an
+// older savepoint's path, or none), so the stop writes it false and the
+// operator waits for a running job instead.
+const LastStateFallbackKey = "kubernetes.operator.job.upgrade.last-state-fallback.enabled"
+
 // StopOptions are what the stop asks of Flink beyond the savepoint itself.
 type StopOptions struct {
 	// Drain: Flink emits MAX_WATERMARK before the savepoint (DrainOnSavepointKey).
@@ -53,6 +62,12 @@ type StopOptions struct {
 	// FlinkDeploymentController.reconcile), and Flink refuses a savepoint
 	// while the job's tasks are still being deployed.
 	Retries int
+	// NotRunningFor is how long the job may be seen not RUNNING after the
+	// stop was written before the stop is given up: the operator stops
+	// only a running job (AbstractFlinkService.savepointJobOrError), and
+	// otherwise waits (getJobUpgrade: pendingUpgrade), e.g. for a
+	// JobManager that stopped answering. Zero waits to the timeout.
+	NotRunningFor time.Duration
 }
 
 // conf is the operator settings the stop writes into the spec's
@@ -62,7 +77,7 @@ type StopOptions struct {
 // (FlinkConfigManager.getObserveConfig → applyConfigsFromCurrentSpec →
 // addOperatorConfigsFromSpec).
 func (o StopOptions) conf() map[string]string {
-	c := map[string]string{}
+	c := map[string]string{LastStateFallbackKey: "false"}
 	if o.Drain {
 		c[DrainOnSavepointKey] = "true"
 	}
@@ -135,10 +150,14 @@ type StopResult struct {
 // FlinkStateSnapshotUtils.createUpgradeSnapshotResource). A
 // StopWithSavepointStoppingException (the savepoint completed, the job then
 // failed) keeps the path (savepointJobOrError), so it ends here too.
-func stoppedPath(obj *unstructured.Unstructured) (string, bool) {
+//
+// The path must be a new one, not the one before held: a suspend that took
+// no savepoint leaves it as it was (ApplicationReconciler.cancelJob sets it
+// only from the CancelResult's savepoint).
+func stoppedPath(obj *unstructured.Unstructured, before string) (string, bool) {
 	st := ReadDeploymentStatus(obj)
 	p, _, _ := unstructured.NestedString(obj.Object, "status", "jobStatus", "upgradeSavepointPath")
-	if st.LifecycleState != "SUSPENDED" || p == "" || p == LastStateDummyPath {
+	if st.LifecycleState != "SUSPENDED" || p == "" || p == LastStateDummyPath || p == before {
 		return "", false
 	}
 	observed, _, _ := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
@@ -166,6 +185,8 @@ func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, na
 	var res StopResult
 	var last *unstructured.Unstructured
 	failures, seen := 0, ""
+	oldPath, _, _ := unstructured.NestedString(before.Object, "status", "jobStatus", "upgradeSavepointPath")
+	var notRunningSince time.Time
 	err = poll(ctx, every, timeout, func(ctx context.Context) (bool, error) {
 		obj, err := r.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -173,9 +194,17 @@ func StopWithSavepoint(ctx context.Context, dyn dynamic.Interface, namespace, na
 		}
 		last = obj
 		res.DeploymentStatus = ReadDeploymentStatus(obj)
-		if p, done := stoppedPath(obj); done {
+		if p, done := stoppedPath(obj, oldPath); done {
 			res.Path = p
 			return true, nil
+		}
+		if res.JobState == "RUNNING" || res.LifecycleState == "SUSPENDED" {
+			notRunningSince = time.Time{}
+		} else if notRunningSince.IsZero() {
+			notRunningSince = time.Now()
+		} else if o.NotRunningFor > 0 && time.Since(notRunningSince) >= o.NotRunningFor {
+			return false, fmt.Errorf("%w: FlinkDeployment %s/%s: the job is not running (job state %s, JobManager %s for %s): the operator stops only a running job with a savepoint, and waits",
+				ErrStopFailed, namespace, name, orNone(res.JobState), orNone(jobManagerStatus(obj)), o.NotRunningFor)
 		}
 		if err := validatorRefused(ctx, dyn, obj, start); err != nil {
 			// The operator acts on the spec it last reconciled and will

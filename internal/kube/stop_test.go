@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	dynfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // runningSavepointJob is a FlinkDeployment in last-state mode whose status
@@ -47,9 +51,9 @@ func TestStopPatch(t *testing.T) {
 		o    StopOptions
 		want string
 	}{
-		{StopOptions{}, `{"spec":{"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
-		{StopOptions{Drain: true}, `{"spec":{"flinkConfiguration":{"kubernetes.operator.job.drain-on-savepoint-deletion":"true"},"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
-		{StopOptions{FormatType: "NATIVE"}, `{"spec":{"flinkConfiguration":{"kubernetes.operator.savepoint.format.type":"NATIVE"},"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
+		{StopOptions{}, `{"spec":{"flinkConfiguration":{"kubernetes.operator.job.upgrade.last-state-fallback.enabled":"false"},"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
+		{StopOptions{Drain: true}, `{"spec":{"flinkConfiguration":{"kubernetes.operator.job.drain-on-savepoint-deletion":"true","kubernetes.operator.job.upgrade.last-state-fallback.enabled":"false"},"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
+		{StopOptions{FormatType: "NATIVE"}, `{"spec":{"flinkConfiguration":{"kubernetes.operator.job.upgrade.last-state-fallback.enabled":"false","kubernetes.operator.savepoint.format.type":"NATIVE"},"job":{"state":"suspended","upgradeMode":"savepoint"}}}`},
 	} {
 		if got := string(StopPatch(tc.o)); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.o, got, tc.want)
@@ -60,14 +64,67 @@ func TestStopPatch(t *testing.T) {
 // The stop asks for a suspended job in savepoint mode and returns the path
 // the operator recorded once the lifecycle is SUSPENDED.
 func TestStopWithSavepoint_returnsRecordedPath(t *testing.T) {
-	dep := runningSavepointJob("SUSPENDED", "FINISHED", "s3://b/sp/savepoint-1", "")
+	dep := runningSavepointJob("STABLE", "RUNNING", "s3://b/sp/savepoint-0", "")
 	dyn := eventsClient(dep)
+	stopsWhenAsked(dyn, "s3://b/sp/savepoint-1")
 	res, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{Drain: true}, time.Minute, time.Millisecond)
 	if err != nil || res.Path != "s3://b/sp/savepoint-1" {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	if s, m, d := specJob(t, dyn.Resource(FlinkDeploymentGVR).Namespace("ns")); s != "suspended" || m != "savepoint" || d != "true" {
 		t.Fatalf("spec job.state %q upgradeMode %q drain %q", s, m, d)
+	}
+}
+
+// stopsWhenAsked makes dyn's FlinkDeployment orders read as the operator
+// writes it once it stopped the job with the savepoint path, after the
+// stop was written.
+func stopsWhenAsked(dyn *dynfake.FakeDynamicClient, path string) {
+	var asked atomic.Bool
+	dyn.PrependReactor("patch", "flinkdeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		asked.Store(true)
+		return false, nil, nil
+	})
+	dyn.PrependReactor("get", "flinkdeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if !asked.Load() {
+			return false, nil, nil
+		}
+		obj, err := dyn.Tracker().Get(FlinkDeploymentGVR, "ns", "orders")
+		if err != nil {
+			return true, nil, err
+		}
+		u := obj.(*unstructured.Unstructured).DeepCopy()
+		st := u.Object["status"].(map[string]any)
+		st["lifecycleState"] = "SUSPENDED"
+		st["jobStatus"].(map[string]any)["state"] = "FINISHED"
+		st["jobStatus"].(map[string]any)["upgradeSavepointPath"] = path
+		return true, u, nil
+	})
+}
+
+// A suspend that took no savepoint (the operator's last-state fallback)
+// leaves the path before it: that is no final savepoint.
+func TestStopWithSavepoint_oldPathIsNoSavepoint(t *testing.T) {
+	dyn := eventsClient(runningSavepointJob("STABLE", "RUNNING", "s3://b/sp/savepoint-0", ""))
+	stopsWhenAsked(dyn, "s3://b/sp/savepoint-0")
+	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{}, 50*time.Millisecond, time.Millisecond)
+	if !errors.Is(err, ErrStopFailed) {
+		t.Fatalf("%v", err)
+	}
+}
+
+// A job seen not running after the stop was written for NotRunningFor
+// ends the stop: the operator stops only a running job, and waits.
+func TestStopWithSavepoint_notRunningEnds(t *testing.T) {
+	dep := runningSavepointJob("STABLE", "RECONCILING", "", "")
+	dyn := eventsClient(dep)
+	start := time.Now()
+	_, err := StopWithSavepoint(context.Background(), dyn, "ns", "orders", StopOptions{NotRunningFor: 20 * time.Millisecond}, time.Minute, time.Millisecond)
+	if !errors.Is(err, ErrStopFailed) || !strings.Contains(err.Error(), "the job is not running (job state RECONCILING") || time.Since(start) > 10*time.Second {
+		t.Fatalf("after %s: %v", time.Since(start), err)
+	}
+	if s, m, _ := specJob(t, dyn.Resource(FlinkDeploymentGVR).Namespace("ns")); s != "running" || m != "last-state" {
+		t.Fatalf("spec job.state %q upgradeMode %q", s, m)
 	}
 }
 

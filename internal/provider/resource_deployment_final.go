@@ -182,6 +182,11 @@ func planCarry(plan *deploymentModel, private *deploymentPrivate) {
 // means the delete must not happen.
 // Only the object this resource owns (uid; "" for any) is snapshotted:
 // deleteOwned leaves another one of that name alone.
+// finalStopNotRunningFor is how long the final stop waits for a job seen
+// not running after the stop was asked (kube.StopOptions.NotRunningFor):
+// long enough for a restart of the job, short of the destroy's timeout.
+const finalStopNotRunningFor = 30 * time.Second
+
 func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Client, state *deploymentModel, uid, carryTo string, timeout time.Duration, diags *diag.Diagnostics) {
 	if !state.keepsState() {
 		return
@@ -242,7 +247,7 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 		// effects (FLINK-25191, Flink 1.15), the old job's later
 		// checkpoints do.
 		drained = state.shape().FinalDrain(carryTo != "")
-		res, err := kube.StopWithSavepoint(ctx, c.Dynamic, ns, name, kube.StopOptions{Drain: drained, FormatType: format, Retries: kube.FinalSavepointRetries}, timeout, upgradeSnapshotPoll)
+		res, err := kube.StopWithSavepoint(ctx, c.Dynamic, ns, name, kube.StopOptions{Drain: drained, FormatType: format, Retries: kube.FinalSavepointRetries, NotRunningFor: finalStopNotRunningFor}, timeout, upgradeSnapshotPoll)
 		if err != nil {
 			r.finalSavepointFailed(ctx, c, state, "the operator's stop of the job with a savepoint (job.state suspended, upgrade_mode savepoint)", err, diags)
 			return

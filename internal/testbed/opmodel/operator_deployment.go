@@ -452,6 +452,20 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 	before := st
 	spec, _, _ := unstructured.NestedMap(obj.Object, "spec")
 	c := depCtx{obj: obj, spec: spec, st: &st, dyn: dyn}
+	if o.currentFaults().JobManagerUnreachable && obj.GetGeneration() > st.ObservedGeneration {
+		// The reconciliation of a spec change observes the job first, by
+		// asking the JobManager (JobStatusObserver.observe), which does not
+		// answer: the job is RECONCILING before the spec is reconciled
+		// (getJobUpgrade then finds it not running). The real operator's
+		// periodic observation would find it so too; the model waits for
+		// the first call it makes, as with a snapshot's trigger.
+		o.mu.Lock()
+		if o.unreachable == nil {
+			o.unreachable = map[string]bool{}
+		}
+		o.unreachable[string(obj.GetUID())] = true
+		o.mu.Unlock()
+	}
 	o.observe(ctx, dyn, c)
 	var last map[string]any
 	if l := parseReconciled(st.LastReconciledSpec); l != nil {
@@ -965,7 +979,11 @@ func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restor
 		if running {
 			return modeSavepoint, modeSavepoint, true
 		}
-		// kubernetes.operator.job.upgrade.last-state-fallback.enabled (default true).
+		if !versionChanged && !fallbackAllowed(cur) {
+			// "Last-state fallback is disabled, waiting for upgradable
+			// state": JobUpgrade.pendingUpgrade.
+			return "", "", false
+		}
 		mode = modeLastState
 	}
 	if mode == modeLastState {
@@ -982,6 +1000,17 @@ func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restor
 		}
 	}
 	return "", "", false
+}
+
+// fallbackAllowed is kubernetes.operator.job.upgrade.last-state-fallback
+// .enabled (default true) of spec: a savepoint-mode job that is not running
+// is then suspended last-state (AbstractJobReconciler.getJobUpgrade falls
+// back to LAST_STATE; ApplicationReconciler.getJobUpgrade, on
+// JobUpgrade.isAllowFallback, to lastStateUsingHaMeta), which takes no
+// savepoint. With it false the operator waits (pendingUpgrade, whose
+// allowFallback is false).
+func fallbackAllowed(spec map[string]any) bool {
+	return confValue(spec, lastStateFallbackKey) != "false"
 }
 
 // upgradeFailure is ApplicationReconciler.getJobUpgrade when no stateful
@@ -1047,7 +1076,9 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 
 	if lastJobState == jobRunning {
 		suspend, restore, ok := jobUpgrade(st, last, c.spec)
-		if !ok && jobField(c.spec, "upgradeMode", modeStateless) != modeStateless && haEnabled(c.spec) && st.JobID != "" && o.hadCheckpoint(st.JobID) {
+		pending := !ok && jobField(c.spec, "upgradeMode", modeStateless) == modeSavepoint && !fallbackAllowed(c.spec) &&
+			fmt.Sprint(last["flinkVersion"]) == fmt.Sprint(c.spec["flinkVersion"])
+		if !ok && !pending && jobField(c.spec, "upgradeMode", modeStateless) != modeStateless && haEnabled(c.spec) && st.JobID != "" && o.hadCheckpoint(st.JobID) {
 			// ApplicationReconciler.getJobUpgrade: "Job is not running but
 			// HA metadata is available for last state restore, ready for
 			// upgrade" (JobUpgrade.lastStateUsingHaMeta; the model's HA

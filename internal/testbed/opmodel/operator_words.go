@@ -74,11 +74,12 @@ const (
 	// The operator's settings for its stop-with-savepoint
 	// (KubernetesOperatorConfigOptions.DRAIN_ON_SAVEPOINT_DELETION,
 	// OPERATOR_SAVEPOINT_FORMAT_TYPE; release-1.15.0).
-	drainOnSavepointKey = "kubernetes.operator.job.drain-on-savepoint-deletion"
-	savepointFormatKey  = "kubernetes.operator.savepoint.format.type"
-	savepointDirKeyOld  = "state.savepoints.dir"
-	checkpointDirKey    = "execution.checkpointing.dir"
-	checkpointDirOld    = "state.checkpoints.dir"
+	drainOnSavepointKey  = "kubernetes.operator.job.drain-on-savepoint-deletion"
+	savepointFormatKey   = "kubernetes.operator.savepoint.format.type"
+	lastStateFallbackKey = "kubernetes.operator.job.upgrade.last-state-fallback.enabled"
+	savepointDirKeyOld   = "state.savepoints.dir"
+	checkpointDirKey     = "execution.checkpointing.dir"
+	checkpointDirOld     = "state.checkpoints.dir"
 )
 
 // The resources the model reads and writes: the operator's CRDs

@@ -123,7 +123,9 @@ resource "flinkstate_deployment" "orders" {
   savepoint_before_upgrade {
     timeout = "10m"
   }
-  wait_for = "running"
+  # Not only RUNNING: create and update end once Flink has completed a
+  # checkpoint of the new spec (read from the checkpoint directory).
+  wait_for = "checkpoint"
 }
 
 data "flinkstate_latest_checkpoint" "orders" {

@@ -35,8 +35,22 @@ type Desired struct {
 	FinalSavepoint, SavepointFirst bool
 	// DrainOnDestroy is drain_on_destroy.
 	DrainOnDestroy bool
-	// WaitFor is wait_for: none, deployed or running.
+	// WaitFor is wait_for: none, deployed, running or checkpoint.
 	WaitFor string
+}
+
+// WaitCheckpoint is wait_for = "checkpoint": the job runs (the operator's
+// wait for "running") and then Flink completes a checkpoint of the new spec.
+// RUNNING alone says little: a job reports RUNNING while its tasks wait
+// for slots, loop in restarts or fail every checkpoint (Flink's job status
+// is RUNNING from the moment its scheduler starts: JobStatus.RUNNING
+// covers a job whose tasks are still being deployed).
+const WaitCheckpoint = "checkpoint"
+
+// WaitsForCheckpoint tells whether create and update, after the job runs,
+// wait for a checkpoint completed after the spec was written.
+func (d Desired) WaitsForCheckpoint() bool {
+	return d.WaitFor == WaitCheckpoint && d.HasJob && d.RunState() == JobRunning
 }
 
 // Job states (JobSpec.state, flink-kubernetes-operator-api release-1.15.0).
@@ -132,6 +146,10 @@ func ReplacementRestores(prior, planned Desired, oldHasState bool) (from string,
 func (d Desired) WaitTarget() string {
 	if d.WaitFor != "none" && d.HasJob && d.JobState == JobSuspended {
 		return WaitSuspended
+	}
+	if d.WaitFor == WaitCheckpoint {
+		// The checkpoint is waited for once the job runs (WaitsForCheckpoint).
+		return "running"
 	}
 	return d.WaitFor
 }

@@ -79,15 +79,36 @@ func TestWaitTarget(t *testing.T) {
 		d    Desired
 		want string
 	}{
-		"deployed":           {job("savepoint"), "deployed"},
-		"running":            {job("savepoint").with(func(d *Desired) { d.WaitFor = "running" }), "running"},
-		"suspended job":      {job("savepoint").with(suspended), WaitSuspended},
-		"suspended, running": {job("savepoint").with(suspended).with(func(d *Desired) { d.WaitFor = "running" }), WaitSuspended},
-		"suspended, none":    {job("savepoint").with(suspended).with(func(d *Desired) { d.WaitFor = "none" }), "none"},
-		"session cluster":    {Desired{WaitFor: "running", JobState: JobSuspended}, "running"},
+		"deployed":              {job("savepoint"), "deployed"},
+		"running":               {job("savepoint").with(func(d *Desired) { d.WaitFor = "running" }), "running"},
+		"suspended job":         {job("savepoint").with(suspended), WaitSuspended},
+		"suspended, running":    {job("savepoint").with(suspended).with(func(d *Desired) { d.WaitFor = "running" }), WaitSuspended},
+		"suspended, none":       {job("savepoint").with(suspended).with(func(d *Desired) { d.WaitFor = "none" }), "none"},
+		"session cluster":       {Desired{WaitFor: "running", JobState: JobSuspended}, "running"},
+		"checkpoint":            {job("savepoint").with(func(d *Desired) { d.WaitFor = WaitCheckpoint }), "running"},
+		"suspended, checkpoint": {job("savepoint").with(suspended).with(func(d *Desired) { d.WaitFor = WaitCheckpoint }), WaitSuspended},
 	} {
 		if got := c.d.WaitTarget(); got != c.want {
 			t.Errorf("%s: WaitTarget() = %q, want %q", name, got, c.want)
+		}
+	}
+}
+
+// Only a running job is waited on for a checkpoint: a suspended one takes
+// none, and a session cluster has no job of its own.
+func TestWaitsForCheckpoint(t *testing.T) {
+	checkpoint := func(d *Desired) { d.WaitFor = WaitCheckpoint }
+	for name, c := range map[string]struct {
+		d    Desired
+		want bool
+	}{
+		"running job":     {job("last-state").with(checkpoint), true},
+		"suspended job":   {job("last-state").with(checkpoint).with(func(d *Desired) { d.JobState = JobSuspended }), false},
+		"session cluster": {Desired{WaitFor: WaitCheckpoint}, false},
+		"running":         {job("last-state").with(func(d *Desired) { d.WaitFor = "running" }), false},
+	} {
+		if got := c.d.WaitsForCheckpoint(); got != c.want {
+			t.Errorf("%s: WaitsForCheckpoint() = %v, want %v", name, got, c.want)
 		}
 	}
 	// The wait a suspended target selects is kube's (kube.WaitDeployment).

@@ -115,8 +115,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Description: "Pod template YAML merged with what the provider adds (fsGroup 9999 unless set, ENABLE_BUILT_IN_PLUGINS with the S3 plugin, an emptyDir at state.local_dir).",
 				Validators:  []validator.String{podTemplateCheck}},
 			"wait_for": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("deployed"),
-				Description: "What create and update wait for: `none`, `deployed` (default: lifecycleState DEPLOYED or STABLE) or `running` (jobStatus.state RUNNING). With job.state `suspended` both `deployed` and `running` wait for lifecycleState SUSPENDED (the suspend, with its savepoint in savepoint mode). A change that restores state (a create or redeploy from job.initial_savepoint_path, a replacement that carries a final savepoint, an upgrade or resume with upgrade_mode savepoint or last-state) waits, with `deployed` or `running`, until the job runs from it (jobStatus.state RUNNING, and status.jobStatus.upgradeSavepointPath the restore path): the operator reports DEPLOYED before Flink has restored anything. A restore that fails in Flink, or a spec the operator rejects, fails a create with the operator's message.",
-				Validators:  []validator.String{stringvalidator.OneOf("none", "deployed", "running")}},
+				Description: "What create and update wait for: `none`, `deployed` (default: lifecycleState DEPLOYED or STABLE), `running` (jobStatus.state RUNNING) or `checkpoint` (RUNNING, then a checkpoint of the job completed after the change, its `_metadata` read from the checkpoint directory: a job reports RUNNING while its tasks wait for slots, restart in a loop or fail every checkpoint). With job.state `suspended` both `deployed` and `running` wait for lifecycleState SUSPENDED (the suspend, with its savepoint in savepoint mode). A change that restores state (a create or redeploy from job.initial_savepoint_path, a replacement that carries a final savepoint, an upgrade or resume with upgrade_mode savepoint or last-state) waits, with `deployed` or `running`, until the job runs from it (jobStatus.state RUNNING, and status.jobStatus.upgradeSavepointPath the restore path): the operator reports DEPLOYED before Flink has restored anything. A restore that fails in Flink, or a spec the operator rejects, fails a create with the operator's message.",
+				Validators:  []validator.String{stringvalidator.OneOf("none", "deployed", "running", "checkpoint")}},
 			"job_id":          schema.StringAttribute{Computed: true, Description: "status.jobStatus.jobId.", PlanModifiers: keep},
 			"lifecycle_state": schema.StringAttribute{Computed: true, Description: "status.lifecycleState.", PlanModifiers: keep},
 			"job_state":       schema.StringAttribute{Computed: true, Description: "status.jobStatus.state.", PlanModifiers: keep},
@@ -426,6 +426,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	base := r.baseline(ctx, &plan, op.Live, diags)
 	written := time.Now()
 	live, ok := writeDeployment(ctx, c, &plan, op, obj, private, diags)
 	if !ok {
@@ -452,6 +453,10 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	diags.Append(state.Set(ctx, &plan)...)
 	o := kube.ClassifyWait(ctx, c.Dynamic, ns, name, st, err, op.Create)
 	if o.Kind == kube.WaitDone {
+		if plan.shape().WaitsForCheckpoint() && !r.waitCheckpoint(ctx, c, &plan, base, st.JobID, diags) {
+			private.WaitPending = "no checkpoint completed since the change"
+			return
+		}
 		private.waitDone()
 		return
 	}

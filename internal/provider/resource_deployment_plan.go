@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
@@ -29,6 +30,11 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 		return
 	}
 	checkSensitiveKeys(m, &resp.Diagnostics)
+	if m.WaitFor.ValueString() == flinkdeploy.WaitCheckpoint && m.Job == nil {
+		resp.Diagnostics.AddAttributeError(path.Root("wait_for"), "Nothing to checkpoint",
+			"wait_for = \"checkpoint\" waits for a checkpoint of the deployment's job, and this deployment has no job block (a session cluster): "+
+				"set wait_for = \"deployed\" (or \"running\").")
+	}
 	var diags diag.Diagnostics
 	in, ok := m.input(ctx, nil, &diags)
 	if !ok || diags.HasError() || m.PodTemplate.IsUnknown() {

@@ -152,6 +152,11 @@ type Faults struct {
 	ContainerWaiting *ContainerState
 	// JobNeverRuns: the JobManager comes up but the job stays RECONCILING.
 	JobNeverRuns bool
+	// NoCheckpoints: the job runs but completes no checkpoint, as a job
+	// whose tasks wait for slots does (Flink's job is RUNNING, and its
+	// CheckpointCoordinator declines every trigger while not all tasks
+	// run: CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING).
+	NoCheckpoints bool
 	// JobManagerNeverReady: the JobManager Deployment is created but never
 	// becomes available (no kubelet runs it, or its pod never starts
 	// without a container error the operator recognises): the JobManager

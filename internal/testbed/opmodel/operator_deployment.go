@@ -622,7 +622,7 @@ func (o *Operator) observe(ctx context.Context, dyn dynamic.Interface, c depCtx)
 			return
 		}
 		st.JobState, st.StartTime = flinkRunning, fmt.Sprint(time.Now().UnixMilli())
-		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" {
+		if dir := confValue(c.spec, checkpointDirKey, checkpointDirOld); dir != "" && !f.NoCheckpoints {
 			n := o.nextCheckpoint(st.JobID)
 			if _, err := o.writeCheckpoint(ctx, dir, st.JobID, n, specParallelism(c.spec)); err != nil {
 				o.logf("operator: Flink writing a checkpoint of %s: %v", c.obj.GetName(), err)

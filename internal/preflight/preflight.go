@@ -9,6 +9,7 @@ package preflight
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
@@ -344,4 +345,37 @@ func checkVersion(meta *checkpoint.Metadata, want Desired) []Finding {
 		FlinkMessage: fmt.Sprintf("Unrecognized checkpoint version number: %d", meta.Version),
 		WayOut: fmt.Sprintf("The snapshot's _metadata is version %d, written by %s; Flink %d.%d reads up to version %d. Keep a "+
 			"flink_version that reads it, or start the older Flink without this state.", meta.Version, from, v.Major, v.Minor, readable)}}
+}
+
+// GeneratedUIDs are the snapshot's operators with state whose ID Flink
+// generated (no uid() set in the job's code): StreamGraphHasherV2 derives
+// such an ID from the operator's place in the job graph, so a change to the
+// job's code can give it another one, and the restore then refuses the
+// operator's state ("Failed to rollback to checkpoint/savepoint … Cannot map
+// checkpoint/savepoint state for operator … to the new program, because the
+// operator is not available in the new program":
+// Checkpoints.throwNonRestoredStateException) unless non-restored state is
+// allowed, which drops it. The name and uid are recorded from metadata
+// version 5 on (MetadataV5Serializer); for older files nil is returned, as
+// nothing can be told.
+func GeneratedUIDs(meta *checkpoint.Metadata) []checkpoint.OperatorState {
+	if meta == nil || meta.Version < 5 {
+		return nil
+	}
+	var out []checkpoint.OperatorState
+	for _, op := range meta.Operators {
+		if op.UID == "" && !op.FullyFinished && len(op.Subtasks) > 0 {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// DescribeAll names operators for a message.
+func DescribeAll(ops []checkpoint.OperatorState) string {
+	names := make([]string, 0, len(ops))
+	for _, op := range ops {
+		names = append(names, describe(op))
+	}
+	return strings.Join(names, ", ")
 }

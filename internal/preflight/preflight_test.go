@@ -170,3 +170,23 @@ func TestCheck_metadataVersion(t *testing.T) {
 		}
 	}
 }
+
+// Operators with state and no uid are listed (their IDs are generated);
+// the fixture's operators all have one. Metadata before version 5 records
+// no uid: nothing is told.
+func TestGeneratedUIDs(t *testing.T) {
+	m := fixture(t, checkpointFixture)
+	if ops := GeneratedUIDs(m); len(ops) != 0 {
+		t.Fatalf("fixture operators all have a uid: %+v", ops)
+	}
+	m.Operators[1].UID = ""
+	ops := GeneratedUIDs(m)
+	if len(ops) != 1 || ops[0].ID != keyedOperatorID {
+		t.Fatalf("%+v", ops)
+	}
+	mustContain(t, DescribeAll(ops), `"KeyedProcess" (no uid, ID `+keyedOperatorID+`)`)
+	m.Version = 4
+	if ops := GeneratedUIDs(m); ops != nil {
+		t.Fatalf("version 4: %+v", ops)
+	}
+}

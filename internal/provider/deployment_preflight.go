@@ -100,6 +100,22 @@ func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *
 			fmt.Sprintf("FlinkDeployment %s/%s was not changed, and its job keeps running: it would restore %s (%s), and %s", ns, name,
 				cp.Path, restores, f.Detail()))
 	}
+	if ops := preflight.GeneratedUIDs(meta); len(ops) > 0 && jobCodeChanges(plan, state) {
+		diags.AddWarning("Operators without a uid",
+			fmt.Sprintf("FlinkDeployment %s/%s: this change gives the job new code (image, job.jar_uri, job.entry_class or job.args), and %s "+
+				"records state of operators whose ID Flink generated from the job graph (no uid() in the code): %s. If the new code "+
+				"changes the graph around them, their IDs change and Flink refuses the restore (\"Cannot map checkpoint/savepoint state "+
+				"for operator … to the new program\": Checkpoints.throwNonRestoredStateException), after the old job is stopped. "+
+				"Set uid() on every stateful operator in the code; the snapshot's operators are listed in data.flinkstate_latest_checkpoint's contents.",
+				ns, name, cp.Path, preflight.DescribeAll(ops)))
+	}
+}
+
+// jobCodeChanges tells whether plan runs other code than state: a new
+// image, jar, entry class or arguments.
+func jobCodeChanges(plan, state *deploymentModel) bool {
+	return !plan.Image.Equal(state.Image) || !plan.Job.JarURI.Equal(state.Job.JarURI) ||
+		!plan.Job.EntryClass.Equal(state.Job.EntryClass) || !plan.Job.Args.Equal(state.Job.Args)
 }
 
 // firstValue is the value of the first of keys that cfg sets, or "".

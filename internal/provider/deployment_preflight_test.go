@@ -147,3 +147,28 @@ resource "flinkstate_snapshot" "sp" {
 		},
 	})
 }
+
+// A change of the job's code (here the image) on a last-state job whose
+// checkpoint records state of an operator without a uid (the model's job:
+// its operator's ID is generated) warns, naming the operator: new code may
+// give it another ID, and Flink would then refuse its state. The upgrade
+// goes on.
+func TestAccDeployment_preflightWarnsOfGeneratedUIDs(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	rec := &diagRecorder{}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		Steps: []resource.TestStep{
+			{Config: restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`)},
+			{
+				PreConfig: rec.reset,
+				Config:    restoreConfig(ns, prefix, "flink:2.2.1-java21", "", `  wait_for = "running"`),
+				Check: rec.expectWarning("ApplyResourceChange", "Operators without a uid", "gives the job new code",
+					`"test bed job" (no uid, ID `, "Cannot map checkpoint/savepoint state", "Set uid() on every stateful operator"),
+			},
+		},
+	})
+}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
 
@@ -182,5 +184,85 @@ func (r *deploymentResource) preflightPath(ctx context.Context, plan *deployment
 			continue
 		}
 		diags.AddAttributeError(path.Root("job").AtName("initial_savepoint_path"), "Flink would refuse to restore the job's state", detail)
+	}
+}
+
+// preflightHandover is the pre-flight of a replacement that carries the
+// job's state across: at plan, before the old job is stopped, it reads the
+// newest completed checkpoint of the running job (state's job_id), which
+// records the operators the final savepoint will record, and refuses the
+// plan when Flink would refuse to restore that state with the new
+// configuration. The stop's savepoint is CANONICAL unless the old backend
+// is ForSt (flinkconf.SavepointFormatFor), and a canonical savepoint
+// restores into any backend, so the backend rule applies only to a NATIVE
+// one. An unreadable checkpoint skips the check with a warning; a job with
+// none has no state to refuse.
+func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state *deploymentModel, diags *diag.Diagnostics) {
+	if diags.HasError() || plan.Job == nil || state.Job == nil {
+		return
+	}
+	var d diag.Diagnostics
+	oldCfg, newCfg := stringMap(ctx, state.EffectiveConfig, &d), stringMap(ctx, plan.EffectiveConfig, &d)
+	jobID := state.JobID.ValueString()
+	dir := firstValue(oldCfg, "execution.checkpointing.dir", "state.checkpoints.dir")
+	if d.HasError() || plan.EffectiveConfig.IsUnknown() || !checkpoint.ValidJobID(jobID) || dir == "" || plan.Job.Parallelism.IsUnknown() {
+		return
+	}
+	bucket, prefix, err := checkpoint.ParseS3URI(dir)
+	if err != nil {
+		return
+	}
+	from := state.Namespace.ValueString() + "/" + state.Name.ValueString()
+	skipped := func(why string) {
+		diags.AddWarning("Restore pre-flight skipped",
+			fmt.Sprintf("FlinkDeployment %s is replaced: the provider could not read the newest checkpoint of its job, so it did not "+
+				"check before the stop that Flink will accept the final savepoint with the new configuration: %s. The create checks the "+
+				"savepoint itself.", from, why))
+	}
+	a, err := r.meta.AWS(ctx)
+	if err != nil {
+		skipped(err.Error())
+		return
+	}
+	actx, cancel := r.meta.boundAWS(ctx, kube.RequestTimeout)
+	defer cancel()
+	cp, err := checkpoint.Latest(actx, a.S3, bucket, prefix, jobID)
+	if err != nil {
+		skipped(awsErr(actx, err))
+		return
+	}
+	if cp == nil {
+		return
+	}
+	meta, err := checkpoint.ReadMetadataAt(actx, a.S3, cp.Path)
+	if err != nil {
+		skipped(fmt.Sprintf("reading %s: %s", cp.MetadataPath, awsErr(actx, err)))
+		return
+	}
+	want := preflight.Desired{
+		Parallelism:  int(plan.Job.Parallelism.ValueInt64()),
+		Overrides:    flinkconf.ParallelismOverrides(newCfg),
+		FlinkVersion: plan.FlinkVersion.ValueString(),
+	}
+	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(newCfg)
+	oldBackend := firstValue(oldCfg, "state.backend.type", "state.backend")
+	requested := ""
+	if state.SavepointFirst != nil {
+		requested = state.SavepointFirst.FormatType.ValueString()
+	}
+	format, _ := flinkconf.SavepointFormatFor(oldBackend, requested)
+	if format == "" {
+		// The deployment's own setting, CANONICAL by default
+		// (KubernetesOperatorConfigOptions.OPERATOR_SAVEPOINT_FORMAT_TYPE).
+		format = oldCfg[kube.SavepointFormatKey]
+	}
+	if strings.EqualFold(format, "NATIVE") {
+		want.Backend, want.PreviousBackend = firstValue(newCfg, "state.backend.type", "state.backend"), oldBackend
+	}
+	for _, f := range preflight.Check(meta, want) {
+		diags.AddError("Flink would refuse to restore the job's state",
+			fmt.Sprintf("FlinkDeployment %s is replaced: its job would be stopped with a final savepoint and the new deployment started "+
+				"from it. Read from %s, the newest checkpoint of the running job (it records the operators the savepoint will): %s "+
+				"Nothing was changed; the old job keeps running.", from, cp.Path, f.Detail()))
 	}
 }

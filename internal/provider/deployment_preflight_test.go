@@ -172,3 +172,48 @@ func TestAccDeployment_preflightWarnsOfGeneratedUIDs(t *testing.T) {
 		},
 	})
 }
+
+// A replacement that carries the job's state across (a rename) with a
+// parallelism above the max parallelism its state was written with is
+// refused at plan, before the old job is stopped: the final savepoint
+// would record the operators the newest checkpoint records, and Flink
+// would refuse it (StateAssignmentOperation.checkParallelismPreconditions).
+// The old job keeps running, at the same generation.
+func TestAccDeployment_preflightRefusesHandoverAboveCheckpointMax(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	first := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"
+  flink_configuration = {
+    "pipeline.max-parallelism" = "8"
+  }`)
+	renamed := strings.Replace(strings.Replace(restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`),
+		"parallelism  = 2", "parallelism  = 12", 1), `name            = "orders"`, `name            = "orders-v2"`, 1)
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders") },
+				Config:    renamed,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "is replaced", "the newest checkpoint of the running job",
+					"job.parallelism (12)", "The maximum parallelism (8) of the restored state is lower than the configured parallelism (12)",
+					"Nothing was changed"),
+			},
+			{
+				Config: first,
+				Check: func(*terraform.State) error {
+					if g := generationOf(t, ns, "orders"); g != gen {
+						return fmt.Errorf("generation %d after the refused replacement, want %d", g, gen)
+					}
+					if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
+						return fmt.Errorf("job state %q after the refused replacement, want RUNNING", s)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -337,6 +337,9 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	} else {
 		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
 	}
+	if replacing && private.ReplaceFrom != "" && state.JobState.ValueString() == "RUNNING" && plan.restorePath().IsNull() {
+		r.preflightHandover(ctx, &plan, state, &resp.Diagnostics)
+	}
 	if state != nil && !replacing {
 		planNotRunningUpgrade(ctx, &plan, state, unwritten, private.RecordedSavepoint, &resp.Diagnostics)
 	}

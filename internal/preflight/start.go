@@ -1,6 +1,11 @@
 package preflight
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+)
 
 // A job starts from existing state on more paths than an upgrade of a
 // running job (issue 44): job.initial_savepoint_path on create and on a
@@ -55,3 +60,38 @@ func NoCheckpoint(jobID, dir string) Finding {
 			"(the operator takes a savepoint of the running job first); or, to start from empty state on purpose, set "+
 			"job.upgrade_mode = \"stateless\".", jobID, dir)}
 }
+
+// CrossesToFlink2 tells whether a job's state moves from Flink 1.x (from)
+// to Flink 2.x (to): a restore across that line meets Flink 2.0's
+// serializer changes (Flink2StateAdvice). False when either is not a
+// version.
+func CrossesToFlink2(from, to string) bool {
+	f, err1 := flinkconf.ParseVersion(from)
+	t, err2 := flinkconf.ParseVersion(to)
+	return err1 == nil && err2 == nil && f.Major == 1 && t.Major >= 2
+}
+
+// WrittenByFlink1 tells whether a snapshot's _metadata was written by
+// Flink 1.x: Flink 1.20 writes version 4, 2.0 version 5
+// (MetadataSerializers; MaxMetadataVersion).
+func WrittenByFlink1(meta *checkpoint.Metadata) bool {
+	return meta != nil && meta.Version > 0 && meta.Version <= 4
+}
+
+// Flink2StateAdvice is what a restore of Flink 1.x state by Flink 2.x
+// meets: Flink 2.0 upgraded its bundled Kryo from 2 to 5 (FLINK-3154), whose
+// binary format differs, and serializes Java collections inside POJOs with
+// serializers of their own instead of Kryo (FLIP-398), so state a 1.x job
+// serialized with Kryo (generic types, collections in POJOs) does not
+// restore in Flink 2; state with Flink's own serializers (basic types,
+// Tuples, Rows, POJOs of such fields) or Avro does. The operator upgrades a
+// flinkVersion change with a savepoint even in last-state mode
+// (AbstractJobReconciler.getJobUpgrade: flinkVersionChanged → savepoint while
+// the job runs with a savepoint directory, else a last-state cancel, else it
+// waits).
+const Flink2StateAdvice = "Flink 2.0 upgraded its bundled Kryo from version 2 to 5 (FLINK-3154), whose binary format differs, and " +
+	"serializes Java collections inside POJOs with serializers of its own instead of Kryo (FLIP-398): state the Flink 1.x job " +
+	"serialized with Kryo (generic types, collections in POJOs) cannot be restored by Flink 2, while state with Flink's own " +
+	"serializers (basic types, Tuples, Rows, POJOs of such fields) or Avro can. Check the job's state types (or restore a savepoint " +
+	"in a test deployment first) before the old job is stopped. The operator upgrades a flink_version change with a savepoint, " +
+	"even in last-state mode (AbstractJobReconciler.getJobUpgrade)."

@@ -55,3 +55,32 @@ func TestNoCheckpoint(t *testing.T) {
 	mustContain(t, f.Detail(), "job.upgrade_mode (last-state)", "ApplicationReconciler.deploy", "atLeastOneCheckpoint",
 		"0123456789abcdef0123456789abcdef", "s3://b/flink/checkpoints", "state.checkpoint_interval", `"savepoint"`, `"stateless"`)
 }
+
+func TestCrossesToFlink2(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"1.20.1", "2.2.1", true},
+		{"1.20.1", "1.20.2", false},
+		{"2.0.0", "2.2.1", false},
+		{"2.2.1", "1.20.1", false},
+		{"", "2.2.1", false},
+	} {
+		if got := CrossesToFlink2(c.from, c.to); got != c.want {
+			t.Errorf("CrossesToFlink2(%q, %q) = %v, want %v", c.from, c.to, got, c.want)
+		}
+	}
+}
+
+// Flink 2.x writes _metadata version 5 and up, 1.20 version 4.
+func TestWrittenByFlink1(t *testing.T) {
+	m := fixture(t, checkpointFixture)
+	if WrittenByFlink1(m) {
+		t.Fatalf("a Flink 2.2.1 checkpoint (version %d) taken for Flink 1.x's", m.Version)
+	}
+	m.Version = 4
+	if !WrittenByFlink1(m) {
+		t.Fatal("version 4 not taken for Flink 1.x's")
+	}
+}

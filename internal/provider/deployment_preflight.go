@@ -172,6 +172,11 @@ func (r *deploymentResource) preflightPath(ctx context.Context, plan *deployment
 		Backend:      firstValue(cfg, "state.backend.type", "state.backend"),
 	}
 	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(cfg)
+	if v, err := flinkconf.ParseVersion(want.FlinkVersion); err == nil && v.Major >= 2 && preflight.WrittenByFlink1(meta) {
+		diags.AddAttributeWarning(path.Root("flink_version"), "Flink 1.x state restored by Flink 2",
+			fmt.Sprintf("FlinkDeployment %s/%s restores %s (%s), whose _metadata (version %d) Flink 1.x wrote, with Flink %s. %s",
+				ns, name, target, what, meta.Version, want.FlinkVersion, preflight.Flink2StateAdvice))
+	}
 	verb := "changed, and its job keeps running"
 	if create {
 		verb = "created"

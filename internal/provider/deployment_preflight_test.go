@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
@@ -213,6 +214,33 @@ func TestAccDeployment_preflightRefusesHandoverAboveCheckpointMax(t *testing.T) 
 					}
 					return nil
 				},
+			},
+		},
+	})
+}
+
+// A stateful job moved from Flink 1.20 to 2.2 warns at plan: Flink 2's
+// serializer changes (Kryo 5, collection serializers) can keep its state
+// from restoring, and the operator upgrades a version change with a
+// savepoint.
+func TestAccDeployment_planWarnsOfFlink1StateInFlink2(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	v2 := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`)
+	v1 := strings.Replace(strings.Replace(v2, `flink_version   = "2.2.1"`, `flink_version   = "1.20.1"`, 1), "flink:2.2.1-java17", "flink:1.20.1-java17", 1)
+	rec := &diagRecorder{}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		Steps: []resource.TestStep{
+			{Config: v1},
+			{
+				PreConfig: rec.reset,
+				Config:    v2,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					rec.planWarning("Flink 1.x state restored by Flink 2", "from 1.20.1 to 2.2.1", "FLINK-3154", "FLIP-398", "AbstractJobReconciler.getJobUpgrade"),
+				}},
 			},
 		},
 	})

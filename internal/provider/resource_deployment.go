@@ -31,6 +31,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
 
 type deploymentResource struct{ resourceBase }
@@ -339,6 +340,11 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	if replacing && private.ReplaceFrom != "" && state.JobState.ValueString() == "RUNNING" && plan.restorePath().IsNull() {
 		r.preflightHandover(ctx, &plan, state, &resp.Diagnostics)
+	}
+	if state != nil && state.keepsState() && preflight.CrossesToFlink2(state.FlinkVersion.ValueString(), plan.FlinkVersion.ValueString()) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("flink_version"), "Flink 1.x state restored by Flink 2",
+			fmt.Sprintf("flink_version moves from %s to %s, and the job restores its state across it. %s", state.FlinkVersion.ValueString(),
+				plan.FlinkVersion.ValueString(), preflight.Flink2StateAdvice))
 	}
 	if state != nil && !replacing {
 		planNotRunningUpgrade(ctx, &plan, state, unwritten, private.RecordedSavepoint, &resp.Diagnostics)

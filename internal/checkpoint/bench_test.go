@@ -1,8 +1,11 @@
 package checkpoint
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,4 +117,66 @@ func seedBenchBucket(b *testing.B, c *s3.Client, bucket string, shared int) {
 	if err, _ := failed.Load().(error); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// countingReader counts the requests of a _metadata read too.
+type countingReader struct {
+	countingS3
+	r S3Reader
+}
+
+func (c *countingReader) GetObject(ctx context.Context, in *s3.GetObjectInput, o ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	c.n.Add(1)
+	return c.r.GetObject(ctx, in, o...)
+}
+
+// BenchmarkPreflightRead is what the restore pre-flight reads at apply
+// (issue 44): the newest completed checkpoint of the running job in a
+// store holding 100 of them (Latest with the job id), then its _metadata
+// (ReadMetadataAt, a real Flink 2.2.1 checkpoint's), against the test bed's
+// S3; it reports S3 requests per pre-flight.
+func BenchmarkPreflightRead(b *testing.B) {
+	root, err := testbed.FindRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, err := testbed.Load(root)
+	if err != nil {
+		b.Skip("no test bed running: make testbed-up (make bench does it)")
+	}
+	for _, kv := range env.Vars() {
+		b.Setenv(kv[0], kv[1])
+	}
+	ctx := context.Background()
+	cl, err := awsclient.New(ctx, awsclient.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	meta, err := os.ReadFile(filepath.Join("testdata", "incremental-rocksdb-checkpoint", MetadataFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const bucket = "fs-bench-preflight"
+	dir := "flink/orders/checkpoints/" + jobA
+	if _, err := cl.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil && !strings.Contains(err.Error(), "BucketAlreadyOwnedByYou") {
+		b.Fatal(err)
+	}
+	for id := 1; id <= 100; id++ {
+		if _, err := cl.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(fmt.Sprintf("%s/chk-%d/%s", dir, id, MetadataFile)),
+			Body: bytes.NewReader(meta)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c := &countingReader{countingS3: countingS3{S3API: cl.S3}, r: cl.S3}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cp, err := Latest(ctx, c, bucket, "flink/orders/checkpoints", jobA)
+		if err != nil || cp == nil || cp.ID != 100 {
+			b.Fatalf("%+v %v", cp, err)
+		}
+		if m, err := ReadMetadataAt(ctx, c, cp.Path); err != nil || len(m.Operators) == 0 {
+			b.Fatalf("%+v %v", m, err)
+		}
+	}
+	b.ReportMetric(float64(c.n.Load())/float64(b.N), "requests/op")
 }

@@ -58,6 +58,7 @@ type snapshotModel struct {
 	Path            types.String   `tfsdk:"path"`
 	ResultTimestamp types.String   `tfsdk:"result_timestamp"`
 	Error           types.String   `tfsdk:"error"`
+	Contents        types.Object   `tfsdk:"contents"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -120,6 +121,8 @@ func (r *snapshotResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 					"path); for a new snapshot it is refused at plan. An imported snapshot's generated configuration may keep the path it completed with.",
 				Validators:    []validator.String{s3PathCheck},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIfConfigured(), stringplanmodifier.UseStateForUnknown()}},
+			"contents": snapshotContentsResourceAttribute("once the snapshot has completed with a path (its _metadata read from S3, " +
+				"one request, then kept while the path stays)"),
 			"backoff_limit": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
 				Description: "Retries the operator makes before FAILED. Default 1. The operator's -1 (retry forever, its default) is refused " +
 					"for a new snapshot, where nobody would be told; an imported one may keep it.",
@@ -273,6 +276,7 @@ func (r *snapshotResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.State, plan.ResultTimestamp, plan.Error = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 		if config.Path.IsNull() {
 			plan.Path = types.StringUnknown()
+			plan.Contents = types.ObjectUnknown(snapshotContentsType.AttrTypes)
 		}
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
@@ -417,6 +421,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	plan.Name = types.StringValue(name)
 	plan.ID = types.StringValue(ns + "/" + name)
 	plan.setStatus(kube.ReadSnapshotStatus(created))
+	plan.Contents = snapshotContents(nil)
 	if !plan.Wait.ValueBool() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
@@ -426,6 +431,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	st, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, name, timeout, snapshotPollInterval)
 	plan.setStatus(st)
+	r.readContents(ctx, &plan, "", &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	switch {
 	case err == nil && st.Path == "":
@@ -501,7 +507,9 @@ func (r *snapshotResource) Read(ctx context.Context, req resource.ReadRequest, r
 		// decision, so a replacement is refused until it says so.
 		setPrivateString(ctx, resp.Private, privateDisposeAdopted, "true", &resp.Diagnostics)
 	}
+	prevPath := state.Path.ValueString()
 	state.setStatus(kube.ReadSnapshotStatus(obj))
+	r.readContents(ctx, &state, prevPath, &resp.Diagnostics)
 	if state.Triggers.IsNull() {
 		// After an import: the triggers this provider stored on the object.
 		if t := kube.Triggers(obj); len(t) > 0 {
@@ -604,7 +612,12 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 	defer cancel()
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	st, err := kube.WaitSnapshot(ctx, c.Dynamic, ns, name, timeout, snapshotPollInterval)
+	prevPath := state.Path.ValueString()
+	if !plan.Contents.IsUnknown() {
+		prevPath = plan.Path.ValueString()
+	}
 	plan.setStatus(st)
+	r.readContents(ctx, &plan, prevPath, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if err == nil || st.State == kube.SnapshotFailed || st.State == kube.SnapshotAbandoned {
 		// Ended: FAILED or ABANDONED is replaced by the next plan (ModifyPlan).

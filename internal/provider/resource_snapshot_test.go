@@ -527,3 +527,34 @@ resource "flinkstate_snapshot" "sp" {
 		},
 	})
 }
+
+// contents says what the completed savepoint's _metadata records (here
+// the model's savepoint of its one operator, which has no uid): the facts
+// the restore pre-flight reads, for a user's precondition.
+func TestAccSnapshot_contents(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := snapshotJob(t)
+	ops := tfjsonPath("contents").AtMapKey("operators")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkNoSnapshots(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config: snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(snapAddr, tfjsonPath("contents").AtMapKey("metadata_version"), knownvalue.Int64Exact(6)),
+					statecheck.ExpectKnownValue(snapAddr, tfjsonPath("contents").AtMapKey("format"), knownvalue.StringExact("CANONICAL savepoint")),
+					statecheck.ExpectKnownValue(snapAddr, ops, knownvalue.ListSizeExact(1)),
+					statecheck.ExpectKnownValue(snapAddr, ops.AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("test bed job")),
+					statecheck.ExpectKnownValue(snapAddr, ops.AtSliceIndex(0).AtMapKey("uid"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(snapAddr, ops.AtSliceIndex(0).AtMapKey("max_parallelism"), knownvalue.Int64Exact(128)),
+				},
+			},
+			{
+				// Kept while the path stays: no change, no read.
+				Config:   snapshotBeforeUpgrade(ns, "flink:2.2.1-java17", ""),
+				PlanOnly: true,
+			},
+		},
+	})
+}

@@ -1,8 +1,13 @@
 package provider
 
 import (
+	"fmt"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
@@ -22,32 +27,80 @@ var (
 	}}
 )
 
-// snapshotContentsAttribute is the schema of contents; read says when it
-// is set.
+// contentsField is one attribute of contents (or of one of its
+// operators): both the data sources' and flinkstate_snapshot's schemas are
+// built from these, so they say the same.
+type contentsField struct {
+	name, kind, description string // kind: "string", "int" or "bool"
+}
+
+const contentsDescription = "What the snapshot's `_metadata` records (Flink's own format, read by the provider), %s: what Flink " +
+	"checks when a job restores it. A restore needs a parallelism of at most each operator's `max_parallelism`, the same " +
+	"`pipeline.max-parallelism` when one is set, and the same state backend unless the snapshot is a CANONICAL savepoint."
+
+var (
+	contentsFields = []contentsField{
+		{"metadata_version", "int", "The `_metadata` format version (Flink 2.1 and 2.2 write 6; Flink 1.20 reads up to 4, 2.0 up to 5: MetadataSerializers)."},
+		{"format", "string", "`checkpoint`, `CANONICAL savepoint` or `NATIVE savepoint` (its CheckpointProperties); null when a version 2 or 3 file does not record it."},
+		{"keyed_state_kind", "string", "The kind of keyed state, from its handle classes: `incremental` (RocksDB's or ForSt's own files), `full` " +
+			"(a hashmap checkpoint, or RocksDB's without incremental checkpoints), `canonical` (a CANONICAL savepoint), " +
+			"`changelog`, `mixed`, or `none`."},
+	}
+	operatorsDescription = "The operators with their state, in file order."
+	operatorFields       = []contentsField{
+		{"id", "string", "The OperatorID (hexadecimal), as Flink's messages print it."},
+		{"uid", "string", "The operator's `uid()`; null when it has none (its ID is generated from the job graph, and changes with it)."},
+		{"name", "string", "The operator's name; null when not recorded."},
+		{"parallelism", "int", "The parallelism it ran with."},
+		{"max_parallelism", "int", "Its max parallelism: the number of key groups of its keyed state, which a restore cannot raise."},
+		{"keyed_state", "bool", "Whether it holds keyed state."},
+	}
+)
+
+// snapshotContentsAttribute is the data sources' schema of contents; read
+// says when it is set.
 func snapshotContentsAttribute(read string) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{Computed: true,
-		Description: "What the snapshot's `_metadata` records (Flink's own format, read by the provider), " + read + ": what Flink " +
-			"checks when a job restores it. A restore needs a parallelism of at most each operator's `max_parallelism`, the same " +
-			"`pipeline.max-parallelism` when one is set, and the same state backend unless the snapshot is a CANONICAL savepoint.",
-		Attributes: map[string]schema.Attribute{
-			"metadata_version": schema.Int64Attribute{Computed: true,
-				Description: "The `_metadata` format version (Flink 2.1 and 2.2 write 6; Flink 1.20 reads up to 4, 2.0 up to 5: MetadataSerializers)."},
-			"format": schema.StringAttribute{Computed: true,
-				Description: "`checkpoint`, `CANONICAL savepoint` or `NATIVE savepoint` (its CheckpointProperties); null when a version 2 or 3 file does not record it."},
-			"keyed_state_kind": schema.StringAttribute{Computed: true,
-				Description: "The kind of keyed state, from its handle classes: `incremental` (RocksDB's or ForSt's own files), `full` " +
-					"(a hashmap checkpoint, or RocksDB's without incremental checkpoints), `canonical` (a CANONICAL savepoint), " +
-					"`changelog`, `mixed`, or `none`."},
-			"operators": schema.ListNestedAttribute{Computed: true, Description: "The operators with their state, in file order.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":              schema.StringAttribute{Computed: true, Description: "The OperatorID (hexadecimal), as Flink's messages print it."},
-					"uid":             schema.StringAttribute{Computed: true, Description: "The operator's `uid()`; null when it has none (its ID is generated from the job graph, and changes with it)."},
-					"name":            schema.StringAttribute{Computed: true, Description: "The operator's name; null when not recorded."},
-					"parallelism":     schema.Int64Attribute{Computed: true, Description: "The parallelism it ran with."},
-					"max_parallelism": schema.Int64Attribute{Computed: true, Description: "Its max parallelism: the number of key groups of its keyed state, which a restore cannot raise."},
-					"keyed_state":     schema.BoolAttribute{Computed: true, Description: "Whether it holds keyed state."},
-				}}},
-		}}
+	attrs := func(fs []contentsField) map[string]schema.Attribute {
+		out := map[string]schema.Attribute{}
+		for _, f := range fs {
+			switch f.kind {
+			case "int":
+				out[f.name] = schema.Int64Attribute{Computed: true, Description: f.description}
+			case "bool":
+				out[f.name] = schema.BoolAttribute{Computed: true, Description: f.description}
+			default:
+				out[f.name] = schema.StringAttribute{Computed: true, Description: f.description}
+			}
+		}
+		return out
+	}
+	top := attrs(contentsFields)
+	top["operators"] = schema.ListNestedAttribute{Computed: true, Description: operatorsDescription,
+		NestedObject: schema.NestedAttributeObject{Attributes: attrs(operatorFields)}}
+	return schema.SingleNestedAttribute{Computed: true, Description: fmt.Sprintf(contentsDescription, read), Attributes: top}
+}
+
+// snapshotContentsResourceAttribute is the same for flinkstate_snapshot.
+func snapshotContentsResourceAttribute(read string) rschema.SingleNestedAttribute {
+	attrs := func(fs []contentsField) map[string]rschema.Attribute {
+		out := map[string]rschema.Attribute{}
+		for _, f := range fs {
+			switch f.kind {
+			case "int":
+				out[f.name] = rschema.Int64Attribute{Computed: true, Description: f.description}
+			case "bool":
+				out[f.name] = rschema.BoolAttribute{Computed: true, Description: f.description}
+			default:
+				out[f.name] = rschema.StringAttribute{Computed: true, Description: f.description}
+			}
+		}
+		return out
+	}
+	top := attrs(contentsFields)
+	top["operators"] = rschema.ListNestedAttribute{Computed: true, Description: operatorsDescription,
+		NestedObject: rschema.NestedAttributeObject{Attributes: attrs(operatorFields)}}
+	return rschema.SingleNestedAttribute{Computed: true, Description: fmt.Sprintf(contentsDescription, read), Attributes: top,
+		PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()}}
 }
 
 func nullIfEmpty(s string) types.String {

@@ -285,8 +285,27 @@ func UpgradeNotice(prior, planned Desired, changes []string) (summary, detail st
 	switch mode {
 	case "last-state":
 		survives = "it resumes from its latest checkpoint (from the HA metadata, or after a cancel without it)"
+		switch {
+		case minorChanges(prior.FlinkVersion, planned.FlinkVersion):
+			// AbstractJobReconciler.getJobUpgrade: flinkVersionChanged in
+			// LAST_STATE → a savepoint while the job runs and a savepoint
+			// directory is set ("Using savepoint to upgrade Flink version").
+			survives = "since flink_version changes, the operator stops it with a savepoint instead of resuming from its latest " +
+				"checkpoint (a last-state cancel when no savepoint can be taken), and restores from that"
+		case planned.Spec != nil && planned.Spec.FlinkConfiguration[maxCheckpointAgeKey] != "":
+			// getUpgradeModeBasedOnStateAge: a latest checkpoint older than
+			// the maximum age makes it a savepoint upgrade.
+			survives += fmt.Sprintf(", unless that checkpoint is older than %s = %s: the operator then stops it with a savepoint "+
+				"and restores from that", maxCheckpointAgeKey, planned.Spec.FlinkConfiguration[maxCheckpointAgeKey])
+		}
 	case "savepoint":
 		survives = "the operator stops it with a savepoint and restores from that savepoint"
+		if planned.Spec == nil || planned.Spec.FlinkConfiguration[lastStateFallbackKey] != "false" {
+			// getJobUpgrade: a savepoint-mode job that is not running falls
+			// back to last-state (the option's default is true).
+			survives += " (if the job is not running then, the operator falls back to its latest checkpoint through the HA " +
+				"metadata: " + lastStateFallbackKey + ", default true)"
+		}
 	default:
 		survives = "with upgrade_mode = \"stateless\" it starts from EMPTY state: nothing is restored"
 		if planned.SavepointFirst {
@@ -314,6 +333,25 @@ func UpgradeNotice(prior, planned Desired, changes []string) (summary, detail st
 		fmt.Sprintf("The Flink operator applies a change of %s as an upgrade (its spec diff: ReflectiveDiffBuilder, flink-kubernetes-operator "+
 			"release-1.15.0): the job restarts, and %s.", fields, survives)
 }
+
+// minorChanges tells whether the operator sees a Flink version change: it
+// compares spec.flinkVersion, which names the minor version only
+// (FlinkVersion v1_20 … v2_2; flinkVersionChanged), so a patch release is
+// none.
+func minorChanges(from, to string) bool {
+	f, err1 := flinkconf.ParseVersion(from)
+	t, err2 := flinkconf.ParseVersion(to)
+	return err1 == nil && err2 == nil && (f.Major != t.Major || f.Minor != t.Minor)
+}
+
+// The operator settings UpgradeNotice reads from the spec
+// (KubernetesOperatorConfigOptions, release-1.15.0:
+// OPERATOR_JOB_UPGRADE_LAST_STATE_CHECKPOINT_MAX_AGE, no default;
+// OPERATOR_JOB_UPGRADE_LAST_STATE_FALLBACK_ENABLED, default true).
+const (
+	maxCheckpointAgeKey  = "kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age"
+	lastStateFallbackKey = "kubernetes.operator.job.upgrade.last-state-fallback.enabled"
+)
 
 // LastStateDummyPath is what the operator records as the restore path of
 // a last-state restore (AbstractJobReconciler.LAST_STATE_DUMMY_SP_PATH,

@@ -237,6 +237,16 @@ func TestUpgradeNotice(t *testing.T) {
 		"suspend, last-state": {job("last-state"), job("last-state").with(suspended), changes, "The job will be suspended", "HA metadata is kept"},
 		"suspend, stateless":  {job("stateless"), job("stateless").with(suspended), changes, "The job will be suspended", "nothing is kept"},
 		"resume":              {job("savepoint").with(suspended), job("savepoint"), changes, "The operator will restart the job", "image"},
+		// What the operator restores from, where it is not the obvious
+		// (AbstractJobReconciler.getJobUpgrade).
+		"last-state, new minor": {job("last-state").with(version("2.1.1")), job("last-state").with(version("2.2.1")), changes,
+			"The operator will restart the job", "stops it with a savepoint instead of resuming from its latest checkpoint"},
+		"last-state, new patch": {job("last-state").with(version("2.2.0")), job("last-state").with(version("2.2.1")), changes,
+			"The operator will restart the job", "it resumes from its latest checkpoint (from the HA metadata"},
+		"last-state, max age": {job("last-state"), job("last-state").with(conf(maxCheckpointAgeKey, "10 min")), changes,
+			"The operator will restart the job", "unless that checkpoint is older than " + maxCheckpointAgeKey + " = 10 min"},
+		"savepoint, fallback": {job("savepoint"), job("savepoint"), changes, "The operator will restart the job",
+			"if the job is not running then, the operator falls back to its latest checkpoint"},
 	} {
 		summary, detail := UpgradeNotice(c.prior, c.planned, c.changes)
 		if summary != c.summary || !strings.Contains(detail, c.says) {
@@ -320,5 +330,20 @@ func TestReplacementRestores(t *testing.T) {
 		if from != c.from || ambiguous != c.ambiguous {
 			t.Errorf("%s: ReplacementRestores = %s, %v; want %s, %v", name, from, ambiguous, c.from, c.ambiguous)
 		}
+	}
+}
+
+func version(v string) func(*Desired) { return func(d *Desired) { d.FlinkVersion = v } }
+
+func conf(k, v string) func(*Desired) {
+	return func(d *Desired) { d.Spec = &Spec{FlinkConfiguration: map[string]string{k: v}} }
+}
+
+// Without the fallback the savepoint upgrade of a job that is not running
+// waits: the notice does not promise the latest checkpoint.
+func TestUpgradeNotice_fallbackOff(t *testing.T) {
+	_, detail := UpgradeNotice(job("savepoint"), job("savepoint").with(conf(lastStateFallbackKey, "false")), []string{"image"})
+	if strings.Contains(detail, "falls back") {
+		t.Fatalf("%q", detail)
 	}
 }

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
@@ -95,3 +96,32 @@ const Flink2StateAdvice = "Flink 2.0 upgraded its bundled Kryo from version 2 to
 	"serializers (basic types, Tuples, Rows, POJOs of such fields) or Avro can. Check the job's state types (or restore a savepoint " +
 	"in a test deployment first) before the old job is stopped. The operator upgrades a flink_version change with a savepoint, " +
 	"even in last-state mode (AbstractJobReconciler.getJobUpgrade)."
+
+// missingOperatorRE matches Flink's refusal of a snapshot whose operator
+// the new job graph lacks (Checkpoints.throwNonRestoredStateException,
+// flink-runtime release-2.2.1: "Failed to rollback to checkpoint/savepoint
+// <pointer>. Cannot map checkpoint/savepoint state for operator <id> to the
+// new program, because the operator is not available in the new program.").
+var missingOperatorRE = regexp.MustCompile(`Failed to rollback to checkpoint/savepoint (\S+?)\.? Cannot map checkpoint/savepoint state for operator ([0-9a-f]{32})`)
+
+// MissingOperator finds that refusal in text: the snapshot and the
+// operator's hexadecimal ID.
+func MissingOperator(text string) (snapshot, operatorID string, ok bool) {
+	m := missingOperatorRE.FindStringSubmatch(text)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// NameOperator says which operator of the snapshot id is, by the name and
+// uid its _metadata records, for a message that has only Flink's hex ID:
+// "" when the snapshot does not record it.
+func NameOperator(meta *checkpoint.Metadata, id string) string {
+	for _, op := range meta.Operators {
+		if op.ID == id {
+			return describe(op)
+		}
+	}
+	return ""
+}

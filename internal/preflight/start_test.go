@@ -84,3 +84,24 @@ func TestWrittenByFlink1(t *testing.T) {
 		t.Fatal("version 4 not taken for Flink 1.x's")
 	}
 }
+
+// Flink's refusal of state for an operator the new code lacks names only
+// the operator's hex ID; the snapshot's _metadata names it.
+func TestMissingOperator(t *testing.T) {
+	msg := "java.lang.IllegalStateException: Failed to rollback to checkpoint/savepoint s3://b/flink/counts/savepoints/savepoint-4f1a2b-0123456789ab. " +
+		"Cannot map checkpoint/savepoint state for operator " + keyedOperatorID + " to the new program, because the operator is not available " +
+		"in the new program. If you want to allow to skip this, you can set the --allowNonRestoredState option on the CLI."
+	snap, id, ok := MissingOperator(msg)
+	if !ok || snap != "s3://b/flink/counts/savepoints/savepoint-4f1a2b-0123456789ab" || id != keyedOperatorID {
+		t.Fatalf("%q %q %v", snap, id, ok)
+	}
+	if got := NameOperator(fixture(t, checkpointFixture), id); got != `"KeyedProcess" (uid "count", ID `+keyedOperatorID+`)` {
+		t.Fatalf("%q", got)
+	}
+	if got := NameOperator(fixture(t, checkpointFixture), "00000000000000000000000000000000"); got != "" {
+		t.Fatalf("%q", got)
+	}
+	if _, _, ok := MissingOperator("java.lang.ClassNotFoundException: x"); ok {
+		t.Fatal("matched another failure")
+	}
+}

@@ -470,7 +470,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 		return
 	}
 	// Read before a failed create is deleted again (its pods with it).
-	rep, gone, reason := waitReportOf(o, op), "", flinkReason(ctx, c, ns, name, o)
+	rep, gone, reason := waitReportOf(o, op), "", r.flinkReason(ctx, c, ns, name, o)
 	if rep.deleteAgain {
 		gone = deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
 	} else {

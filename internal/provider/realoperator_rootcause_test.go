@@ -30,3 +30,27 @@ func TestAccRealOperator_jobManagerExitSaysFlinksReason(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccRealOperator_missingOperatorIsNamed (issue 44): new code whose
+// stateful operator has another uid (the counting job's --count-uid) cannot
+// restore the savepoint the upgrade took: Flink refuses it naming only the
+// operator's hex ID ("Cannot map checkpoint/savepoint state for operator
+// <id> to the new program"), and the apply's error names the operator from
+// the snapshot's _metadata: "KeyedProcess", uid "count".
+func TestAccRealOperator_missingOperatorIsNamed(t *testing.T) {
+	fx := newRealOperatorFixture(t)
+	first := realFlinkOperatorConfig(fx.bucket, fx.oidc, fx.role, fx.ns, "", "")
+	renamed := realFlinkOperatorConfig(fx.bucket, fx.oidc, fx.role, fx.ns, `    args = ["--count-uid", "count-v2"]`, "")
+	renamed = strings.Replace(renamed, `wait_for          = "running"`, "wait_for          = \"running\"\n  timeouts {\n    update = \"4m\"\n  }", 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				Config: renamed,
+				ExpectError: errorRE("Cannot map checkpoint/savepoint state for operator b71731f1c0df9c3076c4a455334d0ad6",
+					`the operator "KeyedProcess" (uid "count", ID b71731f1c0df9c3076c4a455334d0ad6)`, "allow_non_restored_state"),
+			},
+		},
+	})
+}

@@ -471,6 +471,11 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	}
 	// Read before a failed create is deleted again (its pods with it).
 	rep, gone, reason := waitReportOf(o, op), "", r.flinkReason(ctx, c, ns, name, o)
+	if reason == "" {
+		// The operator's own words may carry Flink's refusal too (a job
+		// that failed at restore: its JobInitializationException).
+		reason = r.namedOperator(ctx, err.Error())
+	}
 	if rep.deleteAgain {
 		gone = deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
 	} else {

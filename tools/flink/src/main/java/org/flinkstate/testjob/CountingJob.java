@@ -32,9 +32,15 @@ public final class CountingJob {
 
     public static void main(String[] args) throws Exception {
         double rate = 20;
+        // --count-uid gives the counter another uid: new code whose stateful
+        // operator Flink cannot map the snapshot's state to.
+        String countUid = "count";
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals("--rate")) {
                 rate = Double.parseDouble(args[i + 1]);
+            }
+            if (args[i].equals("--count-uid")) {
+                countUid = args[i + 1];
             }
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -45,7 +51,7 @@ public final class CountingJob {
                 .uid("sequence")
                 .keyBy(seq -> seq % KEYS)
                 .process(new Count())
-                .uid("count")
+                .uid(countUid)
                 .print()
                 .uid("print");
         env.execute("flinkstate-testjob");

@@ -71,9 +71,14 @@ func (r *deploymentResource) baseline(ctx context.Context, plan *deploymentModel
 
 // waitCheckpoint is the end of wait_for = "checkpoint": once the job runs,
 // a checkpoint of it completes after the change, and its _metadata reads.
-// False (with the error in diags) when none did before ctx's end, or the
-// job failed meanwhile.
-func (r *deploymentResource) waitCheckpoint(ctx context.Context, c *kube.Client, plan *deploymentModel, base checkpointBaseline, jobID string, diags *diag.Diagnostics) bool {
+// False (with the error in diags) when none did before until, or the job
+// failed meanwhile.
+//
+// The wait ends at until (the resource's timeout from the write); its calls
+// have their own deadlines.
+func (r *deploymentResource) waitCheckpoint(ctx context.Context, c *kube.Client, plan *deploymentModel, base checkpointBaseline, jobID string, until time.Time, diags *diag.Diagnostics) bool {
+	ctx, cancel := context.WithDeadline(ctx, until)
+	defer cancel()
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	what := "FlinkDeployment " + ns + "/" + name
 	bucket, dir, ok := plan.checkpointStore(ctx)

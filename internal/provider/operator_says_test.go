@@ -104,7 +104,10 @@ func TestAccDeployment_rejectedUpdateFailsAtOnce(t *testing.T) {
 			{
 				// The operator's configuration put back: the change goes
 				// through, and the destroy's stop is no longer refused.
-				PreConfig: func() { op.SetDefaultConfig(nil) },
+				PreConfig: func() {
+					op.SetReconcileInterval(2 * time.Second)
+					op.SetDefaultConfig(nil)
+				},
 				Config:    strings.Replace(rollbackWithoutHA(ns, "false"), "flink:2.2.1-java17", "flink:2.2.1-java21", 1),
 			},
 		},

@@ -462,7 +462,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	diags.Append(state.Set(ctx, &plan)...)
 	o := kube.ClassifyWait(ctx, c.Dynamic, ns, name, st, err, op.Create)
 	if o.Kind == kube.WaitDone {
-		if plan.shape().WaitsForCheckpoint() && !r.waitCheckpoint(ctx, c, &plan, base, st.JobID, diags) {
+		if plan.shape().WaitsForCheckpoint() && !r.waitCheckpoint(ctx, c, &plan, base, st.JobID, written.Add(timeout), diags) {
 			private.WaitPending = "no checkpoint completed since the change"
 			return
 		}

@@ -108,7 +108,7 @@ func TestAccDeployment_rejectedUpdateFailsAtOnce(t *testing.T) {
 					op.SetReconcileInterval(2 * time.Second)
 					op.SetDefaultConfig(nil)
 				},
-				Config:    strings.Replace(rollbackWithoutHA(ns, "false"), "flink:2.2.1-java17", "flink:2.2.1-java21", 1),
+				Config: strings.Replace(rollbackWithoutHA(ns, "false"), "flink:2.2.1-java17", "flink:2.2.1-java21", 1),
 			},
 		},
 	})

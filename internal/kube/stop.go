@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ktypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 )
@@ -342,41 +342,23 @@ func patchSpecTo(ctx context.Context, r dynamic.ResourceInterface, name string, 
 			return err
 		}
 		live, _, _ := unstructured.NestedMap(cur.Object, "spec")
-		b, err := json.Marshal(map[string]any{
-			"metadata": map[string]any{"resourceVersion": cur.GetResourceVersion()},
-			"spec":     mergePatch(live, spec),
-		})
+		from, err := json.Marshal(map[string]any{"spec": live})
+		if err != nil {
+			return err
+		}
+		to, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": cur.GetResourceVersion()}, "spec": spec})
+		if err != nil {
+			return err
+		}
+		// The JSON merge patch (RFC 7396) from the live spec to spec: a
+		// removed field is null, anything else changed is written.
+		b, err := jsonmergepatch.CreateThreeWayJSONMergePatch(from, to, from)
 		if err != nil {
 			return err
 		}
 		_, err = r.Patch(ctx, name, ktypes.MergePatchType, b, metav1.PatchOptions{FieldManager: FieldManager})
 		return err
 	})
-}
-
-// mergePatch is the JSON merge patch (RFC 7396) that turns from into to:
-// a removed field is null, an object is patched field by field, anything
-// else is replaced.
-func mergePatch(from, to map[string]any) map[string]any {
-	p := map[string]any{}
-	for k := range from {
-		if _, ok := to[k]; !ok {
-			p[k] = nil
-		}
-	}
-	for k, v := range to {
-		fm, fok := from[k].(map[string]any)
-		tm, tok := v.(map[string]any)
-		switch {
-		case fok && tok:
-			if sub := mergePatch(fm, tm); len(sub) > 0 {
-				p[k] = sub
-			}
-		case !reflect.DeepEqual(from[k], v):
-			p[k] = v
-		}
-	}
-	return p
 }
 
 // mergeInto applies the nested map patch onto m.

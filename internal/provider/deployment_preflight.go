@@ -47,39 +47,19 @@ func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *
 	jobID := state.JobID.ValueString()
 	var d diag.Diagnostics
 	oldCfg, newCfg := stringMap(ctx, state.EffectiveConfig, &d), stringMap(ctx, plan.EffectiveConfig, &d)
-	dir := firstValue(oldCfg, "execution.checkpointing.dir", "state.checkpoints.dir")
-	if !checkpoint.ValidJobID(jobID) || dir == "" || d.HasError() {
-		return // no job or no checkpoints to read: nothing is restored from a checkpoint
+	if d.HasError() {
+		return
 	}
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	skipped := func(why string) {
+	cp, meta, why := r.newestCheckpoint(ctx, state, timeout)
+	if why != "" {
 		diags.AddWarning("Restore pre-flight skipped",
 			fmt.Sprintf("FlinkDeployment %s/%s: the provider could not read the checkpoint the upgrade restores, so it did not check that "+
 				"Flink will accept it (max parallelism, state backend, metadata version): %s. The update goes on.", ns, name, why))
-	}
-	bucket, prefix, err := checkpoint.ParseS3URI(dir)
-	if err != nil {
 		return
 	}
-	a, err := r.meta.AWS(ctx)
-	if err != nil {
-		skipped(err.Error())
-		return
-	}
-	actx, cancel := r.meta.boundAWS(ctx, timeout)
-	defer cancel()
-	cp, err := checkpoint.Latest(actx, a.S3, bucket, prefix, jobID)
-	if err != nil {
-		skipped(awsErr(actx, err))
-		return
-	}
-	if cp == nil {
-		return // no completed checkpoint: the job starts without checkpointed state
-	}
-	meta, err := checkpoint.ReadMetadataAt(actx, a.S3, cp.Path)
-	if err != nil {
-		skipped(fmt.Sprintf("reading %s: %s", cp.MetadataPath, awsErr(actx, err)))
-		return
+	if meta == nil {
+		return // no job, checkpoint directory or completed checkpoint: the job starts without checkpointed state
 	}
 	want := preflight.Desired{
 		Parallelism:         int(plan.Job.Parallelism.ValueInt64()),
@@ -208,40 +188,19 @@ func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state 
 	}
 	var d diag.Diagnostics
 	oldCfg, newCfg := stringMap(ctx, state.EffectiveConfig, &d), stringMap(ctx, plan.EffectiveConfig, &d)
-	jobID := state.JobID.ValueString()
-	dir := firstValue(oldCfg, "execution.checkpointing.dir", "state.checkpoints.dir")
-	if d.HasError() || plan.EffectiveConfig.IsUnknown() || !checkpoint.ValidJobID(jobID) || dir == "" || plan.Job.Parallelism.IsUnknown() {
-		return
-	}
-	bucket, prefix, err := checkpoint.ParseS3URI(dir)
-	if err != nil {
+	if d.HasError() || plan.EffectiveConfig.IsUnknown() || plan.Job.Parallelism.IsUnknown() {
 		return
 	}
 	from := state.Namespace.ValueString() + "/" + state.Name.ValueString()
-	skipped := func(why string) {
+	cp, meta, why := r.newestCheckpoint(ctx, state, kube.RequestTimeout)
+	if why != "" {
 		diags.AddWarning("Restore pre-flight skipped",
 			fmt.Sprintf("FlinkDeployment %s is replaced: the provider could not read the newest checkpoint of its job, so it did not "+
 				"check before the stop that Flink will accept the final savepoint with the new configuration: %s. The create checks the "+
 				"savepoint itself.", from, why))
-	}
-	a, err := r.meta.AWS(ctx)
-	if err != nil {
-		skipped(err.Error())
 		return
 	}
-	actx, cancel := r.meta.boundAWS(ctx, kube.RequestTimeout)
-	defer cancel()
-	cp, err := checkpoint.Latest(actx, a.S3, bucket, prefix, jobID)
-	if err != nil {
-		skipped(awsErr(actx, err))
-		return
-	}
-	if cp == nil {
-		return
-	}
-	meta, err := checkpoint.ReadMetadataAt(actx, a.S3, cp.Path)
-	if err != nil {
-		skipped(fmt.Sprintf("reading %s: %s", cp.MetadataPath, awsErr(actx, err)))
+	if meta == nil {
 		return
 	}
 	want := preflight.Desired{
@@ -251,11 +210,7 @@ func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state 
 	}
 	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(newCfg)
 	oldBackend := firstValue(oldCfg, "state.backend.type", "state.backend")
-	requested := ""
-	if state.SavepointFirst != nil {
-		requested = state.SavepointFirst.FormatType.ValueString()
-	}
-	format, _ := flinkconf.SavepointFormatFor(oldBackend, requested)
+	format := state.finalSavepointFormat(ctx)
 	if format == "" {
 		// The deployment's own setting, CANONICAL by default
 		// (KubernetesOperatorConfigOptions.OPERATOR_SAVEPOINT_FORMAT_TYPE).
@@ -270,4 +225,35 @@ func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state 
 				"from it. Read from %s, the newest checkpoint of the running job (it records the operators the savepoint will): %s "+
 				"Nothing was changed; the old job keeps running.", from, cp.Path, f.Detail()))
 	}
+}
+
+// newestCheckpoint reads the newest completed checkpoint of m's job (its
+// job_id, under its checkpoint directory) and the checkpoint's _metadata,
+// within d: what a last-state upgrade restores, and what records the
+// operators a savepoint of the job will. meta is nil when there is nothing
+// to read (no job id, no s3:// checkpoint directory, no completed
+// checkpoint); why says, worded, that a read failed.
+func (r *deploymentResource) newestCheckpoint(ctx context.Context, m *deploymentModel, d time.Duration) (cp *checkpoint.Checkpoint, meta *checkpoint.Metadata, why string) {
+	bucket, dir, ok := m.checkpointStore(ctx)
+	jobID := m.JobID.ValueString()
+	if !ok || !checkpoint.ValidJobID(jobID) {
+		return nil, nil, ""
+	}
+	a, err := r.meta.AWS(ctx)
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	actx, cancel := r.meta.boundAWS(ctx, d)
+	defer cancel()
+	cp, err = checkpoint.Latest(actx, a.S3, bucket, dir, jobID)
+	if err != nil {
+		return nil, nil, awsErr(actx, err)
+	}
+	if cp == nil {
+		return nil, nil, ""
+	}
+	if meta, err = checkpoint.ReadMetadataAt(actx, a.S3, cp.Path); err != nil {
+		return nil, nil, fmt.Sprintf("reading %s: %s", cp.MetadataPath, awsErr(actx, err))
+	}
+	return cp, meta, ""
 }

@@ -202,11 +202,7 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 		return
 	}
 	st := kube.ReadDeploymentStatus(live)
-	requested := ""
-	if state.SavepointFirst != nil {
-		requested = state.SavepointFirst.FormatType.ValueString()
-	}
-	format, _ := flinkconf.SavepointFormatFor(state.backend(ctx), requested)
+	format := state.finalSavepointFormat(ctx)
 	existing := ""
 	if st.JobState != "RUNNING" {
 		// A suspend took the savepoint already (savepoint mode) and the
@@ -320,6 +316,18 @@ func (r *deploymentResource) finalSavepointFailed(ctx context.Context, c *kube.C
 			"%s; or set final_savepoint = false (and apply), then destroy: the FlinkDeployment is deleted without a savepoint, and "+
 			"a new deployment starts from the newest retained checkpoint through job.initial_savepoint_path.",
 			state.checkpointDir(ctx), state.haDir(ctx), next))
+}
+
+// finalSavepointFormat is the format the final stop asks for: the
+// savepoint_before_upgrade format, or NATIVE for a ForSt job
+// (flinkconf.SavepointFormatFor); "" leaves the deployment's own.
+func (m *deploymentModel) finalSavepointFormat(ctx context.Context) string {
+	requested := ""
+	if m.SavepointFirst != nil {
+		requested = m.SavepointFirst.FormatType.ValueString()
+	}
+	format, _ := flinkconf.SavepointFormatFor(m.backend(ctx), requested)
+	return format
 }
 
 // backend is the deployment's state.backend ("" when it cannot be read).

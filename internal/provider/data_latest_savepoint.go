@@ -136,17 +136,7 @@ func (d *latestSavepointDataSource) Read(ctx context.Context, req datasource.Rea
 		if a == nil {
 			return
 		}
-		actx, cancel := d.meta.boundAWS(ctx, awsReadBound)
-		defer cancel()
-		if meta, err := checkpoint.ReadMetadataAt(actx, a.S3, sp.Path); err == nil {
-			m.Contents = snapshotContents(meta)
-		} else {
-			// The snapshot is still what the operator recorded; only what
-			// it holds is unknown (a restore from it would fail the same way).
-			resp.Diagnostics.AddWarning("Savepoint contents not read",
-				fmt.Sprintf("%s is %s, whose _metadata could not be read (%s): contents is null. A job restoring from it would need that file.",
-					what, sp.Path, awsErr(actx, err)))
-		}
+		m.Contents = d.meta.readContents(ctx, a, sp.Path, "Savepoint contents not read", what+" is "+sp.Path, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 )
 
 // readContents sets m.Contents from the _metadata at m.Path: null without a
@@ -28,14 +26,6 @@ func (r *snapshotResource) readContents(ctx context.Context, m *snapshotModel, p
 		diags.AddWarning("Snapshot contents not read", fmt.Sprintf("FlinkStateSnapshot %s: %s; contents is null.", m.ID.ValueString(), err))
 		return
 	}
-	actx, cancel := r.meta.boundAWS(ctx, awsReadBound)
-	defer cancel()
-	meta, err := checkpoint.ReadMetadataAt(actx, a.S3, p)
-	if err != nil {
-		diags.AddWarning("Snapshot contents not read",
-			fmt.Sprintf("FlinkStateSnapshot %s completed with %s, whose _metadata could not be read (%s): contents is null. A job "+
-				"restoring from it would need that file.", m.ID.ValueString(), p, awsErr(actx, err)))
-		return
-	}
-	m.Contents = snapshotContents(meta)
+	m.Contents = r.meta.readContents(ctx, a, p, "Snapshot contents not read",
+		fmt.Sprintf("FlinkStateSnapshot %s completed with %s", m.ID.ValueString(), p), diags)
 }

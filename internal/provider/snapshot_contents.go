@@ -1,15 +1,18 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
@@ -129,4 +132,21 @@ func snapshotContents(m *checkpoint.Metadata) types.Object {
 		"keyed_state_kind": types.StringValue(preflight.KeyedStateKind(m)),
 		"operators":        types.ListValueMust(snapshotOperatorType, ops),
 	})
+}
+
+// readContents is contents for the snapshot at path, its _metadata read
+// with a's S3 client (one request, within awsReadBound). A read that fails
+// is null with a warning (summary; subject names the snapshot and its
+// path): the snapshot is still what the operator recorded, only what it
+// holds is unknown, and a restore from it would fail the same way.
+func (m *meta) readContents(ctx context.Context, a *awsclient.Clients, path, summary, subject string, diags *diag.Diagnostics) types.Object {
+	actx, cancel := m.boundAWS(ctx, awsReadBound)
+	defer cancel()
+	md, err := checkpoint.ReadMetadataAt(actx, a.S3, path)
+	if err != nil {
+		diags.AddWarning(summary, fmt.Sprintf("%s, whose _metadata could not be read (%s): contents is null. A job restoring from it "+
+			"would need that file.", subject, awsErr(actx, err)))
+		return snapshotContents(nil)
+	}
+	return snapshotContents(md)
 }

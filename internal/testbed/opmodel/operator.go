@@ -269,6 +269,16 @@ func (o *Operator) SetDefaultConfig(c map[string]string) {
 	o.DefaultConfig = c
 }
 
+// markUnreachable records that a call found the JobManager of the
+// FlinkDeployment uid unreachable (Faults.JobManagerUnreachable); o.mu is
+// held.
+func (o *Operator) markUnreachable(uid string) {
+	if o.unreachable == nil {
+		o.unreachable = map[string]bool{}
+	}
+	o.unreachable[uid] = true
+}
+
 // SetFaults changes the injected faults.
 func (o *Operator) SetFaults(f func(*Faults)) {
 	o.mu.Lock()

@@ -460,10 +460,7 @@ func (o *Operator) reconcileDeployment(ctx context.Context, dyn dynamic.Interfac
 		// periodic observation would find it so too; the model waits for
 		// the first call it makes, as with a snapshot's trigger.
 		o.mu.Lock()
-		if o.unreachable == nil {
-			o.unreachable = map[string]bool{}
-		}
-		o.unreachable[string(obj.GetUID())] = true
+		o.markUnreachable(string(obj.GetUID()))
 		o.mu.Unlock()
 	}
 	o.observe(ctx, dyn, c)
@@ -967,39 +964,42 @@ func (o *Operator) submitEvent(ctx context.Context, c depCtx) {
 
 // jobUpgrade is AbstractJobReconciler.getJobUpgrade: how to suspend the
 // running job and how to restore it, by the new spec's upgradeMode.
-// available false means the operator waits.
-func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restore string, available bool) {
+// available false means no upgrade is available yet; pending (only then)
+// that it is JobUpgrade.pendingUpgrade, whose allowFallback is false, so
+// ApplicationReconciler.getJobUpgrade does not fall back to the HA
+// metadata either.
+func jobUpgrade(st *deploymentStatus, last, cur map[string]any) (suspend, restore string, available, pending bool) {
 	mode := jobField(cur, "upgradeMode", modeStateless)
 	running := st.JobState == flinkRunning
 	versionChanged := fmt.Sprint(last["flinkVersion"]) != fmt.Sprint(cur["flinkVersion"])
 	switch mode {
 	case modeStateless:
-		return modeStateless, modeStateless, true
+		return modeStateless, modeStateless, true, false
 	case modeSavepoint:
 		if running {
-			return modeSavepoint, modeSavepoint, true
+			return modeSavepoint, modeSavepoint, true, false
 		}
 		if !versionChanged && !fallbackAllowed(cur) {
 			// "Last-state fallback is disabled, waiting for upgradable
 			// state": JobUpgrade.pendingUpgrade.
-			return "", "", false
+			return "", "", false, true
 		}
 		mode = modeLastState
 	}
 	if mode == modeLastState {
 		if versionChanged {
 			if running && confValue(cur, savepointDirKey, savepointDirKeyOld) != "" {
-				return modeSavepoint, modeSavepoint, true
+				return modeSavepoint, modeSavepoint, true, false
 			}
-			return "", "", false
+			return "", "", false, false
 		}
 		if running {
 			// HA metadata present, kubernetes.operator.job.upgrade.last-state.job-cancel.enabled false:
 			// JobUpgrade.lastStateUsingHaMeta.
-			return modeLastState, modeLastState, true
+			return modeLastState, modeLastState, true, false
 		}
 	}
-	return "", "", false
+	return "", "", false, false
 }
 
 // fallbackAllowed is kubernetes.operator.job.upgrade.last-state-fallback
@@ -1075,9 +1075,7 @@ func (o *Operator) reconcileSpecChange(ctx context.Context, dyn dynamic.Interfac
 	}
 
 	if lastJobState == jobRunning {
-		suspend, restore, ok := jobUpgrade(st, last, c.spec)
-		pending := !ok && jobField(c.spec, "upgradeMode", modeStateless) == modeSavepoint && !fallbackAllowed(c.spec) &&
-			fmt.Sprint(last["flinkVersion"]) == fmt.Sprint(c.spec["flinkVersion"])
+		suspend, restore, ok, pending := jobUpgrade(st, last, c.spec)
 		if !ok && !pending && jobField(c.spec, "upgradeMode", modeStateless) != modeStateless && haEnabled(c.spec) && st.JobID != "" && o.hadCheckpoint(st.JobID) {
 			// ApplicationReconciler.getJobUpgrade: "Job is not running but
 			// HA metadata is available for last state restore, ready for

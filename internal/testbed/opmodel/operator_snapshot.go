@@ -364,10 +364,7 @@ func (o *Operator) triggerSnapshot(obj *unstructured.Unstructured, spec snapshot
 			return nil // the REST call still waits
 		}
 		delete(o.triggering, string(obj.GetUID()))
-		if o.unreachable == nil {
-			o.unreachable = map[string]bool{}
-		}
-		o.unreachable[string(dep.GetUID())] = true
+		o.markUnreachable(string(dep.GetUID()))
 		o.mu.Unlock()
 		// The REST call's timeout, as the snapshot controller records it.
 		return fmt.Errorf("java.util.concurrent.TimeoutException")

@@ -39,22 +39,8 @@ func (c *countingS3) HeadObject(ctx context.Context, in *s3.HeadObjectInput, o .
 // 100,000 shared state files, and reports S3 requests per lookup. Setup
 // (writing 100,000 objects) is excluded from the timing.
 func BenchmarkLatestCheckpoint(b *testing.B) {
-	root, err := testbed.FindRoot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	env, err := testbed.Load(root)
-	if err != nil {
-		b.Skip("no test bed running: make testbed-up (make bench does it)")
-	}
-	for _, kv := range env.Vars() {
-		b.Setenv(kv[0], kv[1])
-	}
 	ctx := context.Background()
-	cl, err := awsclient.New(ctx, awsclient.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	cl := benchAWS(b)
 	for _, shared := range []int{0, 100000} {
 		bucket := fmt.Sprintf("fs-bench-shared-%d", shared)
 		seedBenchBucket(b, cl.S3, bucket, shared)
@@ -76,6 +62,28 @@ func BenchmarkLatestCheckpoint(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchAWS is an AWS client of the running test bed (make bench starts
+// it); the benchmark is skipped without one.
+func benchAWS(b *testing.B) *awsclient.Clients {
+	b.Helper()
+	root, err := testbed.FindRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, err := testbed.Load(root)
+	if err != nil {
+		b.Skip("no test bed running: make testbed-up (make bench does it)")
+	}
+	for _, kv := range env.Vars() {
+		b.Setenv(kv[0], kv[1])
+	}
+	cl, err := awsclient.New(context.Background(), awsclient.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cl
 }
 
 // seedBenchBucket writes the layout once; a bucket that already holds it is reused.
@@ -136,22 +144,8 @@ func (c *countingReader) GetObject(ctx context.Context, in *s3.GetObjectInput, o
 // (ReadMetadataAt, a real Flink 2.2.1 checkpoint's), against the test bed's
 // S3; it reports S3 requests per pre-flight.
 func BenchmarkPreflightRead(b *testing.B) {
-	root, err := testbed.FindRoot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	env, err := testbed.Load(root)
-	if err != nil {
-		b.Skip("no test bed running: make testbed-up (make bench does it)")
-	}
-	for _, kv := range env.Vars() {
-		b.Setenv(kv[0], kv[1])
-	}
 	ctx := context.Background()
-	cl, err := awsclient.New(ctx, awsclient.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	cl := benchAWS(b)
 	meta, err := os.ReadFile(filepath.Join("testdata", "incremental-rocksdb-checkpoint", MetadataFile))
 	if err != nil {
 		b.Fatal(err)

@@ -10,6 +10,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
+// checkUntouched: after a refused change (what) FlinkDeployment orders is
+// at the generation *gen, recorded before it, and its job still RUNNING.
+func checkUntouched(t *testing.T, ns string, gen *int64, what string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if g := generationOf(t, ns, "orders"); g != *gen {
+			return fmt.Errorf("generation %d after the refused %s, want %d", g, what, *gen)
+		}
+		if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
+			return fmt.Errorf("job state %q after the refused %s, want RUNNING", s, what)
+		}
+		return nil
+	}
+}
+
 // Issue 44's first row: a running last-state job whose checkpoints were
 // written with pipeline.max-parallelism = 8, updated to parallelism 12 with
 // the key dropped. Flink would adopt the checkpoint's max parallelism and
@@ -43,15 +57,7 @@ func TestAccDeployment_preflightRefusesParallelismAboveCheckpointMax(t *testing.
 				// The refused update wrote nothing: the first configuration
 				// is still what runs, at the same generation.
 				Config: first,
-				Check: func(*terraform.State) error {
-					if g := generationOf(t, ns, "orders"); g != gen {
-						return fmt.Errorf("generation %d after the refused update, want %d", g, gen)
-					}
-					if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
-						return fmt.Errorf("job state %q after the refused update, want RUNNING", s)
-					}
-					return nil
-				},
+				Check:  checkUntouched(t, ns, &gen, "update"),
 			},
 		},
 	})
@@ -135,15 +141,7 @@ resource "flinkstate_snapshot" "sp" {
 			},
 			{
 				Config: first + fmt.Sprintf(snapshot, ""),
-				Check: func(*terraform.State) error {
-					if g := generationOf(t, ns, "orders"); g != gen {
-						return fmt.Errorf("generation %d after the refused redeploy, want %d", g, gen)
-					}
-					if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
-						return fmt.Errorf("job state %q after the refused redeploy, want RUNNING", s)
-					}
-					return nil
-				},
+				Check:  checkUntouched(t, ns, &gen, "redeploy"),
 			},
 		},
 	})
@@ -205,15 +203,7 @@ func TestAccDeployment_preflightRefusesHandoverAboveCheckpointMax(t *testing.T) 
 			},
 			{
 				Config: first,
-				Check: func(*terraform.State) error {
-					if g := generationOf(t, ns, "orders"); g != gen {
-						return fmt.Errorf("generation %d after the refused replacement, want %d", g, gen)
-					}
-					if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
-						return fmt.Errorf("job state %q after the refused replacement, want RUNNING", s)
-					}
-					return nil
-				},
+				Check:  checkUntouched(t, ns, &gen, "replacement"),
 			},
 		},
 	})

@@ -17,36 +17,43 @@ import (
 // deploymentModel is the data of flinkstate_deployment: its attributes, and
 // nothing else (what one create or update carries is a deploymentOp).
 type deploymentModel struct {
-	ID                  types.String     `tfsdk:"id"`
-	Namespace           types.String     `tfsdk:"namespace"`
-	Name                types.String     `tfsdk:"name"`
-	Image               types.String     `tfsdk:"image"`
-	FlinkVersion        types.String     `tfsdk:"flink_version"`
-	Mode                types.String     `tfsdk:"mode"`
-	ServiceAccount      types.String     `tfsdk:"service_account"`
-	Identity            types.String     `tfsdk:"identity"`
-	S3Plugin            types.String     `tfsdk:"s3_plugin"`
-	HighAvailability    types.Bool       `tfsdk:"high_availability"`
-	FlinkConfiguration  types.Map        `tfsdk:"flink_configuration"`
-	SensitiveConfig     types.Map        `tfsdk:"sensitive_flink_configuration"`
-	PodTemplate         types.String     `tfsdk:"pod_template"`
-	WaitFor             types.String     `tfsdk:"wait_for"`
-	JobManager          *jobManagerModel `tfsdk:"job_manager"`
-	TaskManager         *taskMgrModel    `tfsdk:"task_manager"`
-	Job                 *jobModel        `tfsdk:"job"`
-	State               types.Object     `tfsdk:"state"` // stateBlockAttributes
-	JobID               types.String     `tfsdk:"job_id"`
-	LifecycleState      types.String     `tfsdk:"lifecycle_state"`
-	JobState            types.String     `tfsdk:"job_state"`
-	EffectiveConfig     types.Map        `tfsdk:"effective_flink_configuration"`
-	OperatorAddedConfig types.Map        `tfsdk:"operator_added_flink_configuration"`
-	EffectivePod        types.String     `tfsdk:"effective_pod_template"`
-	RedeployNonce       types.Int64      `tfsdk:"savepoint_redeploy_nonce"`
-	SavepointFirst      *upgradeSPModel  `tfsdk:"savepoint_before_upgrade"`
-	FinalSavepoint      types.Bool       `tfsdk:"final_savepoint"`
-	DrainOnDestroy      types.Bool       `tfsdk:"drain_on_destroy"`
-	UpgradeSavepoint    types.String     `tfsdk:"upgrade_savepoint_path"`
-	Timeouts            timeouts.Value   `tfsdk:"timeouts"`
+	deploymentSpecModel
+	ID                  types.String    `tfsdk:"id"`
+	WaitFor             types.String    `tfsdk:"wait_for"`
+	JobID               types.String    `tfsdk:"job_id"`
+	LifecycleState      types.String    `tfsdk:"lifecycle_state"`
+	JobState            types.String    `tfsdk:"job_state"`
+	EffectiveConfig     types.Map       `tfsdk:"effective_flink_configuration"`
+	OperatorAddedConfig types.Map       `tfsdk:"operator_added_flink_configuration"`
+	EffectivePod        types.String    `tfsdk:"effective_pod_template"`
+	RedeployNonce       types.Int64     `tfsdk:"savepoint_redeploy_nonce"`
+	SavepointFirst      *upgradeSPModel `tfsdk:"savepoint_before_upgrade"`
+	FinalSavepoint      types.Bool      `tfsdk:"final_savepoint"`
+	DrainOnDestroy      types.Bool      `tfsdk:"drain_on_destroy"`
+	UpgradeSavepoint    types.String    `tfsdk:"upgrade_savepoint_path"`
+	Timeouts            timeouts.Value  `tfsdk:"timeouts"`
+}
+
+// deploymentSpecModel is the FlinkDeployment spec's attributes, shared by
+// flinkstate_deployment and flinkstate_blue_green_deployment (whose
+// template is a FlinkDeployment spec): one declaration, deploymentSpecSchema.
+type deploymentSpecModel struct {
+	Namespace          types.String     `tfsdk:"namespace"`
+	Name               types.String     `tfsdk:"name"`
+	Image              types.String     `tfsdk:"image"`
+	FlinkVersion       types.String     `tfsdk:"flink_version"`
+	Mode               types.String     `tfsdk:"mode"`
+	ServiceAccount     types.String     `tfsdk:"service_account"`
+	Identity           types.String     `tfsdk:"identity"`
+	S3Plugin           types.String     `tfsdk:"s3_plugin"`
+	HighAvailability   types.Bool       `tfsdk:"high_availability"`
+	FlinkConfiguration types.Map        `tfsdk:"flink_configuration"`
+	SensitiveConfig    types.Map        `tfsdk:"sensitive_flink_configuration"`
+	PodTemplate        types.String     `tfsdk:"pod_template"`
+	JobManager         *jobManagerModel `tfsdk:"job_manager"`
+	TaskManager        *taskMgrModel    `tfsdk:"task_manager"`
+	Job                *jobModel        `tfsdk:"job"`
+	State              types.Object     `tfsdk:"state"` // stateBlockAttributes
 }
 
 // deploymentOp is what one create or update carries besides its plan and

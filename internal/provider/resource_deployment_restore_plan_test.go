@@ -13,8 +13,8 @@ func restoreModel(path string, nonce types.Int64) *deploymentModel {
 	return &deploymentModel{
 		RedeployNonce:    nonce,
 		UpgradeSavepoint: types.StringNull(),
-		Job: &jobModel{InitialSavepointPath: optionalString(path), AllowNonRestoredState: types.BoolNull(),
-			ClaimMode: types.StringNull()},
+		deploymentSpecModel: deploymentSpecModel{Job: &jobModel{InitialSavepointPath: optionalString(path), AllowNonRestoredState: types.BoolNull(),
+			ClaimMode: types.StringNull()}},
 	}
 }
 

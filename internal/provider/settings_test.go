@@ -42,10 +42,10 @@ func TestSettingsRoundTripThroughTheModel(t *testing.T) {
 		}
 		for _, v := range values {
 			var diags diag.Diagnostics
-			m := deploymentModel{
+			m := deploymentModel{deploymentSpecModel: deploymentSpecModel{
 				Job:         &jobModel{UpgradeMode: types.StringValue(flinkconf.UpgradeStateless), Parallelism: types.Int64Value(1)},
 				TaskManager: &taskMgrModel{},
-			}
+			}}
 			cfg := map[string]string{"execution.checkpointing.dir": "s3://acme/cp", set.Key: v}
 			if !m.fromConfiguration(ctx, cfg, "test", &diags) || diags.HasError() {
 				t.Fatalf("%s = %q: import failed: %v", set.Attr, v, diags)

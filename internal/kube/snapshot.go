@@ -22,6 +22,9 @@ import (
 var (
 	FlinkDeploymentGVR    = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkdeployments"}
 	FlinkStateSnapshotGVR = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkstatesnapshots"}
+	// FlinkBlueGreenDeploymentGVR: the operator's fourth CRD (1.15.0,
+	// api/FlinkBlueGreenDeployment: @Group flink.apache.org @Version v1beta1).
+	FlinkBlueGreenDeploymentGVR = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkbluegreendeployments"}
 )
 
 // Snapshot states the operator reports.

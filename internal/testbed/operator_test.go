@@ -111,6 +111,23 @@ func (b *bed) createDeployment(t *testing.T, name, upgradeMode string, job map[s
 // before the object is created.
 func (b *bed) createDeploymentEdited(t *testing.T, name, upgradeMode string, job map[string]any, edit func(spec map[string]any)) {
 	t.Helper()
+	spec := b.deploymentSpec(name, upgradeMode, job)
+	if edit != nil {
+		edit(spec)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+		"metadata": map[string]any{"name": name, "namespace": b.ns},
+		"spec":     spec,
+	}}
+	if _, err := b.dyn.Resource(kube.FlinkDeploymentGVR).Namespace(b.ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deploymentSpec is the FlinkDeployment spec createDeployment writes, its
+// state under name's directories.
+func (b *bed) deploymentSpec(name, upgradeMode string, job map[string]any) map[string]any {
 	cp, sp := b.dirs(name)
 	j := map[string]any{"jarURI": "local:///opt/flink/examples/streaming/StateMachineExample.jar", "upgradeMode": upgradeMode, "parallelism": int64(1)}
 	for k, v := range job {
@@ -138,17 +155,7 @@ func (b *bed) createDeploymentEdited(t *testing.T, name, upgradeMode string, job
 		spec["podTemplate"] = map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
 			"name": flinkconf.MainContainer, "env": []any{map[string]any{"name": flinkconf.PluginsEnv, "value": "flink-s3-fs-hadoop-2.2.1.jar"}}}}}}
 	}
-	if edit != nil {
-		edit(spec)
-	}
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
-		"metadata": map[string]any{"name": name, "namespace": b.ns},
-		"spec":     spec,
-	}}
-	if _, err := b.dyn.Resource(kube.FlinkDeploymentGVR).Namespace(b.ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	return spec
 }
 
 func (b *bed) patch(t *testing.T, gvrDeployment bool, name, patch string) {

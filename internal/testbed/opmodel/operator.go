@@ -259,6 +259,8 @@ type Operator struct {
 	// refused: FlinkDeployment UIDs whose first deployment the API server
 	// refused (Faults.DeploymentCreateRefused).
 	refused map[string]bool
+	// bgResults: a blue/green savepoint's trigger id -> what it came to.
+	bgResults map[string]bgSavepointResult
 }
 
 // SetDefaultConfig changes the operator's default configuration while it
@@ -323,6 +325,7 @@ func (o *Operator) Run(ctx context.Context, dyn dynamic.Interface, interval time
 	for ctx.Err() == nil {
 		if !o.currentFaults().Down {
 			o.snapshots(ctx, dyn)
+			o.blueGreens(ctx, dyn)
 			o.deployments(ctx, dyn)
 		}
 		select {

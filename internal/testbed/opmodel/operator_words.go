@@ -87,7 +87,32 @@ const (
 // v1beta1) and the Kubernetes objects it manages.
 var (
 	flinkDeploymentGVR    = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkdeployments"}
+	flinkBlueGreenGVR     = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkbluegreendeployments"}
 	flinkStateSnapshotGVR = schema.GroupVersionResource{Group: "flink.apache.org", Version: "v1beta1", Resource: "flinkstatesnapshots"}
 	deploymentGVR         = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	configMapGVR          = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+)
+
+// FlinkBlueGreenDeployment's words (api/status/FlinkBlueGreenDeploymentState,
+// api/bluegreen/BlueGreenDeploymentType and BlueGreenDiffType,
+// api/spec/FlinkBlueGreenDeploymentConfigOptions). A state is its prefix
+// and the child's type: ACTIVE_ + BLUE.
+const (
+	bgInitializingBlue = "INITIALIZING_BLUE"
+	bgActive           = "ACTIVE_"
+	bgSavepointing     = "SAVEPOINTING_"
+	bgTransitioningTo  = "TRANSITIONING_TO_"
+	bgBlue             = "BLUE"
+	bgGreen            = "GREEN"
+	bgTypeLabel        = "flink/blue-green-deployment-type"
+	// Flink's JobStatus.FAILING, which markDeploymentFailing writes.
+	bgJobFailing = "FAILING"
+
+	bgDiffSuspend    = "SUSPEND"
+	bgDiffResume     = "RESUME"
+	bgDiffPatchChild = "PATCH_CHILD"
+	bgDiffTransition = "TRANSITION"
+
+	bgAbortGracePeriod = "kubernetes.operator.bluegreen.abort.grace-period"
+	bgDeletionDelay    = "kubernetes.operator.bluegreen.deployment-deletion.delay"
 )

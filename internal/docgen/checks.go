@@ -47,13 +47,14 @@ var checkFuncs = map[string][]assignment{
 	"checkFormatAtApply":       {{"flinkstate_snapshot", ""}},
 	"ValidateResource":         {{"flinkstate_deployment", ""}}, // deploymentChecks'
 
-	"planStore":               {{"flinkstate_state_store", ""}},
-	"checkIdentityAtApply":    {{"flinkstate_deployment", ""}},
-	"checkSensitiveKeys":      {{"flinkstate_deployment", ""}},
-	"planIdentity":            {{"flinkstate_deployment", ""}},
-	"unusedIRSARole":          {{"flinkstate_deployment", ""}},
-	"rolePlanChecks":          {{"flinkstate_iam_role", ""}},
-	"checkReplicationAtApply": {{"flinkstate_bucket_replication", ""}},
+	"planStore":                  {{"flinkstate_state_store", ""}},
+	"blueGreenSavepointDirCheck": {{"flinkstate_blue_green_deployment", ""}},
+	"checkIdentityAtApply":       {{"flinkstate_deployment", ""}},
+	"checkSensitiveKeys":         {{"flinkstate_deployment", ""}},
+	"planIdentity":               {{"flinkstate_deployment", ""}},
+	"unusedIRSARole":             {{"flinkstate_deployment", ""}},
+	"rolePlanChecks":             {{"flinkstate_iam_role", ""}},
+	"checkReplicationAtApply":    {{"flinkstate_bucket_replication", ""}},
 	// partition.go: the ARN attributes of each resource (the function
 	// takes them as parameters).
 	"checkSamePartition":   {{"flinkstate_iam_role", "kms_key_arns"}},
@@ -86,6 +87,7 @@ var CheckSources = []string{
 	"internal/provider/resource_state_store_plan.go",
 	"internal/provider/resource_bucket_replication_plan.go",
 	"internal/provider/partition.go",
+	"internal/provider/resource_blue_green_deployment_plan.go",
 }
 
 // Checks reads the checks from the source: every add(Error|Warning,

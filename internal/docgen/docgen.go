@@ -43,6 +43,7 @@ const PlanChecksGuide = "templates/guides/plan-time-checks.md.tmpl"
 var CheckedResources = []string{
 	"flinkstate_deployment", "flinkstate_bucket", "flinkstate_bucket_replication", "flinkstate_state_store",
 	"flinkstate_iam_role", "flinkstate_pod_identity_association", "flinkstate_service_account", "flinkstate_snapshot",
+	"flinkstate_blue_green_deployment",
 }
 
 // planCheckParts: the guide's section of each resource, and each resource

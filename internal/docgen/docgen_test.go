@@ -141,7 +141,7 @@ func TestTimeouts(t *testing.T) {
 			t.Errorf("%s %s: got %s, want %s", c.resource, c.op, got, c.want)
 		}
 	}
-	if len(ts) != 6 {
-		t.Errorf("timeouts of %d resources, want 6 (all but flinkstate_service_account): %v", len(ts), ts)
+	if len(ts) != 7 {
+		t.Errorf("timeouts of %d resources, want 7 (all but flinkstate_service_account): %v", len(ts), ts)
 	}
 }

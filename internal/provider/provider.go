@@ -384,6 +384,7 @@ func (p *flinkstateProvider) Resources(_ context.Context) []func() resource.Reso
 		newPodIdentityAssociationResource,
 		newSnapshotResource,
 		newDeploymentResource,
+		newBlueGreenResource,
 	}
 }
 

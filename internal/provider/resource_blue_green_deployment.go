@@ -1,0 +1,580 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
+)
+
+// blueGreenResource is flinkstate_blue_green_deployment: a
+// FlinkBlueGreenDeployment of the operator 1.15.0 whose template is the
+// FlinkDeployment spec flinkstate_deployment writes (deploymentSpecModel,
+// the same attributes and the same conversion).
+type blueGreenResource struct{ resourceBase }
+
+var (
+	_ resource.ResourceWithConfigure        = (*blueGreenResource)(nil)
+	_ resource.ResourceWithImportState      = (*blueGreenResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*blueGreenResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*blueGreenResource)(nil)
+)
+
+func newBlueGreenResource() resource.Resource { return &blueGreenResource{} }
+
+// blueGreenModel is the data of flinkstate_blue_green_deployment.
+type blueGreenModel struct {
+	deploymentSpecModel
+	ID                   types.String        `tfsdk:"id"`
+	BlueGreen            *blueGreenOptsModel `tfsdk:"blue_green"`
+	FinalSavepoint       types.Bool          `tfsdk:"final_savepoint"`
+	ActiveChild          types.String        `tfsdk:"active_child"`
+	ActiveDeploymentName types.String        `tfsdk:"active_deployment_name"`
+	BlueGreenState       types.String        `tfsdk:"blue_green_state"`
+	TransitionSavepoint  types.String        `tfsdk:"transition_savepoint_path"`
+	JobID                types.String        `tfsdk:"job_id"`
+	JobState             types.String        `tfsdk:"job_state"`
+	EffectiveConfig      types.Map           `tfsdk:"effective_flink_configuration"`
+	EffectivePod         types.String        `tfsdk:"effective_pod_template"`
+	Timeouts             timeouts.Value      `tfsdk:"timeouts"`
+}
+
+// blueGreenOptsModel is the blue_green block: the operator's options, in
+// spec.configuration.
+type blueGreenOptsModel struct {
+	AbortGracePeriod   types.String `tfsdk:"abort_grace_period"`
+	RescheduleInterval types.String `tfsdk:"reschedule_interval"`
+	DeletionDelay      types.String `tfsdk:"deletion_delay"`
+}
+
+// blueGreenOptions maps the block's attributes to the operator's keys.
+var blueGreenOptions = []struct {
+	attr, key string
+	get       func(*blueGreenOptsModel) *types.String
+}{
+	{"abort_grace_period", flinkdeploy.BlueGreenAbortGracePeriod, func(m *blueGreenOptsModel) *types.String { return &m.AbortGracePeriod }},
+	{"reschedule_interval", flinkdeploy.BlueGreenRescheduleInterval, func(m *blueGreenOptsModel) *types.String { return &m.RescheduleInterval }},
+	{"deletion_delay", flinkdeploy.BlueGreenDeletionDelay, func(m *blueGreenOptsModel) *types.String { return &m.DeletionDelay }},
+}
+
+// deploymentSpecAttrs and deploymentSpecBlocks are the attributes of
+// deploymentSpecModel, declared once in flinkstate_deployment's schema.
+var (
+	deploymentSpecAttrs = []string{"namespace", "name", "image", "flink_version", "mode", "service_account", "identity", "s3_plugin",
+		"high_availability", "flink_configuration", "sensitive_flink_configuration", "pod_template"}
+	deploymentSpecBlocks = []string{"job_manager", "task_manager", "job", "state"}
+)
+
+func (r *blueGreenResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_blue_green_deployment"
+}
+
+// blueGreenDurationCheck: the operator parses the options as Flink
+// durations of its own Flink (TimeUtils.parseDuration), without the
+// ISO-8601 form.
+var blueGreenDurationCheck = check("Invalid duration", "a Flink duration such as 10 min, 15 s or 500 ms", func(s string) string {
+	if d, err := flinkconf.ParseDuration(s); err != nil || flinkconf.IsISODuration(s) || d < 0 {
+		return fmt.Sprintf("%q is not a duration such as 10 min, 15 s or 500 ms (the operator reads no ISO-8601 form)", s)
+	}
+	return ""
+})
+
+func (r *blueGreenResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	var dep resource.SchemaResponse
+	(&deploymentResource{}).Schema(ctx, resource.SchemaRequest{}, &dep)
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	attrs := map[string]schema.Attribute{
+		"id": schema.StringAttribute{Computed: true, Description: "`namespace/name`.", PlanModifiers: keep},
+		"final_savepoint": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+			Description: "For upgrade_mode `savepoint` or `last-state`: destroying the deployment first stops the active child's job with a " +
+				"final savepoint (the operator's own stop, as flinkstate_deployment's final_savepoint does), records it in a FlinkStateSnapshot " +
+				"<child>-final-* that outlives the deployment, and only then deletes the FlinkBlueGreenDeployment, whose children the " +
+				"garbage collector deletes by their owner references. A stop that fails refuses the destroy and deletes nothing. Without it " +
+				"(false) the children's jobs are cancelled (the operator's savepoint-on-deletion is off by default). Default true."},
+		"active_child": schema.StringAttribute{Computed: true,
+			Description: "`blue` or `green`: the child whose job serves (during a transition the old one, until the new one is ready)."},
+		"active_deployment_name": schema.StringAttribute{Computed: true, Description: "The active child's FlinkDeployment, `<name>-blue` or `<name>-green`."},
+		"blue_green_state": schema.StringAttribute{Computed: true,
+			Description: "status.blueGreenState: INITIALIZING_BLUE, ACTIVE_BLUE, SAVEPOINTING_BLUE, TRANSITIONING_TO_GREEN, ACTIVE_GREEN, SAVEPOINTING_GREEN or TRANSITIONING_TO_BLUE."},
+		"transition_savepoint_path": schema.StringAttribute{Computed: true,
+			Description: "The savepoint the active child started from in the last transition (its job.initialSavepointPath, which the operator " +
+				"sets to the savepoint it took of the other child: BlueGreenDeploymentService.configureInitialSavepoint). Null before the first transition. " +
+				"Not a FlinkStateSnapshot: the operator takes it through Flink's REST API."},
+		"job_id":    schema.StringAttribute{Computed: true, Description: "The active child's status.jobStatus.jobId."},
+		"job_state": schema.StringAttribute{Computed: true, Description: "The active child's status.jobStatus.state."},
+		"effective_flink_configuration": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+			Description: "The configuration the active child's job runs with: the template's flinkConfiguration (the derived keys plus " +
+				"flink_configuration) and the keys the operator adds, named for the child (kubernetes.cluster-id `<name>-blue` or `<name>-green`). " +
+				"Sensitive values read \"(sensitive)\"."},
+		"effective_pod_template": schema.StringAttribute{Computed: true,
+			Description: "spec.template.spec.podTemplate as written (JSON): pod_template merged with the provider's additions."},
+	}
+	for _, a := range deploymentSpecAttrs {
+		attrs[a] = dep.Schema.Attributes[a]
+	}
+	blocks := map[string]schema.Block{
+		"blue_green": schema.SingleNestedBlock{
+			Description: "The operator's blue/green options (spec.configuration; FlinkBlueGreenDeploymentConfigOptions), as Flink durations.",
+			Attributes: map[string]schema.Attribute{
+				"abort_grace_period": schema.StringAttribute{Optional: true, Validators: []validator.String{blueGreenDurationCheck},
+					Description: "How long a new child may take to be STABLE with its job RUNNING before the operator aborts the transition, " +
+						"suspends it and keeps the old child (kubernetes.operator.bluegreen.abort.grace-period; the operator's default 10 min)."},
+				"reschedule_interval": schema.StringAttribute{Optional: true, Validators: []validator.String{blueGreenDurationCheck},
+					Description: "How often the operator checks a transition (kubernetes.operator.bluegreen.reconciliation.reschedule-interval; default 15 s)."},
+				"deletion_delay": schema.StringAttribute{Optional: true, Validators: []validator.String{blueGreenDurationCheck},
+					Description: "How long both children run once the new one is ready, before the old one is deleted " +
+						"(kubernetes.operator.bluegreen.deployment-deletion.delay; default 0)."},
+			},
+		},
+		"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true},
+			"create and update wait for the ACTIVE state with the job running, delete for the final savepoint and the children (default 10m each)"),
+	}
+	for _, b := range deploymentSpecBlocks {
+		blocks[b] = dep.Schema.Blocks[b]
+	}
+	resp.Schema = schema.Schema{
+		Description: "A FlinkBlueGreenDeployment of the Flink Kubernetes Operator 1.15.0: the operator runs the job as a child FlinkDeployment " +
+			"`<name>-blue` or `<name>-green` written from the template, and applies a change that restarts the job as a transition: it takes a " +
+			"savepoint of the running child (which keeps running), starts the other child from it, and deletes the old child once the new " +
+			"one is STABLE with its job RUNNING. Both run side by side in between: the new job processes again what the old one processed " +
+			"after the savepoint, and an exactly-once sink sees both (the plan says so). A change of only the fields the operator's diff " +
+			"ignores rewrites the active child in place. The template is the FlinkDeployment spec flinkstate_deployment writes, with the " +
+			"same attributes and checks. Created with a plain create (an existing object is never taken over); import adopts one.",
+		Attributes: attrs,
+		Blocks:     blocks,
+	}
+	markdownDescriptions(&resp.Schema)
+}
+
+func (r *blueGreenResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{deploymentStateDirs.resource(), blueGreenChecks{}}
+}
+
+// blueGreenChecks are the validate-time checks of a blue/green deployment.
+type blueGreenChecks struct{}
+
+func (blueGreenChecks) Description(context.Context) string {
+	return "a stateful blue/green deployment has a savepoint directory"
+}
+func (c blueGreenChecks) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
+
+// ValidateResource runs blueGreenSavepointDirCheck.
+func (blueGreenChecks) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	blueGreenSavepointDirCheck(ctx, req, resp)
+}
+
+// asDeployment is the model as flinkstate_deployment's, for the shared
+// conversion, with child's name (the operator names the child's cluster).
+func (m *blueGreenModel) asDeployment(child string) *deploymentModel {
+	d := &deploymentModel{deploymentSpecModel: m.deploymentSpecModel, EffectiveConfig: m.EffectiveConfig, EffectivePod: m.EffectivePod,
+		OperatorAddedConfig: types.MapNull(types.StringType), RedeployNonce: types.Int64Null(), UpgradeSavepoint: types.StringNull(),
+		FinalSavepoint: m.FinalSavepoint, DrainOnDestroy: types.BoolValue(false), WaitFor: types.StringValue("running")}
+	if known(m.Name) {
+		d.Name = types.StringValue(flinkdeploy.ChildName(m.Name.ValueString(), child))
+	}
+	return d
+}
+
+// fromDeployment copies back what the conversion set.
+func (m *blueGreenModel) fromDeployment(d *deploymentModel) {
+	name := m.Name
+	m.deploymentSpecModel = d.deploymentSpecModel
+	m.Name = name
+	m.EffectiveConfig, m.EffectivePod = d.EffectiveConfig, d.EffectivePod
+}
+
+func (m *blueGreenModel) activeChild() string {
+	if c := m.ActiveChild.ValueString(); c == flinkdeploy.Green {
+		return c
+	}
+	return flinkdeploy.Blue
+}
+
+func (m *blueGreenModel) configuration() map[string]string {
+	out := map[string]string{}
+	if m.BlueGreen == nil {
+		return out
+	}
+	for _, o := range blueGreenOptions {
+		if v := o.get(m.BlueGreen); known(*v) {
+			out[o.key] = v.ValueString()
+		}
+	}
+	return out
+}
+
+// ModifyPlan derives the template's configuration as flinkstate_deployment
+// does, and says what the operator does with an update.
+func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan blueGreenModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var state *blueGreenModel
+	if !req.State.Raw.IsNull() {
+		state = &blueGreenModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	child := flinkdeploy.Blue
+	if state != nil {
+		child = state.activeChild()
+	}
+	d := plan.asDeployment(child)
+	var sd *deploymentModel
+	if state != nil {
+		sd = state.asDeployment(child)
+	}
+	planMode(ctx, req.Config, d, sd, nil, &resp.Diagnostics)
+	in, ok := d.input(ctx, nil, &resp.Diagnostics)
+	if !ok {
+		plan.fromDeployment(d)
+		plan.EffectiveConfig, plan.EffectivePod = types.MapUnknown(types.StringType), types.StringUnknown()
+		plan.unknownStatus()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	cfg, fs := flinkconf.Derive(in)
+	addFindings(&resp.Diagnostics, fs)
+	planIdentity(*d, sd, &resp.Diagnostics)
+	d.planPodTemplate(in, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if sd != nil {
+		cfg = flinkconf.Respell(cfg, sd.writtenConfig(ctx, nil, &resp.Diagnostics))
+	}
+	d.EffectiveConfig = d.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
+	plan.fromDeployment(d)
+	if state == nil {
+		plan.ActiveChild, plan.ActiveDeploymentName = types.StringValue(flinkdeploy.Blue), types.StringUnknown()
+		if known(plan.Name) {
+			plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), flinkdeploy.Blue))
+		}
+		plan.BlueGreenState, plan.TransitionSavepoint = types.StringValue(flinkdeploy.StateActiveBlue), types.StringNull()
+		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	var dd diag.Diagnostics
+	prior, okP := sd.spec(ctx, nil, &dd)
+	next, okN := d.spec(ctx, nil, &dd)
+	if !okP || !okN {
+		plan.unknownStatus()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	switch diff := flinkdeploy.ClassifyBlueGreen(prior, next); diff {
+	case flinkdeploy.DiffIgnore:
+	case flinkdeploy.DiffTransition, flinkdeploy.DiffSavepointRedeploy:
+		to := flinkdeploy.Other(child)
+		// The new child's configuration names the new child.
+		nd := plan.asDeployment(to)
+		nd.EffectiveConfig = nd.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
+		plan.EffectiveConfig = nd.EffectiveConfig
+		plan.ActiveChild = types.StringValue(to)
+		plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), to))
+		plan.BlueGreenState = types.StringValue("ACTIVE_" + strings.ToUpper(to))
+		plan.JobID, plan.JobState, plan.TransitionSavepoint = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+		resp.Diagnostics.AddWarning("A blue/green transition: both jobs run side by side",
+			fmt.Sprintf("The operator applies this change (%s) as a transition: it takes a savepoint of %s's running job, which keeps running, "+
+				"starts %s from it, and deletes %s once %s is STABLE with its job RUNNING (after deletion_delay). In between both jobs run: %s "+
+				"processes again everything %s processed after the savepoint, so a sink sees those records twice. An exactly-once Kafka sink "+
+				"with one transactionalIdPrefix makes the two jobs fence each other; with distinct prefixes (derived from kubernetes.cluster-id, "+
+				"which names each child) the overlap's records are committed twice. Twice the resources run during the transition.",
+				strings.Join(prior.UpgradeChanges(next), ", "), flinkdeploy.ChildName(plan.Name.ValueString(), child),
+				flinkdeploy.ChildName(plan.Name.ValueString(), to), flinkdeploy.ChildName(plan.Name.ValueString(), child),
+				flinkdeploy.ChildName(plan.Name.ValueString(), to), flinkdeploy.ChildName(plan.Name.ValueString(), to),
+				flinkdeploy.ChildName(plan.Name.ValueString(), child)))
+	default:
+		// Rewritten in place (PATCH_CHILD, a suspend or resume): the
+		// child's own diff decides whether its job restarts.
+		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (m *blueGreenModel) unknownStatus() {
+	m.ActiveChild, m.ActiveDeploymentName, m.BlueGreenState = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	m.TransitionSavepoint, m.JobID, m.JobState = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+}
+
+// render is the FlinkBlueGreenDeployment to write: the template rendered
+// by the shared conversion (derived again, as the plan did).
+func (m *blueGreenModel) render(ctx context.Context, live *unstructured.Unstructured, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+	d := m.asDeployment(m.activeChild())
+	op := &deploymentOp{}
+	if live != nil {
+		tmpl, _, _ := unstructured.NestedMap(live.Object, "spec", "template", "spec")
+		op.Live = &unstructured.Unstructured{Object: map[string]any{"spec": tmpl}}
+	}
+	if !d.derive(ctx, op, diags) {
+		return nil, false
+	}
+	spec, ok := d.spec(ctx, nil, diags)
+	if !ok || diags.HasError() {
+		addProblem(diags, "Applying", "FlinkBlueGreenDeployment", "the configuration still holds unknown values at apply time",
+			"Apply again once the values it depends on are known.")
+		return nil, false
+	}
+	if op.Live != nil {
+		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
+	}
+	tmpl, _ := spec.Render(m.Namespace.ValueString(), d.Name.ValueString()).Object["spec"].(map[string]any)
+	return flinkdeploy.RenderBlueGreen(m.Namespace.ValueString(), m.Name.ValueString(), tmpl, m.configuration()), true
+}
+
+func (r *blueGreenResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan blueGreenModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	obj, ok := plan.render(ctx, nil, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
+	defer cancel()
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	live, err := kube.Create(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj)
+	if apierrors.IsAlreadyExists(err) {
+		addAlreadyExists(&resp.Diagnostics, "flinkstate_blue_green_deployment", "FlinkBlueGreenDeployment", ns, name)
+		return
+	}
+	if live == nil {
+		addProblem(&resp.Diagnostics, "Creating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "")
+		return
+	}
+	setObjectUID(ctx, resp.Private, string(live.GetUID()), &resp.Diagnostics)
+	plan.ID = types.StringValue(ns + "/" + name)
+	// In state before the wait: whatever happens next, the object is there.
+	plan.BlueGreenState, plan.JobID, plan.JobState = types.StringValue(""), types.StringValue(""), types.StringValue("")
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: flinkdeploy.StateActiveBlue, Child: flinkdeploy.ChildName(name, flinkdeploy.Blue),
+		Timeout: timeout, Every: deploymentPollInterval}
+	r.finish(ctx, c, &plan, w, "Creating", &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// finish runs the wait and reads the status into the model; an end short
+// of the target is an error naming the child that keeps running.
+func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueGreenModel, w kube.BlueGreenWait, verb string, diags *diag.Diagnostics) {
+	_, err := w.Run(ctx, c.Dynamic)
+	if live, rerr := kube.GetBlueGreen(ctx, c.Dynamic, w.Namespace, w.Name); rerr == nil {
+		m.readStatus(ctx, c, live)
+	}
+	if err == nil {
+		return
+	}
+	running := "no child runs a job yet"
+	if js := m.JobState.ValueString(); js != "" {
+		running = fmt.Sprintf("%s keeps running (its job %s)", m.ActiveDeploymentName.ValueString(), js)
+	}
+	advice := "Fix what the operator names and apply again: the next plan shows the change again."
+	if errors.Is(err, kube.ErrBlueGreenFailed) {
+		advice = "The operator keeps the spec it failed on as reconciled; " + advice
+	}
+	addProblem(diags, verb, "FlinkBlueGreenDeployment "+w.Namespace+"/"+w.Name, err.Error()+"; "+running+".", advice)
+}
+
+// readStatus reads the operator's state and the active child's job.
+func (m *blueGreenModel) readStatus(ctx context.Context, c *kube.Client, live *unstructured.Unstructured) {
+	st := kube.ReadBlueGreenStatus(live)
+	child := flinkdeploy.ActiveChild(st.State)
+	m.BlueGreenState = types.StringValue(st.State)
+	m.ActiveChild = types.StringValue(child)
+	m.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(live.GetName(), child))
+	m.JobID, m.JobState, m.TransitionSavepoint = types.StringValue(""), types.StringValue(""), types.StringNull()
+	obj, err := kube.GetFlinkDeployment(ctx, c.Dynamic, live.GetNamespace(), m.ActiveDeploymentName.ValueString())
+	if err != nil {
+		return
+	}
+	cs := kube.ReadDeploymentStatus(obj)
+	m.JobID, m.JobState = types.StringValue(cs.JobID), types.StringValue(cs.JobState)
+	used, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "initialSavepointPath")
+	asked, _, _ := unstructured.NestedString(live.Object, "spec", "template", "spec", "job", "initialSavepointPath")
+	if used != "" && used != asked {
+		m.TransitionSavepoint = types.StringValue(used)
+	}
+}
+
+func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state blueGreenModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	live, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name)
+	if err == nil {
+		if uid := objectUID(ctx, req.Private, &resp.Diagnostics); uid != "" && uid != string(live.GetUID()) {
+			err = fmt.Errorf("it has UID %s, not %s: another object of that name, which this resource does not rewrite", live.GetUID(), uid)
+		}
+	}
+	if err != nil {
+		addProblem(&resp.Diagnostics, "Updating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "Refresh and plan again.")
+		return
+	}
+	before := kube.ReadBlueGreenStatus(live)
+	plan.ActiveChild = state.ActiveChild
+	obj, ok := plan.render(ctx, live, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	var dd diag.Diagnostics
+	prior, _ := state.asDeployment(state.activeChild()).spec(ctx, nil, &dd)
+	next, _ := plan.asDeployment(state.activeChild()).spec(ctx, nil, &dd)
+	diff := flinkdeploy.ClassifyBlueGreen(prior, next)
+	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
+	defer cancel()
+	if _, err := kube.Apply(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj); err != nil {
+		addProblem(&resp.Diagnostics, "Updating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "")
+		return
+	}
+	from := state.activeChild()
+	target, child := from, flinkdeploy.ChildName(name, from)
+	switch diff {
+	case flinkdeploy.DiffIgnore:
+		plan.readStatusNow(ctx, c, ns, name)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	case flinkdeploy.DiffTransition, flinkdeploy.DiffSavepointRedeploy:
+		target = flinkdeploy.Other(from)
+		child = flinkdeploy.ChildName(name, target)
+	}
+	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: "ACTIVE_" + strings.ToUpper(target), Since: before.LastReconciled,
+		Child: child, Timeout: timeout, Every: deploymentPollInterval}
+	r.finish(ctx, c, &plan, w, "Updating", &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (m *blueGreenModel) readStatusNow(ctx context.Context, c *kube.Client, ns, name string) {
+	if live, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name); err == nil {
+		m.readStatus(ctx, c, live)
+	}
+}
+
+func (r *blueGreenResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state blueGreenModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	imported := takeImported(ctx, req, resp)
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	live, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name)
+	if notfound.Is(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addProblem(&resp.Diagnostics, "Reading", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "")
+		return
+	}
+	if replacedOutsideTerraform(ctx, req, resp, "FlinkBlueGreenDeployment", live) {
+		return
+	}
+	state.readStatus(ctx, c, live)
+	if state.Timeouts.IsNull() || state.Timeouts.IsUnknown() {
+		state.Timeouts = knownTimeouts(ctx, state.Timeouts)
+	}
+	if state.FinalSavepoint.IsNull() {
+		state.FinalSavepoint = types.BoolValue(true)
+	}
+	// The template read back as flinkstate_deployment reads a live object.
+	tmpl, _, _ := unstructured.NestedMap(live.Object, "spec", "template", "spec")
+	child := state.asDeployment(state.activeChild())
+	fake := &unstructured.Unstructured{Object: map[string]any{"apiVersion": flinkdeploy.APIVersion, "kind": flinkdeploy.Kind,
+		"metadata": map[string]any{"namespace": ns, "name": child.Name.ValueString()}, "spec": tmpl}}
+	child.fromSpec(ctx, fake, imported, nil, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.fromDeployment(child)
+	state.ID = types.StringValue(ns + "/" + name)
+	cfg, _, _ := unstructured.NestedStringMap(live.Object, "spec", "configuration")
+	if state.BlueGreen != nil || len(cfg) > 0 {
+		opts := &blueGreenOptsModel{}
+		for _, o := range blueGreenOptions {
+			*o.get(opts) = optionalString(cfg[o.key])
+		}
+		state.BlueGreen = opts
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *blueGreenResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state blueGreenModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, d := state.Timeouts.Delete(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
+	live, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name)
+	if notfound.Is(err) {
+		return
+	}
+	if err == nil {
+		state.readStatus(ctx, c, live)
+		if uid := objectUID(ctx, req.Private, &resp.Diagnostics); uid == "" || uid == string(live.GetUID()) {
+			// The active child's job stops with a final savepoint, as a
+			// flinkstate_deployment's does (takeFinalSavepoint), before
+			// anything is deleted.
+			dep := &deploymentResource{resourceBase: r.resourceBase}
+			dm := state.asDeployment(state.activeChild())
+			dep.takeFinalSavepoint(ctx, c, dm, "", "", timeout, &resp.Diagnostics)
+			if resp.Diagnostics.HasError() {
+				return
+			}
+		}
+	}
+	deleteOwned(ctx, c, kube.FlinkBlueGreenDeploymentGVR, "FlinkBlueGreenDeployment", ns, name, timeout, req, resp)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Its children go by their owner references (the garbage collector):
+	// none is left behind.
+	if err := kube.WaitChildrenGone(ctx, c.Dynamic, ns, name, timeout, deploymentPollInterval); err != nil {
+		addProblem(&resp.Diagnostics, "Deleting", "FlinkBlueGreenDeployment "+ns+"/"+name, err.Error(),
+			"The garbage collector deletes a child by its owner reference; check that kube-controller-manager runs.")
+	}
+}
+
+func (r *blueGreenResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importNamespaceName(ctx, req, resp) {
+		markImported(ctx, resp)
+	}
+}

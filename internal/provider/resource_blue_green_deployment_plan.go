@@ -1,0 +1,36 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+)
+
+// blueGreenSavepointDirCheck: a transition of a stateful job needs a savepoint
+// directory in the child's configuration (BlueGreenUtils.triggerSavepoint:
+// Preconditions.checkNotNull(CheckpointingOptions.SAVEPOINT_DIRECTORY), for
+// every upgrade mode but stateless: isSavepointRequired); without one the
+// operator fails the transition ("Could not trigger Savepoint").
+func blueGreenSavepointDirCheck(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var mode types.String
+	var st types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("job").AtName("upgrade_mode"), &mode)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("state"), &st)...)
+	if resp.Diagnostics.HasError() || mode.IsUnknown() || st.IsUnknown() || mode.ValueString() == flinkconf.UpgradeStateless {
+		return
+	}
+	b := newStateBlock(st)
+	if b.str("savepoint_dir").IsNull() && b.str("store_id").IsNull() {
+		if mode.IsNull() {
+			return // the operator's default, stateless
+		}
+		what := "upgrade_mode " + mode.ValueString()
+		resp.Diagnostics.AddAttributeError(path.Root("state").AtName("savepoint_dir"), "A stateful blue/green deployment needs a savepoint directory",
+			"With "+what+" every transition starts the new child from a savepoint of the running one, which the operator writes to the "+
+				"savepoint directory (execution.checkpointing.savepoint-dir); without one it fails the transition. Set state.savepoint_dir or state.store_id.")
+	}
+}

@@ -384,9 +384,15 @@ func (r *blueGreenResource) Create(ctx context.Context, req resource.CreateReque
 // finish runs the wait and reads the status into the model; an end short
 // of the target is an error naming the child that keeps running.
 func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueGreenModel, w kube.BlueGreenWait, verb string, diags *diag.Diagnostics) {
+	planned := m.activeChild()
 	_, err := w.Run(ctx, c.Dynamic)
 	if live, rerr := kube.GetBlueGreen(ctx, c.Dynamic, w.Namespace, w.Name); rerr == nil {
 		m.readStatus(ctx, c, live)
+	}
+	if now := m.activeChild(); now != planned {
+		// The plan named the keys the operator adds for the child it
+		// expected to be active; they are the other child's.
+		m.renameChild(ctx, planned, now, diags)
 	}
 	if err == nil {
 		return
@@ -395,11 +401,38 @@ func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueG
 	if js := m.JobState.ValueString(); js != "" {
 		running = fmt.Sprintf("%s keeps running (its job %s)", m.ActiveDeploymentName.ValueString(), js)
 	}
-	advice := "Fix what the operator names and apply again: the next plan shows the change again."
+	advice := "The change stays written, and the operator acts on it again by itself only once it is ready (a wait that ran out). Apply again to wait again."
 	if errors.Is(err, kube.ErrBlueGreenFailed) {
-		advice = "The operator keeps the spec it failed on as reconciled; " + advice
+		// The operator recorded the spec it failed on (lastReconciledSpec)
+		// and acts on it no further (BlueGreenDeploymentService
+		// .checkAndInitiateDeployment: a FAILING resource is reconciled
+		// again on a spec change).
+		advice = "The FlinkBlueGreenDeployment keeps this spec, which the operator recorded and acts on no further, so the next plan shows no " +
+			"change while the configuration asks for it. Fix what the operator names in the configuration (the image, the resources) and " +
+			"apply again: it applies the new spec as a new transition."
 	}
 	addProblem(diags, verb, "FlinkBlueGreenDeployment "+w.Namespace+"/"+w.Name, err.Error()+"; "+running+".", advice)
+}
+
+// renameChild turns effective_flink_configuration's operator-added keys
+// (flinkconf.OperatorAdded: kubernetes.cluster-id and the like, named for
+// the child) from child from's values to child to's.
+func (m *blueGreenModel) renameChild(ctx context.Context, from, to string, diags *diag.Diagnostics) {
+	d := m.asDeployment(from)
+	var dd diag.Diagnostics
+	in, ok := d.input(ctx, nil, &dd)
+	if !ok || dd.HasError() || m.EffectiveConfig.IsUnknown() {
+		return
+	}
+	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
+	was, is := flinkconf.OperatorAdded(in, ns, flinkdeploy.ChildName(name, from)), flinkconf.OperatorAdded(in, ns, flinkdeploy.ChildName(name, to))
+	cfg := stringMap(ctx, m.EffectiveConfig, diags)
+	for k, v := range was {
+		if cfg[k] == v {
+			cfg[k] = is[k]
+		}
+	}
+	m.EffectiveConfig = mapFrom(ctx, cfg, diags)
 }
 
 // readStatus reads the operator's state and the active child's job.
@@ -445,7 +478,6 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	before := kube.ReadBlueGreenStatus(live)
-	plan.ActiveChild = state.ActiveChild
 	obj, ok := plan.render(ctx, live, &resp.Diagnostics)
 	if !ok {
 		return

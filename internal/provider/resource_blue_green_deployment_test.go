@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 const bgAddr = "flinkstate_blue_green_deployment.orders"
@@ -180,5 +181,50 @@ func TestAccBlueGreen_statefulNeedsSavepointDir(t *testing.T) {
 			PlanOnly:    true,
 			ExpectError: errorRE("A stateful blue/green deployment needs a savepoint directory", "state.savepoint_dir"),
 		}},
+	})
+}
+
+// A transition whose new child cannot run (its image cannot be pulled)
+// fails the apply as soon as the operator records the child's
+// DeploymentFailedException, saying that the old child keeps running;
+// the old child's job is untouched.
+func TestAccBlueGreen_failedTransitionKeepsTheActiveChild(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	var jobID string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config:            blueGreenConfig(ns, "flink:2.2.1-java17", ""),
+				ConfigStateChecks: []statecheck.StateCheck{recordAttr(bgAddr, "job_id", &jobID)},
+			},
+			{
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) {
+						f.ContainerWaiting = &testbed.ContainerState{Reason: "ImagePullBackOff", Message: `Back-off pulling image "flink:no-such-tag"`}
+					})
+				},
+				Config:      blueGreenConfig(ns, "flink:no-such-tag", ""),
+				ExpectError: errorRE("orders-green", "Back-off pulling image", "orders-blue keeps running"),
+			},
+			{
+				// The operator recorded the failed spec: no change to plan.
+				PreConfig: func() {
+					op.SetFaults(func(f *testbed.Faults) { f.ContainerWaiting = nil })
+					obj, err := getDeployment(t, ns, "orders-blue")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if st := kube.ReadDeploymentStatus(obj); st.JobID != jobID || st.JobState != "RUNNING" {
+						t.Errorf("orders-blue after the failed transition: job %s %s, want %s RUNNING", st.JobID, st.JobState, jobID)
+					}
+				},
+				Config:   blueGreenConfig(ns, "flink:no-such-tag", ""),
+				PlanOnly: true,
+			},
+		},
 	})
 }

@@ -116,6 +116,38 @@ func (w BlueGreenWait) childFailed(ctx context.Context, dyn dynamic.Interface) s
 	return ""
 }
 
+// DeleteChildren deletes the children of the FlinkBlueGreenDeployment
+// name whose owner reference names its UID, as the garbage collector would
+// once the resource is gone (blockOwnerDeletion, controller false:
+// BlueGreenKubernetesService.getDependentObjectMeta): a cluster whose
+// garbage collector lags or does not run keeps no child behind. Another
+// object of a child's name is left alone.
+func DeleteChildren(ctx context.Context, dyn dynamic.Interface, namespace, name string, owner string) error {
+	for _, c := range []string{"blue", "green"} {
+		r := dyn.Resource(FlinkDeploymentGVR).Namespace(namespace)
+		obj, err := r.Get(ctx, name+"-"+c, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		owned := false
+		for _, ref := range obj.GetOwnerReferences() {
+			owned = owned || string(ref.UID) == owner
+		}
+		if !owned {
+			continue
+		}
+		uid := obj.GetUID()
+		err = r.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return nil
+}
+
 // WaitChildrenGone waits until neither child of the FlinkBlueGreenDeployment
 // name exists (the garbage collector deletes them by their owner
 // references once the resource is gone).

@@ -579,9 +579,16 @@ func (r *blueGreenResource) Delete(ctx context.Context, req resource.DeleteReque
 	if notfound.Is(err) {
 		return
 	}
-	if err == nil {
+	if err != nil {
+		addProblem(&resp.Diagnostics, "Destroying", "FlinkBlueGreenDeployment "+ns+"/"+name, "reading it before its final savepoint: "+readableAPIError(err),
+			"Nothing was deleted. Apply again once the API server answers.")
+		return
+	}
+	uid := objectUID(ctx, req.Private, &resp.Diagnostics)
+	ours := uid == "" || uid == string(live.GetUID())
+	{
 		state.readStatus(ctx, c, live)
-		if uid := objectUID(ctx, req.Private, &resp.Diagnostics); uid == "" || uid == string(live.GetUID()) {
+		if ours {
 			// The active child's job stops with a final savepoint, as a
 			// flinkstate_deployment's does (takeFinalSavepoint), before
 			// anything is deleted.
@@ -593,15 +600,20 @@ func (r *blueGreenResource) Delete(ctx context.Context, req resource.DeleteReque
 			}
 		}
 	}
+	owner := string(live.GetUID())
 	deleteOwned(ctx, c, kube.FlinkBlueGreenDeploymentGVR, "FlinkBlueGreenDeployment", ns, name, timeout, req, resp)
-	if resp.Diagnostics.HasError() {
-		return
+	if resp.Diagnostics.HasError() || !ours {
+		return // another object's children are not this resource's
 	}
-	// Its children go by their owner references (the garbage collector):
-	// none is left behind.
-	if err := kube.WaitChildrenGone(ctx, c.Dynamic, ns, name, timeout, deploymentPollInterval); err != nil {
-		addProblem(&resp.Diagnostics, "Deleting", "FlinkBlueGreenDeployment "+ns+"/"+name, err.Error(),
-			"The garbage collector deletes a child by its owner reference; check that kube-controller-manager runs.")
+	// Its children go by their owner references; deleted here too, so
+	// none is left behind where the garbage collector lags.
+	err = kube.DeleteChildren(ctx, c.Dynamic, ns, name, owner)
+	if err == nil {
+		err = kube.WaitChildrenGone(ctx, c.Dynamic, ns, name, timeout, deploymentPollInterval)
+	}
+	if err != nil {
+		addProblem(&resp.Diagnostics, "Deleting", "FlinkBlueGreenDeployment "+ns+"/"+name, "its child FlinkDeployments: "+readableAPIError(err),
+			"Delete the children named in the message (kubectl delete flinkdeployment) once their jobs are stopped.")
 	}
 }
 

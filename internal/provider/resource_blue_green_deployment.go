@@ -386,9 +386,7 @@ func (r *blueGreenResource) Create(ctx context.Context, req resource.CreateReque
 func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueGreenModel, w kube.BlueGreenWait, verb string, diags *diag.Diagnostics) {
 	planned := m.activeChild()
 	_, err := w.Run(ctx, c.Dynamic)
-	if live, rerr := kube.GetBlueGreen(ctx, c.Dynamic, w.Namespace, w.Name); rerr == nil {
-		m.readStatus(ctx, c, live)
-	}
+	m.readStatusNow(ctx, c, w.Namespace, w.Name)
 	if now := m.activeChild(); now != planned {
 		// The plan named the keys the operator adds for the child it
 		// expected to be active; they are the other child's.
@@ -586,18 +584,16 @@ func (r *blueGreenResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 	uid := objectUID(ctx, req.Private, &resp.Diagnostics)
 	ours := uid == "" || uid == string(live.GetUID())
-	{
-		state.readStatus(ctx, c, live)
-		if ours {
-			// The active child's job stops with a final savepoint, as a
-			// flinkstate_deployment's does (takeFinalSavepoint), before
-			// anything is deleted.
-			dep := &deploymentResource{resourceBase: r.resourceBase}
-			dm := state.asDeployment(state.activeChild())
-			dep.takeFinalSavepoint(ctx, c, dm, "", "", timeout, &resp.Diagnostics)
-			if resp.Diagnostics.HasError() {
-				return
-			}
+	state.readStatus(ctx, c, live)
+	if ours {
+		// The active child's job stops with a final savepoint, as a
+		// flinkstate_deployment's does (takeFinalSavepoint), before
+		// anything is deleted.
+		dep := &deploymentResource{resourceBase: r.resourceBase}
+		dm := state.asDeployment(state.activeChild())
+		dep.takeFinalSavepoint(ctx, c, dm, "", "", timeout, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
 		}
 	}
 	owner := string(live.GetUID())

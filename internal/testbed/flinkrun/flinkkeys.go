@@ -72,6 +72,7 @@ var FlinkKeyJars = map[string]KeyJars{
 type FlinkVersionKnows struct {
 	FlinkKnows
 	Jars           KeyJars
+	Lib            string // the directory of the version's lib/ jars
 	KubernetesJar  string
 	PluginJar      string // the flink-s3-fs-hadoop jar of Jars.S3
 	HasForSt       bool
@@ -102,7 +103,7 @@ func KnowsVersion(ctx context.Context, root string, dist FlinkDist, version stri
 	if err != nil {
 		return FlinkVersionKnows{}, err
 	}
-	k := FlinkVersionKnows{Jars: jars}
+	k := FlinkVersionKnows{Jars: jars, Lib: filepath.Join(out, "lib")}
 	for _, j := range lib {
 		switch filepath.Base(j) {
 		case "flink-kubernetes-" + jars.Kubernetes + ".jar":

@@ -279,3 +279,19 @@ func TestStandaloneJobArgs(t *testing.T) {
 		t.Error("a session JobManager's args are taken as an application's")
 	}
 }
+
+// The node runs the counting job in place of an image's class, but keeps a
+// class named in the test job's own package, so that a missing one fails
+// in Flink as it would in the image.
+func TestNodeJobClass(t *testing.T) {
+	for given, want := range map[string]string{
+		"org.example.Job":                  TestJobClass,
+		"":                                 TestJobClass,
+		TestJobClass:                       TestJobClass,
+		"org.flinkstate.testjob.NoSuchJob": "org.flinkstate.testjob.NoSuchJob",
+	} {
+		if got := jobClass(given); got != want {
+			t.Errorf("jobClass(%q) = %q, want %q", given, got, want)
+		}
+	}
+}

@@ -178,11 +178,38 @@ func (r *deploymentResource) preflightPath(ctx context.Context, plan *deployment
 // records the operators the final savepoint will record, and refuses the
 // plan when Flink would refuse to restore that state with the new
 // configuration. The stop's savepoint is CANONICAL unless the old backend
-// is ForSt (flinkconf.SavepointFormatFor), and a canonical savepoint
-// restores into any backend, so the backend rule applies only to a NATIVE
-// one. An unreadable checkpoint skips the check with a warning; a job with
-// none has no state to refuse.
+// is ForSt (flinkconf.SavepointFormatFor); the deployment's own setting
+// stands when no savepoint_before_upgrade says otherwise.
 func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state *deploymentModel, diags *diag.Diagnostics) {
+	if state == nil || state.Job == nil {
+		return
+	}
+	from := state.Namespace.ValueString() + "/" + state.Name.ValueString()
+	r.preflightSavepointHandover(ctx, plan, state, state.finalSavepointFormat(ctx), savepointHandover{
+		Subject: "FlinkDeployment " + from + " is replaced",
+		How:     "its job would be stopped with a final savepoint and the new deployment started from it",
+		Skipped: "the create checks the savepoint itself",
+	}, diags)
+}
+
+// savepointHandover words a handover through a savepoint of the running
+// job for the pre-flight's messages.
+type savepointHandover struct {
+	Subject string // "FlinkDeployment ns/name is replaced"
+	How     string // what happens to the running job and its state
+	Skipped string // what checks the state when this pre-flight cannot
+}
+
+// preflightSavepointHandover is the pre-flight of a new job started from a
+// savepoint of the running one (state's job), taken in format ("" for the
+// deployment's own kubernetes.operator.savepoint.format.type, CANONICAL by
+// default: KubernetesOperatorConfigOptions.OPERATOR_SAVEPOINT_FORMAT_TYPE):
+// the newest completed checkpoint of the running job records the operators
+// the savepoint will, and a canonical savepoint restores into any backend,
+// so the backend rule applies only to a NATIVE one. An unreadable
+// checkpoint skips the check with a warning; a job with none has no state
+// to refuse.
+func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, state *deploymentModel, format string, h savepointHandover, diags *diag.Diagnostics) {
 	if diags.HasError() || plan.Job == nil || state.Job == nil {
 		return
 	}
@@ -191,13 +218,11 @@ func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state 
 	if d.HasError() || plan.EffectiveConfig.IsUnknown() || plan.Job.Parallelism.IsUnknown() {
 		return
 	}
-	from := state.Namespace.ValueString() + "/" + state.Name.ValueString()
-	cp, meta, why := r.newestCheckpoint(ctx, state, kube.RequestTimeout)
+	cp, meta, why := b.newestCheckpoint(ctx, state, kube.RequestTimeout)
 	if why != "" {
 		diags.AddWarning("Restore pre-flight skipped",
-			fmt.Sprintf("FlinkDeployment %s is replaced: the provider could not read the newest checkpoint of its job, so it did not "+
-				"check before the stop that Flink will accept the final savepoint with the new configuration: %s. The create checks the "+
-				"savepoint itself.", from, why))
+			fmt.Sprintf("%s: the provider could not read the newest checkpoint of its job, so it did not check before the savepoint "+
+				"that Flink will accept it with the new configuration: %s. %s.", h.Subject, why, capitalize(h.Skipped)))
 		return
 	}
 	if meta == nil {
@@ -209,22 +234,26 @@ func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state 
 		FlinkVersion: plan.FlinkVersion.ValueString(),
 	}
 	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(newCfg)
-	oldBackend := firstValue(oldCfg, "state.backend.type", "state.backend")
-	format := state.finalSavepointFormat(ctx)
 	if format == "" {
-		// The deployment's own setting, CANONICAL by default
-		// (KubernetesOperatorConfigOptions.OPERATOR_SAVEPOINT_FORMAT_TYPE).
 		format = oldCfg[kube.SavepointFormatKey]
 	}
 	if strings.EqualFold(format, "NATIVE") {
-		want.Backend, want.PreviousBackend = firstValue(newCfg, "state.backend.type", "state.backend"), oldBackend
+		want.Backend = firstValue(newCfg, "state.backend.type", "state.backend")
+		want.PreviousBackend = firstValue(oldCfg, "state.backend.type", "state.backend")
 	}
 	for _, f := range preflight.Check(meta, want) {
 		diags.AddError("Flink would refuse to restore the job's state",
-			fmt.Sprintf("FlinkDeployment %s is replaced: its job would be stopped with a final savepoint and the new deployment started "+
-				"from it. Read from %s, the newest checkpoint of the running job (it records the operators the savepoint will): %s "+
-				"Nothing was changed; the old job keeps running.", from, cp.Path, f.Detail()))
+			fmt.Sprintf("%s: %s. Read from %s, the newest checkpoint of the running job (it records the operators the savepoint will): %s "+
+				"Nothing was changed; the old job keeps running.", h.Subject, h.How, cp.Path, f.Detail()))
 	}
+}
+
+// capitalize upper-cases s's first letter.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // newestCheckpoint reads the newest completed checkpoint of m's job (its
@@ -233,7 +262,7 @@ func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state 
 // operators a savepoint of the job will. meta is nil when there is nothing
 // to read (no job id, no s3:// checkpoint directory, no completed
 // checkpoint); why says, worded, that a read failed.
-func (r *deploymentResource) newestCheckpoint(ctx context.Context, m *deploymentModel, d time.Duration) (cp *checkpoint.Checkpoint, meta *checkpoint.Metadata, why string) {
+func (r *resourceBase) newestCheckpoint(ctx context.Context, m *deploymentModel, d time.Duration) (cp *checkpoint.Checkpoint, meta *checkpoint.Metadata, why string) {
 	bucket, dir, ok := m.checkpointStore(ctx)
 	jobID := m.JobID.ValueString()
 	if !ok || !checkpoint.ValidJobID(jobID) {

@@ -297,6 +297,10 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), to))
 		plan.BlueGreenState = types.StringValue("ACTIVE_" + strings.ToUpper(to))
 		plan.JobID, plan.JobState, plan.TransitionSavepoint = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+		r.preflightTransition(ctx, &plan, state, nd, sd, child, to, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
 		resp.Diagnostics.AddWarning("A blue/green transition: both jobs run side by side",
 			fmt.Sprintf("The operator applies this change (%s) as a transition: it takes a savepoint of %s's running job, which keeps running, "+
 				"starts %s from it, and deletes %s once %s is STABLE with its job RUNNING (after deletion_delay). In between both jobs run: %s "+
@@ -313,6 +317,34 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// preflightTransition is the restore pre-flight of a transition: the new
+// child starts from a savepoint of the running child's job, taken for every
+// upgrade mode but stateless (BlueGreenUtils.isSavepointRequired) in the
+// running child's kubernetes.operator.savepoint.format.type
+// (BlueGreenUtils.triggerSavepoint), so at plan, before anything is
+// written, the newest completed checkpoint of that job stands in for the
+// savepoint and the new spec is checked against it as
+// flinkstate_deployment's handover is (preflightSavepointHandover). Without
+// it Flink refuses the state only when the new child starts; the operator
+// then aborts the transition after abort_grace_period and the old child
+// keeps running.
+func (r *blueGreenResource) preflightTransition(ctx context.Context, plan, state *blueGreenModel, next, prior *deploymentModel, from, to string, diags *diag.Diagnostics) {
+	if prior.Job == nil || next.Job == nil || next.Job.UpgradeMode.ValueString() == flinkconf.UpgradeStateless ||
+		!strings.EqualFold(state.JobState.ValueString(), "RUNNING") {
+		return
+	}
+	prior.JobID = state.JobID
+	name := plan.Name.ValueString()
+	r.preflightSavepointHandover(ctx, next, prior, "", savepointHandover{
+		Subject: fmt.Sprintf("FlinkBlueGreenDeployment %s/%s transitions from %s to %s", plan.Namespace.ValueString(), name,
+			flinkdeploy.ChildName(name, from), flinkdeploy.ChildName(name, to)),
+		How: fmt.Sprintf("the operator would take a savepoint of %s's job and start %s from it, and Flink would fail %s's job; the operator "+
+			"then aborts the transition after abort_grace_period", flinkdeploy.ChildName(name, from), flinkdeploy.ChildName(name, to), flinkdeploy.ChildName(name, to)),
+		Skipped: fmt.Sprintf("If Flink refuses the state, %s's job fails and the operator aborts the transition, %s running on", flinkdeploy.ChildName(name, to),
+			flinkdeploy.ChildName(name, from)),
+	}, diags)
 }
 
 func (m *blueGreenModel) unknownStatus() {

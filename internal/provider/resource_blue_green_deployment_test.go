@@ -228,3 +228,55 @@ func TestAccBlueGreen_failedTransitionKeepsTheActiveChild(t *testing.T) {
 		},
 	})
 }
+
+// A transition whose new child could not restore the running child's state
+// (parallelism 12, the state written with max parallelism 8) is refused at
+// plan, before anything is written: the operator would take blue's savepoint
+// and start green from it, and Flink would fail green's job
+// (StateAssignmentOperation.checkParallelismPreconditions), to be aborted
+// only after abort_grace_period. Blue keeps running at its generation, and
+// no green child is created.
+func TestAccBlueGreen_preflightRefusesTransitionAboveCheckpointMax(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("bgpreflight-")
+	store := func(c string) string {
+		return strings.Replace(c, "acme-flink-state/flink/orders", "acme-flink-state/"+prefix, 1)
+	}
+	first := store(blueGreenConfig(ns, "flink:2.2.1-java17", `  flink_configuration = {
+    "pipeline.max-parallelism" = "8"
+  }`))
+	scaled := store(strings.Replace(blueGreenConfig(ns, "flink:2.2.1-java17", ""), "parallelism  = 2", "parallelism  = 12", 1))
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders-blue") },
+				Config:    scaled,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "transitions from orders-blue to orders-green",
+					"s3://acme-flink-state/"+prefix+"/checkpoints/", "the newest checkpoint of the running job", "job.parallelism (12)",
+					"The maximum parallelism (8) of the restored state is lower than the configured parallelism (12)", "Nothing was changed"),
+			},
+			{
+				Config: first,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_BLUE")),
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("job_state"), knownString("RUNNING")),
+					expectAPI(func() error {
+						if g := generationOf(t, ns, "orders-blue"); g != gen {
+							return fmt.Errorf("orders-blue at generation %d after the refused transition, want %d", g, gen)
+						}
+						if _, err := getDeployment(t, ns, "orders-green"); !apierrors.IsNotFound(err) {
+							return fmt.Errorf("orders-green exists after the refused transition (%v)", err)
+						}
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}

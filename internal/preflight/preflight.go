@@ -37,6 +37,26 @@ type Desired struct {
 	// FlinkVersion is the Flink version the job is restored with ("2.2.1";
 	// "" unknown).
 	FlinkVersion string
+	// TakenAs is the format of the snapshot the job will restore when the
+	// snapshot read stands in for one not taken yet: "NATIVE savepoint"
+	// for a savepoint-mode upgrade whose savepoint the operator takes in
+	// the NATIVE format (read from the job's newest checkpoint, whose keyed
+	// state a NATIVE savepoint shares: both are the backend's own files,
+	// SavepointType/SnapshotType.isSavepoint with format NATIVE); "" reads
+	// the format from the snapshot.
+	TakenAs string
+	// SavepointRoute says the change is a last-state upgrade that a
+	// savepoint-mode upgrade in the same apply could carry instead: the
+	// operator upgrades with the new spec's upgrade mode
+	// (AbstractJobReconciler.getJobUpgrade reads
+	// resource.getSpec().getJob().getUpgradeMode(), flink-kubernetes-operator
+	// release-1.15.0), and takes that savepoint in the format
+	// kubernetes.operator.savepoint.format.type of its observe
+	// configuration, CANONICAL by default (KubernetesOperatorConfigOptions.
+	// OPERATOR_SAVEPOINT_FORMAT_TYPE, AbstractFlinkService.cancelJob,
+	// FlinkConfigManager.getObserveConfig). Set it only when a savepoint
+	// directory is configured and that format is CANONICAL.
+	SavepointRoute bool
 }
 
 // Finding is one reason Flink would refuse the restore.
@@ -243,6 +263,9 @@ func Format(meta *checkpoint.Metadata) string {
 // full-snapshot format (RocksDBKeyedStateBackendBuilder.getRocksDBRestoreOperation).
 func checkBackend(meta *checkpoint.Metadata, want Desired) []Finding {
 	kind, format := KeyedStateKind(meta), Format(meta)
+	if want.TakenAs != "" {
+		format = want.TakenAs
+	}
 	if want.PreviousBackend == "" && want.Backend == flinkconf.BackendHashMap && kind == "incremental" {
 		// The backend that wrote the snapshot is unknown (a restore from a
 		// path: job.initial_savepoint_path, a carried final savepoint), but
@@ -265,6 +288,13 @@ func checkBackend(meta *checkpoint.Metadata, want Desired) []Finding {
 		WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state): only a CANONICAL savepoint can be restored with another backend. "+
 			"Keep state.backend = %q for this upgrade; then take a CANONICAL savepoint (flinkstate_snapshot with format = \"CANONICAL\") "+
 			"and start the job with state.backend = %q and job.initial_savepoint_path set to it.", what(format), kind, want.PreviousBackend, want.Backend)}
+	if want.SavepointRoute {
+		f.WayOut = fmt.Sprintf("The snapshot is a %s (%s keyed state): only a CANONICAL savepoint can be restored with another backend. "+
+			"In one apply: set job.upgrade_mode = \"savepoint\" together with state.backend = %q. The operator upgrades with the new "+
+			"spec's upgrade mode: it stops the job with a CANONICAL savepoint (its default savepoint format) and starts the new backend "+
+			"from it; upgrade_mode can go back to \"last-state\" in a later apply without a restart (the operator ignores a change "+
+			"of upgrade mode alone). Or keep state.backend = %q for this upgrade.", what(format), kind, want.Backend, want.PreviousBackend)
+	}
 	if want.Backend == flinkconf.BackendHashMap && kind == "incremental" {
 		f.FlinkClass, f.FlinkMessage = heapClass, heapMessage
 	}

@@ -190,3 +190,31 @@ func TestGeneratedUIDs(t *testing.T) {
 		t.Fatalf("version 4: %+v", ops)
 	}
 }
+
+// A savepoint-mode upgrade whose savepoint the operator takes NATIVE: the
+// newest checkpoint stands in for it, and a NATIVE savepoint keeps the
+// backend's own files, so another backend is refused as from the
+// checkpoint itself.
+func TestCheck_backendChangeThroughNativeSavepoint(t *testing.T) {
+	fs := Check(fixture(t, checkpointFixture), Desired{Backend: "hashmap", PreviousBackend: "rocksdb", TakenAs: "NATIVE savepoint"})
+	if len(fs) != 1 || fs[0].Rule != "backend" {
+		t.Fatalf("%+v, want one backend finding", fs)
+	}
+	mustContain(t, fs[0].Detail(), "The snapshot is a NATIVE savepoint (incremental keyed state)", "HeapRestoreOperation")
+}
+
+// A last-state backend change that a savepoint-mode upgrade can carry in
+// the same apply says so; without the route the way out is two steps.
+func TestCheck_backendChangeOffersTheSavepointRoute(t *testing.T) {
+	m := fixture(t, checkpointFixture)
+	route := Check(m, Desired{Backend: "hashmap", PreviousBackend: "rocksdb", SavepointRoute: true})
+	if len(route) != 1 {
+		t.Fatalf("%+v, want one backend finding", route)
+	}
+	mustContain(t, route[0].WayOut, `In one apply: set job.upgrade_mode = "savepoint" together with state.backend = "hashmap"`,
+		"CANONICAL savepoint", `Or keep state.backend = "rocksdb"`)
+	plain := Check(m, Desired{Backend: "hashmap", PreviousBackend: "rocksdb"})
+	if len(plain) != 1 || strings.Contains(plain[0].WayOut, "In one apply") {
+		t.Errorf("without the route: %+v", plain)
+	}
+}

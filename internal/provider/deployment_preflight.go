@@ -69,9 +69,29 @@ func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *
 	}
 	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(newCfg)
 	want.PreviousMaxParallelism, _ = flinkconf.ExplicitMaxParallelism(oldCfg)
-	if mode == flinkconf.UpgradeLastState && plan.FlinkVersion.ValueString() == state.FlinkVersion.ValueString() {
-		want.Backend = firstValue(newCfg, "state.backend.type", "state.backend")
-		want.PreviousBackend = firstValue(oldCfg, "state.backend.type", "state.backend")
+	backend, previous := firstValue(newCfg, "state.backend.type", "state.backend"), firstValue(oldCfg, "state.backend.type", "state.backend")
+	// The operator takes a savepoint-mode upgrade's savepoint with its
+	// observe configuration (AbstractFlinkService.cancelJob): the running
+	// spec's, with the new spec's kubernetes.operator.* keys and savepoint
+	// directory laid over it (FlinkConfigManager.getObserveConfig,
+	// addOperatorConfigsFromSpec, release-1.15.0). Its format is
+	// kubernetes.operator.savepoint.format.type, CANONICAL by default; a
+	// NATIVE one keeps the backend's own files, which only that backend
+	// restores. ForSt takes NATIVE only (flinkconf.SavepointFormatFor).
+	requested := newCfg[kube.SavepointFormatKey]
+	if requested == "" {
+		requested = oldCfg[kube.SavepointFormatKey]
+	}
+	format, _ := flinkconf.SavepointFormatFor(previous, strings.ToUpper(strings.TrimSpace(requested)))
+	switch {
+	case plan.FlinkVersion.ValueString() != state.FlinkVersion.ValueString():
+		// The operator takes a savepoint instead (getJobUpgrade).
+	case mode == flinkconf.UpgradeLastState:
+		want.Backend, want.PreviousBackend = backend, previous
+		want.SavepointRoute = format == "CANONICAL" && previous != flinkconf.BackendForSt &&
+			firstValue(newCfg, "execution.checkpointing.savepoint-dir", "state.savepoints.dir") != "" // the new spec's (getObserveConfig)
+	case format == "NATIVE":
+		want.Backend, want.PreviousBackend, want.TakenAs = backend, previous, "NATIVE savepoint"
 	}
 	restores := "the newest completed checkpoint of job " + jobID + ", which this " + mode + " upgrade restores"
 	if mode != flinkconf.UpgradeLastState {

@@ -88,7 +88,7 @@ func TestAccDeployment_preflightRefusesBackendChangeFromCheckpoint(t *testing.T)
 				Config:    hashmap,
 				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed", "/chk-",
 					"state.backend (hashmap, was rocksdb)", "HeapRestoreOperation",
-					"but found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle", `Keep state.backend = "rocksdb"`),
+					"but found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle", `keep state.backend = "rocksdb" for this upgrade`),
 			},
 			{
 				Config: scaled,
@@ -99,6 +99,88 @@ func TestAccDeployment_preflightRefusesBackendChangeFromCheckpoint(t *testing.T)
 					return nil
 				},
 			},
+		},
+	})
+}
+
+// Issue 44's way that works in one apply: the backend change the
+// pre-flight refuses on a last-state job (its checkpoints are RocksDB's own
+// files) goes through when the same apply sets upgrade_mode = "savepoint":
+// the operator upgrades with the new spec's upgrade mode and stops the job
+// with a CANONICAL savepoint (AbstractJobReconciler.getJobUpgrade,
+// KubernetesOperatorConfigOptions.OPERATOR_SAVEPOINT_FORMAT_TYPE), which
+// the heap backend restores. The refusal names that way; the second apply
+// takes it: one upgrade, restored from the savepoint.
+func TestAccDeployment_preflightBackendChangeThroughSavepointInOneApply(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	first := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`)
+	hashmap := strings.Replace(strings.Replace(first, `backend             = "rocksdb"`, `backend             = "hashmap"`, 1),
+		"    incremental         = true\n", "", 1)
+	viaSavepoint := strings.Replace(hashmap, `upgrade_mode = "last-state"`, `upgrade_mode = "savepoint"`, 1)
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders") },
+				Config:    hashmap,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "state.backend (hashmap, was rocksdb)",
+					`In one apply: set job.upgrade_mode = "savepoint" together with state.backend = "hashmap"`),
+			},
+			{
+				Config: viaSavepoint,
+				Check: func(*terraform.State) error {
+					if g := generationOf(t, ns, "orders"); g != gen+1 {
+						return fmt.Errorf("generation %d, want %d: one upgrade", g, gen+1)
+					}
+					if p := liveJobStatus(t, ns, "upgradeSavepointPath"); !strings.Contains(p, "acme-flink-state/"+prefix+"/savepoints/") {
+						return fmt.Errorf("the job restored from %q, want a savepoint under %s/savepoints", p, prefix)
+					}
+					if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
+						return fmt.Errorf("job state %q, want RUNNING", s)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// A savepoint-mode job whose operator savepoints are NATIVE
+// (kubernetes.operator.savepoint.format.type): the upgrade's savepoint
+// keeps RocksDB's own files, which the heap backend cannot read, so the
+// backend change is refused before anything is written, as from a
+// checkpoint (the operator takes the savepoint in its observe
+// configuration's format: AbstractFlinkService.cancelJob).
+func TestAccDeployment_preflightRefusesBackendChangeThroughNativeSavepoint(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	native := `  wait_for = "running"
+  flink_configuration = {
+    "pipeline.max-parallelism"                  = "128"
+    "kubernetes.operator.savepoint.format.type" = "NATIVE"
+  }`
+	first := strings.Replace(restoreConfig(ns, prefix, "flink:2.2.1-java17", "", native), `upgrade_mode = "last-state"`, `upgrade_mode = "savepoint"`, 1)
+	hashmap := strings.Replace(strings.Replace(first, `backend             = "rocksdb"`, `backend             = "hashmap"`, 1),
+		"    incremental         = true\n", "", 1)
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders") },
+				Config:    hashmap,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed", "state.backend (hashmap, was rocksdb)",
+					"HeapRestoreOperation", "The snapshot is a NATIVE savepoint (incremental keyed state)"),
+			},
+			{Config: first, Check: checkUntouched(t, ns, &gen, "update")},
 		},
 	})
 }

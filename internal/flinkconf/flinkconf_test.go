@@ -221,6 +221,18 @@ func TestDerive_checks(t *testing.T) {
 			in.Extra = map[string]string{"execution.checkpointing.interval": "5s"}
 		}, Error, "flink_configuration.execution.checkpointing.interval", "state.checkpoint_interval"},
 		{"relative local dir", func(in *Input) { in.State.LocalDir = "state" }, Error, "state.local_dir", "absolute"},
+		{"forst savepoint upgrades in the default format", func(in *Input) {
+			in.HasJob, in.UpgradeMode, in.State.Backend = true, "savepoint", "forst"
+		}, Error, "flink_configuration.kubernetes.operator.savepoint.format.type", `every upgrade (upgrade_mode = "savepoint")`},
+		{"forst savepoint upgrades in CANONICAL", func(in *Input) {
+			in.HasJob, in.UpgradeMode, in.State.Backend = true, "savepoint", "forst"
+			in.Extra = map[string]string{"kubernetes.operator.savepoint.format.type": "CANONICAL"}
+		}, Error, "flink_configuration.kubernetes.operator.savepoint.format.type", `= "NATIVE"`},
+		{"forst periodic savepoints", func(in *Input) {
+			in.HasJob, in.State.Backend = true, "forst"
+			in.Extra = map[string]string{"kubernetes.operator.periodic.savepoint.interval": "1h"}
+		}, Error, "flink_configuration.kubernetes.operator.savepoint.format.type", "every periodic savepoint"},
+		{"forst last-state", func(in *Input) { in.HasJob, in.State.Backend = true, "forst" }, Warning, "flink_configuration.kubernetes.operator.savepoint.format.type", "Flink version upgrade"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -406,6 +418,20 @@ func TestDerive_podIdentityNeedsNewerPluginSDK(t *testing.T) {
 		_, fs := Derive(in)
 		if got := hasFinding(fs, Error, "identity", "1.20.1 or later"); got != c.refused {
 			t.Errorf("Flink %s with %s: refused %t, want %t (%+v)", c.version, c.identity, got, c.refused, fs)
+		}
+	}
+}
+
+// A ForSt job whose operator savepoints are NATIVE (any case: Flink reads
+// enums case-insensitively) draws no savepoint-format finding.
+func TestDerive_forstNativeOperatorSavepoints(t *testing.T) {
+	in := seedInput()
+	in.HasJob, in.UpgradeMode, in.State.Backend = true, "savepoint", "forst"
+	in.Extra = map[string]string{"kubernetes.operator.savepoint.format.type": "native"}
+	_, fs := Derive(in)
+	for _, f := range fs {
+		if f.Summary == "Savepoint format ForSt cannot take" {
+			t.Errorf("finding %+v", f)
 		}
 	}
 }

@@ -25,6 +25,13 @@ const (
 	periodicSavepointKey  = "kubernetes.operator.periodic.savepoint.interval"
 	maxCheckpointAgeKey   = "kubernetes.operator.job.upgrade.last-state.max.allowed.checkpoint.age"
 	jmRecoveryDefaultTrue = true // KubernetesOperatorConfigOptions.OPERATOR_JM_DEPLOYMENT_RECOVERY_ENABLED
+	// SavepointFormatKey is the format of every savepoint the operator
+	// takes itself: a savepoint-mode upgrade's, a periodic one, a Flink
+	// version upgrade's, a blue/green transition's (OPERATOR_SAVEPOINT_FORMAT_TYPE,
+	// default SavepointFormatType.DEFAULT, CANONICAL; read by
+	// AbstractFlinkService.cancelJob/triggerSavepoint and
+	// BlueGreenUtils.triggerSavepoint).
+	SavepointFormatKey = "kubernetes.operator.savepoint.format.type"
 )
 
 // isTrue reads a Flink boolean (ConfigurationUtils.convertToBoolean:
@@ -32,6 +39,7 @@ const (
 func isTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
 
 func operatorRules(in Input, add func(Severity, string, string, ...string)) {
+	forstSavepointRule(in, add)
 	for _, k := range ForbiddenKeys {
 		if _, ok := in.Extra[k]; ok {
 			add(Error, "Key the operator forbids",
@@ -160,4 +168,45 @@ func OperatorAdded(in Input, namespace, name string) map[string]string {
 		delete(d, RetentionKey)
 	}
 	return d
+}
+
+// forstSavepointRule: ForSt takes NATIVE savepoints only
+// (ForStStateBackend.supportsSavepointFormat, FLINK-37301), and the
+// savepoints the operator takes itself are in SavepointFormatKey's format,
+// CANONICAL unless flink_configuration says NATIVE (the key is read from
+// the deployment's own configuration: FlinkConfigManager.getObserveConfig
+// lays its kubernetes.operator.* keys over the operator's). Flink fails a
+// CANONICAL one, so a savepoint-mode upgrade (AbstractJobReconciler.
+// getJobUpgrade: JobUpgrade.savepoint) or a periodic savepoint
+// (SnapshotObserver) of a ForSt job would fail every time: refused. A
+// last-state job takes one only on a Flink version upgrade (getJobUpgrade:
+// "Using savepoint to upgrade Flink version"): said.
+func forstSavepointRule(in Input, add func(Severity, string, string, ...string)) {
+	if in.State.Backend != BackendForSt || !in.HasJob {
+		return
+	}
+	format, set := in.Extra[SavepointFormatKey]
+	if strings.EqualFold(strings.TrimSpace(format), "NATIVE") {
+		return
+	}
+	what := fmt.Sprintf("flink_configuration %q is %q", SavepointFormatKey, format)
+	if !set {
+		what = fmt.Sprintf("flink_configuration sets no %q, so the operator takes CANONICAL savepoints (its default)", SavepointFormatKey)
+	}
+	fix := fmt.Sprintf("Set flink_configuration[%q] = \"NATIVE\".", SavepointFormatKey)
+	_, periodic := in.Extra[periodicSavepointKey]
+	switch {
+	case in.UpgradeMode == UpgradeSavepoint || periodic:
+		takes := "every upgrade (upgrade_mode = \"savepoint\")"
+		if periodic {
+			takes = fmt.Sprintf("every periodic savepoint (%q)", periodicSavepointKey)
+		}
+		add(Error, "Savepoint format ForSt cannot take",
+			fmt.Sprintf("state.backend is \"forst\" and %s: %s Flink would fail the savepoint the operator takes for %s, and the job "+
+				"would never be upgraded. %s", what, ForStFormatAdvice, takes, fix), "flink_configuration", SavepointFormatKey)
+	case in.UpgradeMode == UpgradeLastState:
+		add(Warning, "Savepoint format ForSt cannot take",
+			fmt.Sprintf("state.backend is \"forst\" and %s: %s The operator takes a savepoint for a Flink version upgrade of a last-state "+
+				"job (and for every blue/green transition), and Flink would fail it. %s", what, ForStFormatAdvice, fix), "flink_configuration", SavepointFormatKey)
+	}
 }

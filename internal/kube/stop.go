@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 )
 
 // DrainOnSavepointKey is the operator setting its stop-with-savepoint
@@ -37,7 +39,7 @@ var ErrStopFailed = errors.New("the operator could not stop the job with a savep
 // the savepoints it takes, its stop-with-savepoint's among them
 // (KubernetesOperatorConfigOptions.OPERATOR_SAVEPOINT_FORMAT_TYPE, read in
 // AbstractFlinkService.savepointJobOrError; default CANONICAL).
-const SavepointFormatKey = "kubernetes.operator.savepoint.format.type"
+const SavepointFormatKey = flinkconf.SavepointFormatKey
 
 // LastStateFallbackKey is the operator setting that lets it suspend a
 // savepoint-mode job that is not running in last-state mode instead

@@ -157,6 +157,15 @@ func planSafetyCases() []planCase {
 		e("savepoint_before_upgrade.format_type", "ForSt takes NATIVE savepoints only")))
 	add(planCase{rule: 8, name: "canonical savepoint of a forst deployment",
 		res: []res{dep(forst...), r("flinkstate_snapshot", snapBase)}, wants: []want{at(1, e("format_type", "ForSt takes NATIVE savepoints only"))}})
+	// The operator's own savepoints (upgrade, periodic) are in
+	// kubernetes.operator.savepoint.format.type, CANONICAL by default.
+	fmtKey := `flink_configuration["kubernetes.operator.savepoint.format.type"]`
+	add(one(1, "forst savepoint upgrades in the operator's default format", dep(append(forst, "job.upgrade_mode", "savepoint")...),
+		e(fmtKey, "ForSt takes NATIVE savepoints only")))
+	add(one(1, "forst periodic savepoints in CANONICAL", dep(append(forst, "flink_configuration", map[string]any{
+		"pipeline.max-parallelism": "128", "kubernetes.operator.periodic.savepoint.interval": "1h",
+		"kubernetes.operator.savepoint.format.type": "CANONICAL"})...), e(fmtKey, "every periodic savepoint")))
+	add(one(1, "forst last-state in the operator's default format", dep(forst...), w(fmtKey, "Flink version upgrade")))
 	add(one(1, "forst before 2.0", dep("flink_version", "1.20.4", "image", "flink:1.20.4-java17", "state.backend", "forst", "state.incremental", nil), e("state.backend", "ForSt")))
 	add(one(1, "data source old version", conf("flink_version", "1.19.0"), e("flink_version", "FLINK-34482")))
 	add(one(1, "data source newer patch", conf("flink_version", "2.2.7"), w("flink_version", "newer than the provider knows")))
@@ -591,15 +600,20 @@ func validPlanCases() []planCase {
 	clean := func(name string, rs ...res) planCase {
 		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning}}
 	}
+	// A ForSt job's operator savepoints in the format ForSt takes.
+	forstNative := map[string]any{"pipeline.max-parallelism": "128", "kubernetes.operator.savepoint.format.type": "NATIVE"}
 	forstOK := func(name string, rs ...res) planCase {
 		return planCase{name: name, res: rs, okWarnings: []string{sdkWarning, maxParallelismWarning, "ForSt is experimental"}}
 	}
 	return []planCase{
 		clean("the guide's deployment, plan clean", dep()),
 		// ForSt: NATIVE savepoints, or the format left to the provider.
-		forstOK("forst savepoint before upgrade, format unset", dep("state.backend", "forst", "state.incremental", nil, "savepoint_before_upgrade", map[string]any{})),
-		forstOK("native savepoint of a forst deployment", dep("state.backend", "forst", "state.incremental", nil),
+		forstOK("forst savepoint before upgrade, format unset", dep("state.backend", "forst", "state.incremental", nil, "savepoint_before_upgrade", map[string]any{},
+			"flink_configuration", forstNative)),
+		forstOK("native savepoint of a forst deployment", dep("state.backend", "forst", "state.incremental", nil, "flink_configuration", forstNative),
 			r("flinkstate_snapshot", with(snapBase, "format_type", "NATIVE"))),
+		forstOK("forst savepoint upgrades in NATIVE", dep("state.backend", "forst", "state.incremental", nil, "job.upgrade_mode", "savepoint",
+			"flink_configuration", forstNative)),
 		clean("stateless job without max parallelism", dep("job.upgrade_mode", "stateless", "flink_configuration", nil)),
 		// StateMachineExample enables checkpointing in code (SetsOwnInterval).
 		ok("savepoint mode, the job sets its own interval", dep("job.upgrade_mode", "savepoint", "state.checkpoint_interval", nil)),

@@ -288,3 +288,86 @@ func flinkRefusesMaxParallelism(t *testing.T, node *testbed.Node, ns string, run
 		}
 	}
 }
+
+// TestAccRealOperator_backendChangeThroughSavepointInOneApply: issue 44's
+// way that works in one apply, on the real operator 1.15.0 with real Flink
+// 2.2.1. A last-state job (RocksDB, incremental checkpoints) moved to the
+// hashmap backend is refused by the pre-flight, whose message names the
+// way: the same change with upgrade_mode = "savepoint". That apply is one
+// upgrade: the operator upgrades with the new spec's upgrade mode
+// (AbstractJobReconciler.getJobUpgrade), stops the job with a CANONICAL
+// savepoint (its default format), and the hashmap job restores it, every
+// counter going on from the old job's last (the backend/format table:
+// a CANONICAL savepoint restores into any backend).
+func TestAccRealOperator_backendChangeThroughSavepointInOneApply(t *testing.T) {
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
+	ctx := context.Background()
+	rocksdb := realOperatorLastStateUpgradeConfig(bucket, oidc, role, ns, "")
+	hashmap := strings.Replace(strings.Replace(rocksdb, `backend             = "rocksdb"`, `backend             = "hashmap"`, 1),
+		"    incremental         = true\n", "", 1)
+	viaSavepoint := strings.Replace(hashmap, `upgrade_mode = "last-state"`, `upgrade_mode = "savepoint"`, 1)
+	var first *testbed.FlinkCluster
+	var gen int64
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: rocksdb,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAPI(func() error {
+						c, err := lastCluster(node, ns, "counts")
+						if err != nil {
+							return err
+						}
+						first = c
+						// Past the first checkpoints (2 s interval).
+						if _, _, err := c.WaitCounts(ctx, 4, 2*time.Minute); err != nil {
+							return err
+						}
+						time.Sleep(5 * time.Second)
+						return nil
+					}),
+				},
+			},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "counts") },
+				Config:    hashmap,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed", "state.backend (hashmap, was rocksdb)",
+					"HeapRestoreOperation", `In one apply: set job.upgrade_mode = "savepoint" together with state.backend = "hashmap"`),
+			},
+			{
+				Config: viaSavepoint,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAPI(func() error {
+						if g := generationOf(t, ns, "counts"); g != gen+1 {
+							return fmt.Errorf("generation %d, want %d: the refused change wrote nothing, this one once", g, gen+1)
+						}
+						c, err := lastCluster(node, ns, "counts")
+						if err != nil {
+							return err
+						}
+						if c == first {
+							return fmt.Errorf("the backend change did not redeploy the cluster")
+						}
+						if b := c.Configuration["state.backend.type"]; b != "hashmap" {
+							return fmt.Errorf("the new cluster's state.backend.type %q, want hashmap", b)
+						}
+						from := c.Configuration["execution.savepoint.path"]
+						if !strings.HasPrefix(from, "s3://"+bucket+"/flink/counts/savepoints/") {
+							return fmt.Errorf("the new cluster restores %q, want the upgrade's savepoint under the store's savepoints/", from)
+						}
+						_, before := first.Counts()
+						restored, err := firstCountsContinue(ctx, c, "the hashmap job", "the RocksDB job", before)
+						if err != nil {
+							return err
+						}
+						t.Logf("rocksdb (last-state) -> hashmap with upgrade_mode savepoint in one apply: restored %s; first counts %v, the old job's last %v",
+							from, restored, before)
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}

@@ -251,54 +251,107 @@ func Format(meta *checkpoint.Metadata) string {
 	return "checkpoint"
 }
 
-// checkBackend: only a CANONICAL savepoint can be restored with another
-// state backend. Flink's documentation says so ("Checkpoints vs.
-// Savepoints", capabilities and limitations: state backend change only
-// with canonical savepoints; FLIP-203: the canonical format is "the
-// uniform format that supports switching state backends"), and the
-// restore operations show why: the heap backend reads KeyGroupsStateHandles
-// only (HeapRestoreOperation.restore, StateUtil.
-// unexpectedStateHandleException), RocksDB reads an
-// IncrementalKeyedStateHandle as its own files and anything else in the
-// full-snapshot format (RocksDBKeyedStateBackendBuilder.getRocksDBRestoreOperation).
+// checkBackend: a backend restores only the keyed-state handles its
+// restore operation reads, whichever backend wrote them; what decides is
+// the snapshot's handle kind, not its name. Measured on real Flink 2.2.1
+// (internal/testbed TestRealFlink_backendSwitch; the table is in the
+// plan-time checks guide) and read from the restore operations:
+//   - hashmap reads KeyGroupsStateHandles only: a full snapshot or a
+//     CANONICAL savepoint (HeapRestoreOperation.restore,
+//     StateUtil.unexpectedStateHandleException for RocksDB's or ForSt's
+//     IncrementalRemoteKeyedStateHandles);
+//   - rocksdb reads its own files (IncrementalRemoteKeyedStateHandle,
+//     ForSt's among them) and the full-snapshot format of a CANONICAL
+//     savepoint (RocksDBKeyedStateBackendBuilder.getRocksDBRestoreOperation);
+//     the heap backend's full snapshot fails in RocksDBFullRestoreOperation
+//     ("ArrayIndexOutOfBoundsException: Index 0 out of bounds for length 0");
+//   - forst reads IncrementalRemoteKeyedStateHandles only, RocksDB's too,
+//     and refuses anything else ("Not support restoring yet for
+//     ForStStateBackend": ForStKeyedStateBackendBuilder.getForStRestoreOperation,
+//     flink-statebackend-forst 2.2.0; only with the non-default
+//     state.backend.forst.timer-service.factory = HEAP does it take a
+//     full-restore branch, which its own comment says awaits canonical
+//     savepoint support, so it is not counted on here).
+//
+// Flink's documentation promises a backend change only from a CANONICAL
+// savepoint ("Checkpoints vs. Savepoints"); the rule follows what Flink 2.2
+// does, which is less (no CANONICAL savepoint restores into ForSt) and
+// more (RocksDB's and ForSt's own files restore into each other).
+// Changelog and mixed handles are not classified: they are let through
+// only by the backend that wrote them.
 func checkBackend(meta *checkpoint.Metadata, want Desired) []Finding {
 	kind, format := KeyedStateKind(meta), Format(meta)
 	if want.TakenAs != "" {
 		format = want.TakenAs
+		if format == "CANONICAL savepoint" && kind != "none" {
+			kind = "canonical" // the savepoint is written anew in the canonical format
+		}
 	}
-	if want.PreviousBackend == "" && want.Backend == flinkconf.BackendHashMap && kind == "incremental" {
-		// The backend that wrote the snapshot is unknown (a restore from a
-		// path: job.initial_savepoint_path, a carried final savepoint), but
-		// its handles say: only RocksDB and ForSt write
-		// IncrementalRemoteKeyedStateHandles, which the heap backend cannot
-		// read (HeapRestoreOperation.restore).
-		f := heapRefusal(what(format), kind, "the backend that wrote it (rocksdb or forst)")
-		f.Attribute = fmt.Sprintf("state.backend (%s)", want.Backend)
-		return []Finding{f}
-	}
-	if want.Backend == "" || want.PreviousBackend == "" || want.Backend == want.PreviousBackend {
+	target := strings.ToLower(strings.TrimSpace(want.Backend))
+	if target == "" || kind == "none" {
 		return nil
 	}
-	if kind == "none" || (format == "CANONICAL savepoint" && kind == "canonical") {
+	attr := fmt.Sprintf("state.backend (%s)", target)
+	if want.PreviousBackend != "" && want.PreviousBackend != target {
+		attr = fmt.Sprintf("state.backend (%s, was %s)", target, want.PreviousBackend)
+	}
+	var f Finding
+	switch {
+	case kind == "changelog" || kind == "mixed":
+		if want.PreviousBackend == "" || want.PreviousBackend == target {
+			return nil
+		}
+		f = Finding{FlinkClass: "Flink documentation, Checkpoints vs. Savepoints",
+			FlinkMessage: "State backend change: supported by canonical savepoints only",
+			WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state), which only the backend that wrote it restores. %s", what(format), kind,
+				canonicalWay(want))}
+	case target == flinkconf.BackendHashMap && kind == "incremental":
+		f = Finding{FlinkClass: heapClass, FlinkMessage: heapMessage,
+			WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state, RocksDB's or ForSt's own files): the hashmap backend cannot read "+
+				"it. %s", what(format), kind, canonicalWay(want))}
+	case target == flinkconf.BackendRocksDB && kind == "full":
+		f = Finding{FlinkClass: "RocksDBFullRestoreOperation (RocksDBKeyedStateBackendBuilder.getRocksDBRestoreOperation)",
+			FlinkMessage: "java.lang.ArrayIndexOutOfBoundsException: Index 0 out of bounds for length 0",
+			WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state, the hashmap backend's own format): RocksDB cannot read it. %s",
+				what(format), kind, canonicalWay(want))}
+	case target == flinkconf.BackendForSt && (kind == "full" || kind == "canonical"):
+		f = Finding{FlinkClass: "ForStKeyedStateBackendBuilder.getForStRestoreOperation",
+			FlinkMessage: "java.lang.UnsupportedOperationException: Not support restoring yet for ForStStateBackend",
+			WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state): ForSt restores only RocksDB's or its own files (a checkpoint or a "+
+				"NATIVE savepoint of a rocksdb or forst job), not a CANONICAL savepoint or a hashmap snapshot. From rocksdb: let "+
+				"the job restore a checkpoint (upgrade_mode = \"last-state\") or a NATIVE savepoint; from hashmap: move to rocksdb "+
+				"first (from a CANONICAL savepoint), then to forst.", what(format), kind)}
+	default:
 		return nil
 	}
-	f := Finding{Rule: "backend", Attribute: fmt.Sprintf("state.backend (%s, was %s)", want.Backend, want.PreviousBackend),
-		FlinkClass:   "Flink documentation, Checkpoints vs. Savepoints",
-		FlinkMessage: "State backend change: supported by canonical savepoints only",
-		WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state): only a CANONICAL savepoint can be restored with another backend. "+
-			"Keep state.backend = %q for this upgrade; then take a CANONICAL savepoint (flinkstate_snapshot with format = \"CANONICAL\") "+
-			"and start the job with state.backend = %q and job.initial_savepoint_path set to it.", what(format), kind, want.PreviousBackend, want.Backend)}
-	if want.SavepointRoute {
-		f.WayOut = fmt.Sprintf("The snapshot is a %s (%s keyed state): only a CANONICAL savepoint can be restored with another backend. "+
-			"In one apply: set job.upgrade_mode = \"savepoint\" together with state.backend = %q. The operator upgrades with the new "+
-			"spec's upgrade mode: it stops the job with a CANONICAL savepoint (its default savepoint format) and starts the new backend "+
-			"from it; upgrade_mode can go back to \"last-state\" in a later apply without a restart (the operator ignores a change "+
-			"of upgrade mode alone). Or keep state.backend = %q for this upgrade.", what(format), kind, want.Backend, want.PreviousBackend)
-	}
-	if want.Backend == flinkconf.BackendHashMap && kind == "incremental" {
-		f.FlinkClass, f.FlinkMessage = heapClass, heapMessage
-	}
+	f.Rule, f.Attribute = "backend", attr
 	return []Finding{f}
+}
+
+// canonicalWay is the way out of a backend change the snapshot cannot
+// carry: a CANONICAL savepoint, in one apply when the route is open.
+func canonicalWay(want Desired) string {
+	if want.TakenAs == "NATIVE savepoint" && want.PreviousBackend != flinkconf.BackendForSt && want.Backend != flinkconf.BackendForSt {
+		// The operator reads the new spec's kubernetes.operator.* keys for
+		// the upgrade's savepoint (FlinkConfigManager.getObserveConfig,
+		// addOperatorConfigsFromSpec).
+		return fmt.Sprintf("In one apply: set flink_configuration[%q] = \"CANONICAL\" together with state.backend = %q; the operator "+
+			"takes the upgrade's savepoint with the new spec's operator settings, and the new backend restores a CANONICAL one. Or keep "+
+			"state.backend = %q for this upgrade.", flinkconf.SavepointFormatKey, want.Backend, want.PreviousBackend)
+	}
+	if want.SavepointRoute && want.Backend != flinkconf.BackendForSt {
+		return fmt.Sprintf("In one apply: set job.upgrade_mode = \"savepoint\" together with state.backend = %q. The operator upgrades "+
+			"with the new spec's upgrade mode: it stops the job with a CANONICAL savepoint (its default savepoint format) and starts "+
+			"the new backend from it; upgrade_mode can go back to \"last-state\" in a later apply without a restart (the operator "+
+			"ignores a change of upgrade mode alone). Or keep state.backend = %q for this upgrade.", want.Backend, want.PreviousBackend)
+	}
+	keep := "the backend that wrote it"
+	if want.PreviousBackend != "" {
+		keep = fmt.Sprintf("state.backend = %q", want.PreviousBackend)
+	}
+	return fmt.Sprintf("Keep %s for this restore; to change the backend, take a CANONICAL savepoint of that job (flinkstate_snapshot "+
+		"with format_type = \"CANONICAL\"; a ForSt job cannot take one) and start with state.backend = %q and "+
+		"job.initial_savepoint_path set to it.", keep, want.Backend)
 }
 
 // heapClass and heapMessage: what the heap backend says of a RocksDB or
@@ -316,15 +369,6 @@ func what(format string) string {
 		return "snapshot of unrecorded format"
 	}
 	return format
-}
-
-// heapRefusal refuses a restore of kind with the heap backend; keep is
-// the backend to keep.
-func heapRefusal(what, kind, keep string) Finding {
-	return Finding{Rule: "backend", FlinkClass: heapClass, FlinkMessage: heapMessage,
-		WayOut: fmt.Sprintf("The snapshot is a %s (%s keyed state, written by RocksDB or ForSt): the hashmap backend cannot read it. "+
-			"Start the job with %s; to move to hashmap, take a CANONICAL savepoint of that job (flinkstate_snapshot with "+
-			"format = \"CANONICAL\") and start with state.backend = \"hashmap\" from it.", what, kind, keep)}
 }
 
 // MaxMetadataVersion is the newest _metadata version a Flink minor version

@@ -13,7 +13,7 @@ func TestCheck_restoreFromPathBackendFromHandles(t *testing.T) {
 			t.Fatalf("%s restored with hashmap: %+v, want one backend finding", name, fs)
 		}
 		mustContain(t, fs[0].Detail(), "state.backend (hashmap)", "HeapRestoreOperation",
-			"but found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle", `format = "CANONICAL"`)
+			"but found: class org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle", `format_type = "CANONICAL"`)
 	}
 	for _, c := range []struct{ name, backend string }{{canonicalFixture, "hashmap"}, {checkpointFixture, "rocksdb"}, {checkpointFixture, ""}} {
 		if fs := rules(Check(fixture(t, c.name), Desired{Backend: c.backend}), "backend"); len(fs) != 0 {

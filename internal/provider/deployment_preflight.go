@@ -90,8 +90,9 @@ func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *
 		want.Backend, want.PreviousBackend = backend, previous
 		want.SavepointRoute = format == "CANONICAL" && previous != flinkconf.BackendForSt &&
 			firstValue(newCfg, "execution.checkpointing.savepoint-dir", "state.savepoints.dir") != "" // the new spec's (getObserveConfig)
-	case format == "NATIVE":
-		want.Backend, want.PreviousBackend, want.TakenAs = backend, previous, "NATIVE savepoint"
+	default:
+		// Restored from the savepoint the upgrade takes, in format.
+		want.Backend, want.PreviousBackend, want.TakenAs = backend, previous, format+" savepoint"
 	}
 	restores := "the newest completed checkpoint of job " + jobID + ", which this " + mode + " upgrade restores"
 	if mode != flinkconf.UpgradeLastState {
@@ -225,8 +226,8 @@ type savepointHandover struct {
 // deployment's own kubernetes.operator.savepoint.format.type, CANONICAL by
 // default: KubernetesOperatorConfigOptions.OPERATOR_SAVEPOINT_FORMAT_TYPE):
 // the newest completed checkpoint of the running job records the operators
-// the savepoint will, and a canonical savepoint restores into any backend,
-// so the backend rule applies only to a NATIVE one. An unreadable
+// the savepoint will, and the savepoint's format decides which backend
+// restores it (preflight.Desired.TakenAs). An unreadable
 // checkpoint skips the check with a warning; a job with none has no state
 // to refuse.
 func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, state *deploymentModel, format string, h savepointHandover, diags *diag.Diagnostics) {
@@ -254,13 +255,13 @@ func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, sta
 		FlinkVersion: plan.FlinkVersion.ValueString(),
 	}
 	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(newCfg)
+	want.Backend = firstValue(newCfg, "state.backend.type", "state.backend")
+	want.PreviousBackend = firstValue(oldCfg, "state.backend.type", "state.backend")
 	if format == "" {
 		format = oldCfg[kube.SavepointFormatKey]
 	}
-	if strings.EqualFold(format, "NATIVE") {
-		want.Backend = firstValue(newCfg, "state.backend.type", "state.backend")
-		want.PreviousBackend = firstValue(oldCfg, "state.backend.type", "state.backend")
-	}
+	format, _ = flinkconf.SavepointFormatFor(want.PreviousBackend, strings.ToUpper(strings.TrimSpace(format)))
+	want.TakenAs = format + " savepoint"
 	for _, f := range preflight.Check(meta, want) {
 		diags.AddError("Flink would refuse to restore the job's state",
 			fmt.Sprintf("%s: %s. Read from %s, the newest checkpoint of the running job (it records the operators the savepoint will): %s "+

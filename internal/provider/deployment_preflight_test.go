@@ -178,9 +178,24 @@ func TestAccDeployment_preflightRefusesBackendChangeThroughNativeSavepoint(t *te
 				PreConfig: func() { gen = generationOf(t, ns, "orders") },
 				Config:    hashmap,
 				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed", "state.backend (hashmap, was rocksdb)",
-					"HeapRestoreOperation", "The snapshot is a NATIVE savepoint (incremental keyed state)"),
+					"HeapRestoreOperation", "The snapshot is a NATIVE savepoint (incremental keyed state",
+					`In one apply: set flink_configuration["kubernetes.operator.savepoint.format.type"] = "CANONICAL"`),
 			},
 			{Config: first, Check: checkUntouched(t, ns, &gen, "update")},
+			{
+				// The way the refusal names: the same change with the
+				// operator's savepoint format CANONICAL, in one apply.
+				Config: strings.Replace(hashmap, `= "NATIVE"`, `= "CANONICAL"`, 1),
+				Check: func(*terraform.State) error {
+					if g := generationOf(t, ns, "orders"); g != gen+1 {
+						return fmt.Errorf("generation %d, want %d: one upgrade", g, gen+1)
+					}
+					if s := liveJobStatus(t, ns, "state"); s != "RUNNING" {
+						return fmt.Errorf("job state %q, want RUNNING", s)
+					}
+					return nil
+				},
+			},
 		},
 	})
 }

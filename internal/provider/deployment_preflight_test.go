@@ -306,6 +306,42 @@ func TestAccDeployment_preflightRefusesHandoverAboveCheckpointMax(t *testing.T) 
 	})
 }
 
+// A replacement into the ForSt backend: the final stop of the running
+// rocksdb job takes a CANONICAL savepoint (the provider's default final
+// format), which ForSt does not restore (ForStKeyedStateBackendBuilder:
+// "Not support restoring yet", measured on real Flink 2.2.1), so the plan
+// is refused before the old job is stopped, naming the way that works.
+func TestAccDeployment_preflightRefusesHandoverIntoForStFromCanonical(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("preflight-")
+	first := restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"`)
+	renamed := strings.Replace(strings.Replace(strings.Replace(restoreConfig(ns, prefix, "flink:2.2.1-java17", "", `  wait_for = "running"
+  flink_configuration = {
+    "pipeline.max-parallelism"                  = "128"
+    "kubernetes.operator.savepoint.format.type" = "NATIVE"
+  }`), `backend             = "rocksdb"`, `backend             = "forst"`, 1), "    incremental         = true\n", "", 1),
+		`name            = "orders"`, `name            = "orders-v2"`, 1)
+	var gen int64
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: first},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "orders") },
+				Config:    renamed,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "is replaced", "state.backend (forst, was rocksdb)",
+					"Not support restoring yet for ForStStateBackend", "The snapshot is a CANONICAL savepoint", "Nothing was changed"),
+			},
+			{
+				Config: first,
+				Check:  checkUntouched(t, ns, &gen, "replacement"),
+			},
+		},
+	})
+}
+
 // A stateful job moved from Flink 1.20 to 2.2 warns at plan: Flink 2's
 // serializer changes (Kryo 5, collection serializers) can keep its state
 // from restoring, and the operator upgrades a version change with a

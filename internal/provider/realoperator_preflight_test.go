@@ -371,3 +371,73 @@ func TestAccRealOperator_backendChangeThroughSavepointInOneApply(t *testing.T) {
 		},
 	})
 }
+
+// TestAccRealOperator_backendChangeToForStFromCheckpoint: issue 44's
+// fourth row, now that the test bed's Flink has ForSt as the official
+// image does. A last-state job moves from rocksdb to forst: the restore
+// pre-flight lets it through (ForSt reads RocksDB's own files, measured by
+// TestRealFlink_backendSwitch), the operator's last-state upgrade restores
+// the newest checkpoint into ForSt, and the counters go on. (Before,
+// the pre-flight refused it: only a CANONICAL savepoint was let through,
+// and ForSt restores none.)
+func TestAccRealOperator_backendChangeToForStFromCheckpoint(t *testing.T) {
+	fx := newRealOperatorFixture(t)
+	ns, node, bucket, role, oidc := fx.ns, fx.node, fx.bucket, fx.role, fx.oidc
+	ctx := context.Background()
+	rocksdb := realOperatorLastStateUpgradeConfig(bucket, oidc, role, ns, "")
+	forst := strings.Replace(strings.Replace(realOperatorLastStateUpgradeConfig(bucket, oidc, role, ns,
+		`"kubernetes.operator.savepoint.format.type" = "NATIVE"`), `backend             = "rocksdb"`, `backend             = "forst"`, 1),
+		"    incremental         = true\n", "", 1)
+	var first *testbed.FlinkCluster
+	var gen int64
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: rocksdb,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAPI(func() error {
+						c, err := lastCluster(node, ns, "counts")
+						if err != nil {
+							return err
+						}
+						first = c
+						if _, _, err := c.WaitCounts(ctx, 4, 2*time.Minute); err != nil {
+							return err
+						}
+						time.Sleep(5 * time.Second)
+						return nil
+					}),
+				},
+			},
+			{
+				PreConfig: func() { gen = generationOf(t, ns, "counts") },
+				Config:    forst,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAPI(func() error {
+						if g := generationOf(t, ns, "counts"); g != gen+1 {
+							return fmt.Errorf("generation %d, want %d: one upgrade", g, gen+1)
+						}
+						c, err := lastCluster(node, ns, "counts")
+						if err != nil {
+							return err
+						}
+						if c == first {
+							return fmt.Errorf("the backend change did not redeploy the cluster")
+						}
+						if b := c.Configuration["state.backend.type"]; b != "forst" {
+							return fmt.Errorf("the new cluster's state.backend.type %q, want forst", b)
+						}
+						_, before := first.Counts()
+						restored, err := firstCountsContinue(ctx, c, "the ForSt job", "the RocksDB job", before)
+						if err != nil {
+							return err
+						}
+						t.Logf("rocksdb -> forst, last-state (the newest checkpoint): first counts %v, the old job's last %v", restored, before)
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}

@@ -57,6 +57,14 @@ type Desired struct {
 	// FlinkConfigManager.getObserveConfig). Set it only when a savepoint
 	// directory is configured and that format is CANONICAL.
 	SavepointRoute bool
+	// FromPath says the job restores the snapshot from a path
+	// (execution.savepoint.path: a savepoint-mode upgrade,
+	// job.initial_savepoint_path, a handover), which
+	// Checkpoints.loadAndValidateCheckpoint checks before the state is
+	// assigned; false: a last-state upgrade, whose checkpoint the
+	// CheckpointCoordinator restores from the HA metadata
+	// (StateAssignmentOperation alone).
+	FromPath bool
 }
 
 // Finding is one reason Flink would refuse the restore.
@@ -170,12 +178,14 @@ func checkParallelism(ops []checkpoint.OperatorState, want Desired) []Finding {
 	return fs
 }
 
-// checkMaxParallelism: the second check of
-// StateAssignmentOperation.checkParallelismPreconditions. When the
-// snapshot's max parallelism differs from the vertex's and the vertex's was
-// configured (pipeline.max-parallelism: SchedulerBase.
-// computeVertexParallelismStore's rescale validator "Cannot override a
-// configured max parallelism."), it throws IllegalStateException.
+// checkMaxParallelism: a snapshot whose max parallelism differs from the
+// vertex's configured one (pipeline.max-parallelism: the rescale validator
+// of SchedulerBase.computeVertexParallelismStore, "Cannot override a
+// configured max parallelism.") is refused with IllegalStateException: by
+// Checkpoints.loadAndValidateCheckpoint for a restore from a path (seen on
+// real Flink 2.2.1: internal/testbed TestRealFlink_maxParallelismRulesAreFlinks),
+// by StateAssignmentOperation.checkParallelismPreconditions' second check
+// for a restore from HA metadata (flink-runtime release-2.2.1).
 func checkMaxParallelism(ops []checkpoint.OperatorState, want Desired) []Finding {
 	if want.MaxParallelism == 0 {
 		return nil
@@ -197,6 +207,14 @@ func checkMaxParallelism(ops []checkpoint.OperatorState, want Desired) []Finding
 				"taken and the current maximum parallelism (%d) changed. This is currently not supported.", op.MaxParallelism, want.MaxParallelism),
 			WayOut: fmt.Sprintf("Set flink_configuration[%q] = \"%d\", the max parallelism the snapshot was written with, or remove it "+
 				"(Flink then adopts the snapshot's).", flinkconf.MaxParallelismKey, op.MaxParallelism)})
+		if want.FromPath {
+			f := &fs[len(fs)-1]
+			f.FlinkClass = "Checkpoints.loadAndValidateCheckpoint"
+			f.FlinkMessage = fmt.Sprintf("Failed to rollback to checkpoint/savepoint …. Max parallelism mismatch between checkpoint/savepoint "+
+				"state and new program. Cannot map operator %s with max parallelism %d to new program with max parallelism %d. This "+
+				"indicates that the program has been changed in a non-compatible way after the checkpoint/savepoint.", op.ID,
+				op.MaxParallelism, want.MaxParallelism)
+		}
 	}
 	return fs
 }

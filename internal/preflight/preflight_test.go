@@ -267,3 +267,15 @@ func TestCheck_backendChangeFromHeapSnapshot(t *testing.T) {
 		t.Errorf("hashmap's own snapshot: %+v", fs)
 	}
 }
+
+// From a path Flink refuses a changed max parallelism earlier, in
+// Checkpoints.loadAndValidateCheckpoint, with words of its own (seen on
+// real Flink 2.2.1).
+func TestCheck_maxParallelismChangedFromPath(t *testing.T) {
+	fs := rules(Check(fixture(t, canonicalFixture), Desired{MaxParallelism: 8, FromPath: true}), "max-parallelism")
+	if len(fs) != 3 {
+		t.Fatalf("%d findings %+v, want 3", len(fs), fs)
+	}
+	mustContain(t, fs[1].Detail(), "Checkpoints.loadAndValidateCheckpoint", "Max parallelism mismatch between checkpoint/savepoint state and new program",
+		"Cannot map operator "+keyedOperatorID+" with max parallelism 128 to new program with max parallelism 8")
+}

@@ -93,6 +93,7 @@ func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *
 	default:
 		// Restored from the savepoint the upgrade takes, in format.
 		want.Backend, want.PreviousBackend, want.TakenAs = backend, previous, format+" savepoint"
+		want.FromPath = true
 	}
 	restores := "the newest completed checkpoint of job " + jobID + ", which this " + mode + " upgrade restores"
 	if mode != flinkconf.UpgradeLastState {
@@ -171,6 +172,7 @@ func (r *deploymentResource) preflightPath(ctx context.Context, plan *deployment
 		Overrides:    flinkconf.ParallelismOverrides(cfg),
 		FlinkVersion: plan.FlinkVersion.ValueString(),
 		Backend:      firstValue(cfg, "state.backend.type", "state.backend"),
+		FromPath:     true,
 	}
 	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(cfg)
 	if v, err := flinkconf.ParseVersion(want.FlinkVersion); err == nil && v.Major >= 2 && preflight.WrittenByFlink1(meta) {
@@ -253,6 +255,7 @@ func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, sta
 		Parallelism:  int(plan.Job.Parallelism.ValueInt64()),
 		Overrides:    flinkconf.ParallelismOverrides(newCfg),
 		FlinkVersion: plan.FlinkVersion.ValueString(),
+		FromPath:     true,
 	}
 	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(newCfg)
 	want.Backend = firstValue(newCfg, "state.backend.type", "state.backend")

@@ -351,7 +351,11 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
-	if state != nil && (!deploymentSpecEqual(ctx, plan, unwritten, *state, stateUnwritten) || private.WaitPending != "") {
+	// Any other update (timeouts, final_savepoint) writes the object too and
+	// reads the status back, which the operator may have changed since the
+	// refresh: it is not known before the apply either.
+	if state != nil && (!deploymentSpecEqual(ctx, plan, unwritten, *state, stateUnwritten) || private.WaitPending != "" ||
+		!req.Plan.Raw.Equal(req.State.Raw)) {
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

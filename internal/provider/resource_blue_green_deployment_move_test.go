@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -92,6 +93,79 @@ func TestAccBlueGreen_moveFromDeployment(t *testing.T) {
 				},
 			},
 			{Config: blueGreenConfig(ns, "flink:2.2.1-java17", "") + movedToBlueGreen, PlanOnly: true},
+		},
+	})
+}
+
+// A move whose apply fails after the old job was stopped (S3 does not
+// show the savepoint's files when the provider checks them) deletes
+// nothing and creates nothing: the old FlinkDeployment stays suspended
+// with its savepoint, its job is not restarted. The next apply goes on
+// from that savepoint (the plan says the job is stopped already) without
+// a second stop: orders-blue starts from the one savepoint taken.
+func TestAccBlueGreen_moveResumesAfterAFailureAfterTheStop(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	p := newFaultProxy(t)
+	rec := &diagRecorder{}
+	savepoints := func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.URL.Path, "/savepoints/") || strings.Contains(r.URL.Query().Get("prefix"), "savepoints/") {
+			w.WriteHeader(http.StatusNotFound)
+			return true
+		}
+		return false
+	}
+	moved := awsProxyProvider(p.URL) + blueGreenConfig(ns, "flink:2.2.1-java17", "") + movedToBlueGreen
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: rec.factories(),
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: awsProxyProvider(p.URL) + deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`)},
+			{
+				PreConfig: func() { p.intercept.Store(&savepoints) },
+				Config:    moved,
+				ExpectError: errorRE("Move to blue/green stopped before the create", "FlinkDeployment "+ns+"/orders is stopped (suspended), not deleted",
+					"savepoint", "is kept", "apply again"),
+			},
+			{
+				PreConfig: func() {
+					p.intercept.Store(nil)
+					obj, err := getDeployment(t, ns, "orders")
+					if err != nil {
+						t.Fatalf("FlinkDeployment orders after the failed move: %v", err)
+					}
+					if js, _, _ := unstructured.NestedString(obj.Object, "spec", "job", "state"); js != "suspended" {
+						t.Errorf("FlinkDeployment orders after the failed move: job.state %q, want suspended (stopped with its savepoint)", js)
+					}
+					if _, err := getMovedBlueGreen(t, ns, "orders"); !apierrors.IsNotFound(err) {
+						t.Errorf("FlinkBlueGreenDeployment orders after the failed move (%v)", err)
+					}
+					rec.reset()
+				},
+				Config: moved,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					rec.planWarning("hands the job's state over", "is stopped already, with savepoint s3://acme-flink-state/flink/orders/savepoints/"),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_BLUE")),
+					expectAPI(func() error {
+						sps := finalSavepoints(t, ns, "orders")
+						if len(sps) != 1 {
+							return fmt.Errorf("final savepoints of orders: %+v, want the one the failed apply took", sps)
+						}
+						blue, err := getDeployment(t, ns, "orders-blue")
+						if err != nil {
+							return err
+						}
+						if p, _, _ := unstructured.NestedString(blue.Object, "spec", "job", "initialSavepointPath"); p != sps[0].Path {
+							return fmt.Errorf("orders-blue starts from %q, want the savepoint the failed apply took %q", p, sps[0].Path)
+						}
+						return nil
+					}),
+				},
+			},
 		},
 	})
 }

@@ -397,7 +397,7 @@ func (r *blueGreenResource) applyMove(ctx context.Context, req resource.UpdateRe
 	old := moved.oldDeployment(mv)
 	blue := plan.asDeployment(flinkdeploy.Blue)
 	carryTo := ns + "/" + name
-	handover := old.keepsState() && !(plan.Job != nil && known(plan.Job.InitialSavepointPath))
+	handover := old.keepsState() && (plan.Job == nil || !known(plan.Job.InitialSavepointPath))
 	if !mv.OldDeleted {
 		live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, mv.Namespace, mv.Name)
 		switch {

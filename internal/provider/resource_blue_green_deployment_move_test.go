@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -165,6 +166,97 @@ func TestAccBlueGreen_moveResumesAfterAFailureAfterTheStop(t *testing.T) {
 						return nil
 					}),
 				},
+			},
+		},
+	})
+}
+
+// The blue/green deployment may take another name than the deployment it
+// replaces: the move is still one update (no replacement, which would
+// create it without the handover), and its children are named for the new
+// name.
+func TestAccBlueGreen_moveToAnotherName(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	renamed := strings.Replace(blueGreenConfig(ns, "flink:2.2.1-java17", ""), `name            = "orders"`, `name            = "orders-bg"`, 1)
+	if !strings.Contains(renamed, `"orders-bg"`) {
+		t.Fatal("the configuration's name is not as expected")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := getMovedBlueGreen(t, ns, "orders-bg"); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("FlinkBlueGreenDeployment orders-bg still exists after destroy (%v)", err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`)},
+			{
+				Config: renamed + movedToBlueGreen,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(bgAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(bgAddr, tfjsonPath("id"), knownString(ns+"/orders-bg")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("active_deployment_name"), knownString("orders-bg-blue")),
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_BLUE")),
+					expectAPI(func() error {
+						sps := finalSavepoints(t, ns, "orders")
+						if len(sps) != 1 {
+							return fmt.Errorf("final savepoints of orders: %+v, want one", sps)
+						}
+						blue, err := getDeployment(t, ns, "orders-bg-blue")
+						if err != nil {
+							return err
+						}
+						if p, _, _ := unstructured.NestedString(blue.Object, "spec", "job", "initialSavepointPath"); p != sps[0].Path {
+							return fmt.Errorf("orders-bg-blue starts from %q, want %q", p, sps[0].Path)
+						}
+						if _, err := getDeployment(t, ns, "orders"); !apierrors.IsNotFound(err) {
+							return fmt.Errorf("FlinkDeployment orders still there after the move (%v)", err)
+						}
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}
+
+// A moved resource destroyed before its handover (terraform destroy with
+// the moved block in the configuration: the move comes first) destroys
+// the old FlinkDeployment as flinkstate_deployment does: its job is stopped
+// with a final savepoint first, which is kept.
+func TestAccBlueGreen_moveThenDestroyKeepsTheFinalSavepoint(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := getDeployment(t, ns, "orders"); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("FlinkDeployment orders still there after the destroy (%v)", err)
+			}
+			if sps := finalSavepoints(t, ns, "orders"); len(sps) != 1 || sps[0].State != "COMPLETED" {
+				return fmt.Errorf("final savepoints of orders: %+v, want one COMPLETED", sps)
+			}
+			if _, err := getMovedBlueGreen(t, ns, "orders"); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("a FlinkBlueGreenDeployment orders exists after the destroy (%v)", err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "running"`)},
+			{
+				Config:  blueGreenConfig(ns, "flink:2.2.1-java17", "") + movedToBlueGreen,
+				Destroy: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(bgAddr, plancheck.ResourceActionDestroy),
+				}},
 			},
 		},
 	})

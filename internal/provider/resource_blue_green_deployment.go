@@ -256,6 +256,9 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		plan.fromDeployment(d)
 		plan.EffectiveConfig, plan.EffectivePod = types.MapUnknown(types.StringType), types.StringUnknown()
 		plan.unknownStatus()
+		if mv != nil {
+			r.planMoveUnknown(&plan, mv, &resp.Diagnostics)
+		}
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}

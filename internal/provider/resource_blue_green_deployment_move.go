@@ -363,6 +363,20 @@ func (r *blueGreenResource) planMove(ctx context.Context, plan *blueGreenModel, 
 	}, diags)
 }
 
+// planMoveUnknown is planMove for a configuration with values known only
+// at apply: the apply hands over as planMove says, without the plan-time
+// checks (the apply checks the savepoint itself before the old
+// FlinkDeployment is deleted).
+func (r *blueGreenResource) planMoveUnknown(plan *blueGreenModel, mv *bgMove, diags *diag.Diagnostics) {
+	plan.ID = types.StringUnknown()
+	diags.AddWarning("Move to blue/green hands the job's state over",
+		fmt.Sprintf("This apply moves the job of FlinkDeployment %s into the FlinkBlueGreenDeployment: the operator stops the old job "+
+			"with a savepoint (recorded in FlinkStateSnapshot %s-final-*, kept), the provider checks it, deletes the old FlinkDeployment "+
+			"and creates the blue/green deployment, whose first child starts from it. The configuration holds values known only at "+
+			"apply, so the plan could not check the handover; the apply checks the savepoint before the old FlinkDeployment is deleted.",
+			mv.id(), mv.Name))
+}
+
 // addAttributeProblem is addProblem on an attribute.
 func addAttributeProblem(diags *diag.Diagnostics, at path.Path, action, object, cause, todo string) {
 	diags.AddAttributeError(at, problemSummary(action, object), problemDetail(cause, todo))

@@ -214,6 +214,10 @@ func (r *blueGreenResource) readMove(ctx context.Context, c *kube.Client, req re
 	case err == nil:
 		st := kube.ReadDeploymentStatus(live)
 		state.JobID, state.JobState = types.StringValue(st.JobID), types.StringValue(st.JobState)
+	case notfound.Is(err) && !mv.OldDeleted && r.pendingHandover(ctx, c, mv, resp):
+		// An apply that stopped and deleted it was cut off before Terraform
+		// recorded so: the savepoint is recorded in the cluster.
+		state.JobState = types.StringValue("")
 	case notfound.Is(err) && !mv.OldDeleted:
 		resp.Diagnostics.AddWarning("FlinkDeployment moved to blue/green is gone",
 			fmt.Sprintf("FlinkDeployment %s, moved into this flinkstate_blue_green_deployment by a moved block, was deleted outside "+
@@ -231,6 +235,19 @@ func (r *blueGreenResource) readMove(ctx context.Context, c *kube.Client, req re
 		return true
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	return true
+}
+
+// pendingHandover looks for the savepoint a handover recorded for its
+// successor and has not passed on (kube.PendingCarry); when there is one,
+// the instance goes on from it (recorded in private state).
+func (r *blueGreenResource) pendingHandover(ctx context.Context, c *kube.Client, mv *bgMove, resp *resource.ReadResponse) bool {
+	carried, err := kube.PendingCarry(ctx, c.Dynamic, mv.Namespace, mv.Name)
+	if err != nil || carried.Path == "" {
+		return false
+	}
+	mv.Savepoint, mv.OldDeleted = carried.Path, true
+	mv.save(ctx, resp.Private, &resp.Diagnostics)
 	return true
 }
 
@@ -271,7 +288,10 @@ func (r *blueGreenResource) planMove(ctx context.Context, plan *blueGreenModel, 
 	}
 	if _, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name); err == nil {
 		addProblem(diags, "Moving", what, "a FlinkBlueGreenDeployment "+ns+"/"+name+" exists already; the handover creates it and never takes over an object it did not create",
-			"Nothing was changed. Give the blue/green deployment another name, or import that one instead of moving.")
+			"Nothing was changed. Give the blue/green deployment another name, or import that one instead of moving. If it is the "+
+				"one an apply of this move created and was cut off before recording (its template's job.initialSavepointPath is the "+
+				"old job's savepoint, and FlinkDeployment "+mv.id()+" is gone), take it over: terraform state rm ADDRESS, then "+
+				"terraform import ADDRESS "+ns+"/"+name+".")
 		return
 	} else if !notfound.Is(err) {
 		addProblem(diags, "Moving", what, "reading FlinkBlueGreenDeployment "+ns+"/"+name+": "+readableAPIError(err), "Nothing was changed. Plan again.")

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -105,6 +106,19 @@ func TestAccBlueGreen_moveFromDeployment(t *testing.T) {
 // from that savepoint (the plan says the job is stopped already) without
 // a second stop: orders-blue starts from the one savepoint taken.
 func TestAccBlueGreen_moveResumesAfterAFailureAfterTheStop(t *testing.T) {
+	moveResumes(t, false)
+}
+
+// As TestAccBlueGreen_moveResumesAfterAFailureAfterTheStop, with the
+// stopped FlinkDeployment deleted before the next apply (as when an apply
+// is cut off after the delete, before Terraform records it): the savepoint
+// recorded for the blue/green deployment in the cluster is found, and the
+// next apply creates it from there, not from empty state.
+func TestAccBlueGreen_moveResumesWithTheOldDeploymentGone(t *testing.T) {
+	moveResumes(t, true)
+}
+
+func moveResumes(t *testing.T, deleteOld bool) {
 	skipUnlessAcc(t)
 	ns := testNamespace(t)
 	startOperator(t, ns)
@@ -118,6 +132,10 @@ func TestAccBlueGreen_moveResumesAfterAFailureAfterTheStop(t *testing.T) {
 		return false
 	}
 	moved := awsProxyProvider(p.URL) + blueGreenConfig(ns, "flink:2.2.1-java17", "") + movedToBlueGreen
+	warning := []string{"hands the job's state over", "is stopped already, with savepoint s3://acme-flink-state/flink/orders/savepoints/"}
+	if deleteOld {
+		warning = []string{"Move to blue/green resumes", "orders-blue starts from s3://acme-flink-state/flink/orders/savepoints/"}
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: rec.factories(),
@@ -143,11 +161,15 @@ func TestAccBlueGreen_moveResumesAfterAFailureAfterTheStop(t *testing.T) {
 					if _, err := getMovedBlueGreen(t, ns, "orders"); !apierrors.IsNotFound(err) {
 						t.Errorf("FlinkBlueGreenDeployment orders after the failed move (%v)", err)
 					}
+					if deleteOld {
+						deleteAndWait(t, ns, "orders")
+					}
 					rec.reset()
 				},
 				Config: moved,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					rec.planWarning("hands the job's state over", "is stopped already, with savepoint s3://acme-flink-state/flink/orders/savepoints/"),
+					plancheck.ExpectResourceAction(bgAddr, plancheck.ResourceActionUpdate),
+					rec.planWarning(warning...),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_BLUE")),
@@ -169,6 +191,21 @@ func TestAccBlueGreen_moveResumesAfterAFailureAfterTheStop(t *testing.T) {
 			},
 		},
 	})
+}
+
+// deleteAndWait deletes FlinkDeployment ns/name outside Terraform and
+// waits until the operator has let it go (its finalizer).
+func deleteAndWait(t *testing.T, ns, name string) {
+	t.Helper()
+	if err := testKube(t).Dynamic.Resource(kube.FlinkDeploymentGVR).Namespace(ns).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("deleting %s/%s: %v", ns, name, err)
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if _, err := getDeployment(t, ns, name); apierrors.IsNotFound(err) {
+			return
+		}
+	}
+	t.Fatalf("%s/%s still there a minute after its deletion", ns, name)
 }
 
 // The blue/green deployment may take another name than the deployment it

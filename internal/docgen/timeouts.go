@@ -14,7 +14,8 @@ import (
 
 // Timeouts reads each resource's default timeouts from the code: the
 // duration passed to timeouts.Value's Create/Read/Update/Delete(ctx,
-// default) in internal/provider/resource_<name>.go, constants resolved
+// default) in internal/provider/resource_<name>.go and in the files of
+// its parts, resource_<name>_<part>.go (resourceOf), constants resolved
 // from the package.
 func Timeouts(root string) (map[string]map[string]time.Duration, error) {
 	dir := filepath.Join(root, "internal/provider")
@@ -45,7 +46,7 @@ func Timeouts(root string) (map[string]map[string]time.Duration, error) {
 		if !strings.HasPrefix(base, "resource_") {
 			continue
 		}
-		resource := "flinkstate_" + strings.TrimSuffix(strings.TrimPrefix(base, "resource_"), ".go")
+		resource := "flinkstate_" + resourceOf(strings.TrimSuffix(strings.TrimPrefix(base, "resource_"), ".go"), parsed, dir)
 		var ferr error
 		ast.Inspect(file, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -81,6 +82,31 @@ func Timeouts(root string) (map[string]map[string]time.Duration, error) {
 		}
 	}
 	return out, nil
+}
+
+// resourceOf is the resource a file resource_<name>.go belongs to: name,
+// for a file that declares a resource (its Metadata method); for a part,
+// the resource whose file name is the longest prefix of name.
+func resourceOf(name string, files map[string]*ast.File, dir string) string {
+	if f := files[filepath.Join(dir, "resource_"+name+".go")]; f == nil || declaresResource(f) {
+		return name
+	}
+	for cut := strings.LastIndex(name, "_"); cut > 0; cut = strings.LastIndex(name[:cut], "_") {
+		if _, ok := files[filepath.Join(dir, "resource_"+name[:cut]+".go")]; ok {
+			return name[:cut]
+		}
+	}
+	return name
+}
+
+// declaresResource: the file has a Metadata method.
+func declaresResource(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.Name == "Metadata" {
+			return true
+		}
+	}
+	return false
 }
 
 // duration evaluates N*time.Unit, time.Unit, or a constant holding one.

@@ -130,6 +130,7 @@ func (r *blueGreenResource) Schema(ctx context.Context, _ resource.SchemaRequest
 	for _, a := range deploymentSpecAttrs {
 		attrs[a] = dep.Schema.Attributes[a]
 	}
+	moveAwareNames(attrs) // resource_blue_green_deployment_move.go
 	blocks := map[string]schema.Block{
 		"blue_green": schema.SingleNestedBlock{
 			Description: "The operator's blue/green options (spec.configuration; FlinkBlueGreenDeploymentConfigOptions), as Flink durations.",
@@ -237,6 +238,9 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Moved in from a flinkstate_deployment: planned as a create, with the
+	// handover (resource_blue_green_deployment_move.go).
+	mv, moved := r.movePlanState(ctx, req, &state, &resp.Diagnostics)
 	child := flinkdeploy.Blue
 	if state != nil {
 		child = state.activeChild()
@@ -252,6 +256,9 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		plan.fromDeployment(d)
 		plan.EffectiveConfig, plan.EffectivePod = types.MapUnknown(types.StringType), types.StringUnknown()
 		plan.unknownStatus()
+		if mv != nil {
+			r.planMoveUnknown(&plan, mv, &resp.Diagnostics)
+		}
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -274,6 +281,11 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 		plan.BlueGreenState, plan.TransitionSavepoint = types.StringValue(flinkdeploy.StateActiveBlue), types.StringNull()
 		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
+		if mv != nil {
+			if r.planMove(ctx, &plan, d, moved, mv, &resp.Diagnostics); resp.Diagnostics.HasError() {
+				return
+			}
+		}
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -487,6 +499,9 @@ func (m *blueGreenModel) readStatus(ctx context.Context, c *kube.Client, live *u
 }
 
 func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.applyMove(ctx, req, resp) {
+		return // the handover of a moved flinkstate_deployment
+	}
 	var plan, state blueGreenModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -552,6 +567,9 @@ func (r *blueGreenResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if r.readMove(ctx, c, req, resp, &state) {
+		return // moved in, not handed over yet
+	}
 	imported := takeImported(ctx, req, resp)
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
 	live, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name)
@@ -583,6 +601,7 @@ func (r *blueGreenResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	state.fromDeployment(child)
+	hideHandoverSavepoint(ctx, req, &state, &resp.Diagnostics)
 	state.ID = types.StringValue(ns + "/" + name)
 	cfg, _, _ := unstructured.NestedStringMap(live.Object, "spec", "configuration")
 	if state.BlueGreen != nil || len(cfg) > 0 {
@@ -596,6 +615,9 @@ func (r *blueGreenResource) Read(ctx context.Context, req resource.ReadRequest, 
 }
 
 func (r *blueGreenResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if r.deleteMove(ctx, req, resp) {
+		return // moved in, not handed over: the old FlinkDeployment
+	}
 	var state blueGreenModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	c := r.meta.kubeOrDiag(&resp.Diagnostics)

@@ -1,0 +1,598 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
+)
+
+// A `moved` block from flinkstate_deployment to
+// flinkstate_blue_green_deployment (Terraform >= 1.8) hands the running
+// job's state over in one apply:
+//
+//   - MoveState (on an unconfigured provider: it reads nothing) converts
+//     the deployment's state into blue/green state (the shared spec
+//     attributes as they were, the old job's id and state) and marks it in
+//     private state with the old FlinkDeployment (bgMove).
+//   - Read of a marked instance reads the old FlinkDeployment, which still
+//     runs the job (the FlinkBlueGreenDeployment does not exist yet).
+//   - ModifyPlan plans the handover as a create of the blue/green
+//     deployment (ACTIVE_BLUE, the children named for the new name) and
+//     says so in a warning; the restore pre-flight runs against the old
+//     job's newest checkpoint as for a replacement's handover.
+//   - Update of a marked instance stops the old job with a savepoint
+//     (takeFinalSavepoint, kube.StopWithSavepoint: the operator's own stop),
+//     recorded in a FlinkStateSnapshot that names the blue/green deployment
+//     as where it goes (kube.CarryToAnnotation, as a replacement's carried
+//     savepoint), checks it, deletes the old FlinkDeployment (UID-checked),
+//     and creates the FlinkBlueGreenDeployment with
+//     spec.template.spec.job.initialSavepointPath that savepoint, then waits
+//     for ACTIVE_BLUE as Create does.
+//
+// The operator starts the first child from the template's
+// job.initialSavepointPath: InitializingBlueStateHandler.handle calls
+// initiateDeployment(..., isFirstDeployment = true), and
+// BlueGreenUtils.prepareFlinkDeployment keeps the template's
+// initialSavepointPath for a first deployment; the child <name>-blue is a
+// new FlinkDeployment, whose first deployment restores it
+// (flink-kubernetes-operator release-1.15.0). The old FlinkDeployment's
+// deletion deletes its HA metadata (ApplicationReconciler.cleanupInternal:
+// deleteClusterDeployment(..., deleteHaData = true)); <name>-blue is another
+// Flink cluster (kubernetes.cluster-id <name>-blue) with a new job id
+// (ApplicationReconciler.setJobIdIfNecessary: JobID.generate() for a
+// deployment that does not resume from HA metadata), so nothing of the old
+// cluster's HA data or checkpoint paths is shared, and the blue/green
+// deployment may keep the old deployment's name.
+//
+// A failure before the stop changes nothing. After it, the savepoint is
+// recorded twice: in private state (bgMove.Savepoint, kept by Terraform
+// with a failed update's state) and in the cluster (the FlinkStateSnapshot
+// <old>-final-* with the carry annotation), and the old FlinkDeployment is
+// suspended, not running: the next apply resumes from that savepoint; the
+// old job is never restarted from scratch.
+
+var _ resource.ResourceWithMoveState = (*blueGreenResource)(nil)
+
+// privateBGMove marks a flinkstate_blue_green_deployment moved in from a
+// flinkstate_deployment whose handover has not created the
+// FlinkBlueGreenDeployment yet (bgMove, JSON).
+const privateBGMove = "bluegreen_move"
+
+// privateBGHandover is the savepoint the first child started from after a
+// move: written to the template's job.initialSavepointPath by the provider,
+// not by the configuration (Read shows it as unset).
+const privateBGHandover = "bluegreen_handover_savepoint"
+
+// bgMove is what a moved instance knows of the FlinkDeployment it hands
+// over from.
+type bgMove struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// UID of the old FlinkDeployment (flinkstate_deployment's private
+	// state), "" if it did not record one.
+	UID string `json:"uid,omitempty"`
+	// Savepoint: the old job's savepoint the blue child starts from, once
+	// the stop took it.
+	Savepoint string `json:"savepoint,omitempty"`
+	// OldDeleted: the apply deleted the old FlinkDeployment.
+	OldDeleted bool `json:"old_deleted,omitempty"`
+}
+
+func (m *bgMove) id() string { return m.Namespace + "/" + m.Name }
+
+func loadBGMove(ctx context.Context, p privateGetter, diags *diag.Diagnostics) *bgMove {
+	if p == nil {
+		return nil
+	}
+	b, d := p.GetKey(ctx, privateBGMove)
+	diags.Append(d...)
+	if len(b) == 0 {
+		return nil
+	}
+	var m bgMove
+	if json.Unmarshal(b, &m) != nil || m.Name == "" {
+		return nil
+	}
+	return &m
+}
+
+// save records m; nil removes the mark.
+func (m *bgMove) save(ctx context.Context, p privateSetter, diags *diag.Diagnostics) {
+	var b []byte
+	if m != nil {
+		b, _ = json.Marshal(m)
+	}
+	diags.Append(p.SetKey(ctx, privateBGMove, b)...)
+}
+
+// MoveState accepts a flinkstate_deployment of this provider.
+func (r *blueGreenResource) MoveState(ctx context.Context) []resource.StateMover {
+	var dep resource.SchemaResponse
+	(&deploymentResource{}).Schema(ctx, resource.SchemaRequest{}, &dep)
+	return []resource.StateMover{{SourceSchema: &dep.Schema, StateMover: moveDeploymentToBlueGreen}}
+}
+
+// fromThisProvider: Terraform sends the source's full provider address
+// (terraform v1.11.4 cross_provider_move.go), OpenTofu the name the source
+// type implies (see fromKubernetesProvider).
+func fromThisProvider(req resource.MoveStateRequest) bool {
+	return strings.HasSuffix(req.SourceProviderAddress, "/flinkstate") || req.SourceProviderAddress == "flinkstate"
+}
+
+func moveDeploymentToBlueGreen(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+	if req.SourceTypeName != "flinkstate_deployment" || !fromThisProvider(req) {
+		return
+	}
+	const target = "flinkstate_blue_green_deployment"
+	if req.SourceState == nil {
+		// The framework could not read it with this version's schema.
+		moveProblem(&resp.Diagnostics, req, target, "its state does not have the attributes of this provider version's flinkstate_deployment",
+			"Remove the moved block, apply once with this provider version (the refresh rewrites the flinkstate_deployment's state), then add it again.")
+		return
+	}
+	var src deploymentModel
+	resp.Diagnostics.Append(req.SourceState.Get(ctx, &src)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !known(src.Namespace) || !known(src.Name) {
+		moveProblem(&resp.Diagnostics, req, target, "its state names no FlinkDeployment", "Remove the moved block.")
+		return
+	}
+	mv := &bgMove{Namespace: src.Namespace.ValueString(), Name: src.Name.ValueString()}
+	if req.SourcePrivate != nil {
+		mv.UID = objectUID(ctx, req.SourcePrivate, &resp.Diagnostics)
+	}
+	bg := blueGreenModel{
+		deploymentSpecModel: src.deploymentSpecModel,
+		ID:                  src.ID, FinalSavepoint: src.FinalSavepoint,
+		// Nothing blue/green yet: the plan shows what the handover makes.
+		ActiveChild: types.StringNull(), ActiveDeploymentName: src.Name, BlueGreenState: types.StringNull(),
+		TransitionSavepoint: types.StringNull(), JobID: src.JobID, JobState: src.JobState,
+		EffectiveConfig: src.EffectiveConfig, EffectivePod: src.EffectivePod, Timeouts: src.Timeouts,
+	}
+	resp.Diagnostics.Append(resp.TargetState.Set(ctx, &bg)...)
+	mv.save(ctx, resp.TargetPrivate, &resp.Diagnostics)
+	// Not read yet: a plan without refresh is refused (moveServer).
+	resp.Diagnostics.Append(resp.TargetPrivate.SetKey(ctx, privateMoved, []byte(`true`))...)
+}
+
+// moveAwareNames: namespace and name force a replacement, except for an
+// instance moved in from a flinkstate_deployment, whose handover creates
+// the FlinkBlueGreenDeployment of the configured name anyway (a
+// replacement would delete nothing and create without the handover).
+func moveAwareNames(attrs map[string]schema.Attribute) {
+	notMoving := func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+		resp.RequiresReplace = loadBGMove(ctx, req.Private, &resp.Diagnostics) == nil
+	}
+	for _, a := range []string{"namespace", "name"} {
+		if s, ok := attrs[a].(schema.StringAttribute); ok {
+			s.PlanModifiers = []planmodifier.String{stringplanmodifier.RequiresReplaceIf(notMoving,
+				"Changing it replaces the resource (except in the apply that hands a moved flinkstate_deployment over).", "")}
+			attrs[a] = s
+		}
+	}
+}
+
+// oldDeployment is the moved-in state as the flinkstate_deployment it was:
+// its spec, job and configuration. Its final_savepoint does not apply: a
+// handover of a stateful job always takes the savepoint.
+func (m *blueGreenModel) oldDeployment(mv *bgMove) *deploymentModel {
+	d := m.asDeployment(flinkdeploy.Blue)
+	d.Namespace, d.Name = types.StringValue(mv.Namespace), types.StringValue(mv.Name)
+	d.JobID, d.JobState, d.LifecycleState = m.JobID, m.JobState, types.StringNull()
+	d.FinalSavepoint = types.BoolValue(true)
+	return d
+}
+
+// readMove is Read of a marked instance: the old FlinkDeployment runs the
+// job. handled is false for an instance that is not marked.
+func (r *blueGreenResource) readMove(ctx context.Context, c *kube.Client, req resource.ReadRequest, resp *resource.ReadResponse, state *blueGreenModel) (handled bool) {
+	mv := loadBGMove(ctx, req.Private, &resp.Diagnostics)
+	if mv == nil {
+		return false
+	}
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, mv.Namespace, mv.Name)
+	switch {
+	case err == nil:
+		st := kube.ReadDeploymentStatus(live)
+		state.JobID, state.JobState = types.StringValue(st.JobID), types.StringValue(st.JobState)
+	case notfound.Is(err) && !mv.OldDeleted && r.pendingHandover(ctx, c, mv, resp):
+		// An apply that stopped and deleted it was cut off before Terraform
+		// recorded so: the savepoint is recorded in the cluster.
+		state.JobState = types.StringValue("")
+	case notfound.Is(err) && !mv.OldDeleted:
+		resp.Diagnostics.AddWarning("FlinkDeployment moved to blue/green is gone",
+			fmt.Sprintf("FlinkDeployment %s, moved into this flinkstate_blue_green_deployment by a moved block, was deleted outside "+
+				"Terraform before its state was handed over: there is no job to hand over, and the next plan creates the blue/green "+
+				"deployment from job.initial_savepoint_path, or without state. Retained checkpoints of the old job stay in its "+
+				"checkpoint directory (data.flinkstate_latest_checkpoint with complete = true finds the newest complete one).", mv.id()))
+		resp.State.RemoveResource(ctx)
+		return true
+	case notfound.Is(err):
+		// The last apply deleted it after the stop: the handover resumes
+		// from the savepoint it recorded.
+		state.JobState = types.StringValue("")
+	default:
+		addProblem(&resp.Diagnostics, "Reading", "FlinkDeployment "+mv.id()+" (moved to blue/green, not handed over yet)", readableAPIError(err), "")
+		return true
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	return true
+}
+
+// pendingHandover looks for the savepoint a handover recorded for its
+// successor and has not passed on (kube.PendingCarry); when there is one,
+// the instance goes on from it (recorded in private state).
+func (r *blueGreenResource) pendingHandover(ctx context.Context, c *kube.Client, mv *bgMove, resp *resource.ReadResponse) bool {
+	carried, err := kube.PendingCarry(ctx, c.Dynamic, mv.Namespace, mv.Name)
+	if err != nil || carried.Path == "" {
+		return false
+	}
+	mv.Savepoint, mv.OldDeleted = carried.Path, true
+	mv.save(ctx, resp.Private, &resp.Diagnostics)
+	return true
+}
+
+// movePlanState is ModifyPlan's hook: for a marked instance the prior state
+// is the old deployment's, and the plan is a create of the blue/green
+// deployment (state nil); moved keeps the old state for planMove.
+func (r *blueGreenResource) movePlanState(ctx context.Context, req resource.ModifyPlanRequest, state **blueGreenModel, diags *diag.Diagnostics) (*bgMove, *blueGreenModel) {
+	mv := loadBGMove(ctx, req.Private, diags)
+	if mv == nil || *state == nil {
+		return nil, nil
+	}
+	moved := *state
+	*state = nil
+	return mv, moved
+}
+
+// planMove says what the handover does and refuses what it cannot do,
+// before anything is changed. blue is the planned first child.
+func (r *blueGreenResource) planMove(ctx context.Context, plan *blueGreenModel, blue *deploymentModel, moved *blueGreenModel, mv *bgMove, diags *diag.Diagnostics) {
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	if known(plan.Namespace) && known(plan.Name) {
+		plan.ID = types.StringValue(ns + "/" + name)
+	} else {
+		plan.ID = types.StringUnknown()
+	}
+	c := r.meta.kubeOrDiag(diags)
+	if c == nil || diags.HasError() || !known(plan.Namespace) || !known(plan.Name) {
+		return
+	}
+	what := fmt.Sprintf("FlinkDeployment %s to FlinkBlueGreenDeployment %s/%s", mv.id(), ns, name)
+	if plan.Job != nil && strings.EqualFold(plan.Job.State.ValueString(), flinkdeploy.JobSuspended) {
+		// InitializingBlueStateHandler.handle: "Blocking initial deployment
+		// ... job.state is SUSPENDED".
+		addProblem(diags, "Moving", what, "job.state is suspended, and the operator does not start a new blue/green deployment "+
+			"that is suspended (it waits for job.state running before it writes the first child)",
+			"Nothing was changed. Remove job.state (or set it to running) to hand the job over.")
+		return
+	}
+	if _, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name); err == nil {
+		addProblem(diags, "Moving", what, "a FlinkBlueGreenDeployment "+ns+"/"+name+" exists already; the handover creates it and never takes over an object it did not create",
+			"Nothing was changed. Give the blue/green deployment another name, or import that one instead of moving. If it is the "+
+				"one an apply of this move created and was cut off before recording (its template's job.initialSavepointPath is the "+
+				"old job's savepoint, and FlinkDeployment "+mv.id()+" is gone), take it over: terraform state rm ADDRESS, then "+
+				"terraform import ADDRESS "+ns+"/"+name+".")
+		return
+	} else if !notfound.Is(err) {
+		addProblem(diags, "Moving", what, "reading FlinkBlueGreenDeployment "+ns+"/"+name+": "+readableAPIError(err), "Nothing was changed. Plan again.")
+		return
+	}
+	old := moved.oldDeployment(mv)
+	blueName := flinkdeploy.ChildName(name, flinkdeploy.Blue)
+	pinned := plan.Job != nil && known(plan.Job.InitialSavepointPath)
+	clusters := fmt.Sprintf("%s is a new Flink cluster (kubernetes.cluster-id %s) with a new job id; the old FlinkDeployment's HA metadata is "+
+		"deleted with it (ApplicationReconciler.cleanupInternal).", blueName, blueName)
+	if mv.OldDeleted {
+		from := "without state (upgrade_mode stateless)"
+		switch {
+		case pinned:
+			from = "from job.initial_savepoint_path " + plan.Job.InitialSavepointPath.ValueString()
+		case mv.Savepoint != "":
+			from = "from " + mv.Savepoint + ", the savepoint the old job was stopped with"
+		}
+		diags.AddWarning("Move to blue/green resumes",
+			fmt.Sprintf("The last apply of this move stopped the job of FlinkDeployment %s and deleted it, but did not create the "+
+				"blue/green deployment. This apply creates FlinkBlueGreenDeployment %s/%s, whose first child %s starts %s, and waits "+
+				"for ACTIVE_BLUE. %s", mv.id(), ns, name, blueName, from, clusters))
+		return
+	}
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, mv.Namespace, mv.Name)
+	if err != nil {
+		addProblem(diags, "Moving", what, "reading the FlinkDeployment: "+readableAPIError(err), "Nothing was changed. Plan again.")
+		return
+	}
+	if mv.UID != "" && string(live.GetUID()) != mv.UID {
+		addProblem(diags, "Moving", what, fmt.Sprintf("FlinkDeployment %s now has UID %s, not %s: it is another object than the "+
+			"flinkstate_deployment managed, which this move does not stop or delete", mv.id(), live.GetUID(), mv.UID),
+			"Nothing was changed. Remove the moved block and import the objects as they are.")
+		return
+	}
+	if !old.keepsState() {
+		diags.AddWarning("Move to blue/green starts without state",
+			fmt.Sprintf("FlinkDeployment %s runs no stateful job (upgrade_mode stateless, or no job): this apply deletes it and creates "+
+				"FlinkBlueGreenDeployment %s/%s, whose first child %s starts from job.initial_savepoint_path, if set, or from empty state. %s",
+				mv.id(), ns, name, blueName, clusters))
+		return
+	}
+	st := kube.ReadDeploymentStatus(live)
+	existing, _, _ := unstructured.NestedString(live.Object, "status", "jobStatus", "upgradeSavepointPath")
+	stopped := st.JobState != "RUNNING" && st.LifecycleState == "SUSPENDED" && existing != "" && existing != kube.LastStateDummyPath
+	if st.JobState != "RUNNING" && !stopped {
+		// takeFinalSavepoint: no savepoint of a job that is not running.
+		addProblem(diags, "Moving", what, fmt.Sprintf("the job of FlinkDeployment %s is %s (lifecycle %s), not running, so no savepoint of "+
+			"it can be taken to hand over", mv.id(), orNoneState(st.JobState), orNoneState(st.LifecycleState)),
+			"Nothing was changed. Bring the job back to running (remove the moved block and apply the flinkstate_deployment) and plan "+
+				"the move again; or, to start the blue/green deployment from a retained checkpoint, set job.initial_savepoint_path to it "+
+				"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one).")
+		return
+	}
+	if pinned {
+		if old.Job != nil && old.Job.InitialSavepointPath.ValueString() == plan.Job.InitialSavepointPath.ValueString() {
+			addAttributeProblem(diags, path.Root("job").AtName("initial_savepoint_path"), "Moving", what,
+				"job.initial_savepoint_path names "+plan.Job.InitialSavepointPath.ValueString()+", the path the old deployment was created "+
+					"from: the blue/green deployment would start from that older savepoint, dropping everything the job did since",
+				"Nothing was changed. Remove job.initial_savepoint_path: the blue/green deployment then starts from the savepoint the old job is stopped with.")
+			return
+		}
+		diags.AddWarning("Move to blue/green starts from job.initial_savepoint_path",
+			fmt.Sprintf("FlinkDeployment %s is stopped with a savepoint (kept, in FlinkStateSnapshot %s-final-*) and deleted, and the "+
+				"blue/green deployment's first child %s starts from job.initial_savepoint_path %s, as configured, not from that savepoint.",
+				mv.id(), mv.Name, blueName, plan.Job.InitialSavepointPath.ValueString()))
+		return
+	}
+	how := fmt.Sprintf("the operator stops the running job of FlinkDeployment %s with a savepoint into %s (never drained), which "+
+		"is recorded in FlinkStateSnapshot %s-final-* (kept)", mv.id(), old.savepointDir(ctx), mv.Name)
+	if stopped {
+		how = fmt.Sprintf("the job of FlinkDeployment %s is stopped already, with savepoint %s, which is recorded in FlinkStateSnapshot %s-final-* (kept)",
+			mv.id(), existing, mv.Name)
+	}
+	diags.AddWarning("Move to blue/green hands the job's state over",
+		fmt.Sprintf("This apply moves the job into FlinkBlueGreenDeployment %s/%s: %s; the provider checks that savepoint, deletes "+
+			"FlinkDeployment %s, creates the blue/green deployment with job.initialSavepointPath that savepoint, and waits for "+
+			"ACTIVE_BLUE: its first child %s starts from it. Unlike a blue/green transition the two jobs never run side by side: "+
+			"nothing is processed twice, but the job is stopped from the savepoint until %s runs (as for an upgrade). %s If the stop "+
+			"fails, the old job runs on and nothing is changed; if a later step fails, the savepoint is kept and the next apply goes "+
+			"on from it.", ns, name, how, mv.id(), blueName, blueName, clusters))
+	if stopped {
+		return
+	}
+	r.preflightSavepointHandover(ctx, blue, old, old.finalSavepointFormat(ctx), savepointHandover{
+		Subject: fmt.Sprintf("FlinkDeployment %s moves to FlinkBlueGreenDeployment %s/%s", mv.id(), ns, name),
+		How:     fmt.Sprintf("its job would be stopped with a savepoint and %s started from it", blueName),
+		Skipped: "the apply checks the savepoint itself before the old deployment is deleted",
+	}, diags)
+}
+
+// planMoveUnknown is planMove for a configuration with values known only
+// at apply: the apply hands over as planMove says, without the plan-time
+// checks (the apply checks the savepoint itself before the old
+// FlinkDeployment is deleted).
+func (r *blueGreenResource) planMoveUnknown(plan *blueGreenModel, mv *bgMove, diags *diag.Diagnostics) {
+	plan.ID = types.StringUnknown()
+	diags.AddWarning("Move to blue/green hands the job's state over",
+		fmt.Sprintf("This apply moves the job of FlinkDeployment %s into the FlinkBlueGreenDeployment: the operator stops the old job "+
+			"with a savepoint (recorded in FlinkStateSnapshot %s-final-*, kept), the provider checks it, deletes the old FlinkDeployment "+
+			"and creates the blue/green deployment, whose first child starts from it. The configuration holds values known only at "+
+			"apply, so the plan could not check the handover; the apply checks the savepoint before the old FlinkDeployment is deleted.",
+			mv.id(), mv.Name))
+}
+
+// addAttributeProblem is addProblem on an attribute.
+func addAttributeProblem(diags *diag.Diagnostics, at path.Path, action, object, cause, todo string) {
+	diags.AddAttributeError(at, problemSummary(action, object), problemDetail(cause, todo))
+}
+
+// applyMove is Update of a marked instance: the handover. handled is false
+// for an instance that is not marked.
+func (r *blueGreenResource) applyMove(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) (handled bool) {
+	mv := loadBGMove(ctx, req.Private, &resp.Diagnostics)
+	if mv == nil {
+		return false
+	}
+	var plan, moved blueGreenModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &moved)...)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return true
+	}
+	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	what := fmt.Sprintf("FlinkDeployment %s to FlinkBlueGreenDeployment %s/%s", mv.id(), ns, name)
+	if _, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name); err == nil {
+		addAlreadyExists(&resp.Diagnostics, "flinkstate_blue_green_deployment", "FlinkBlueGreenDeployment", ns, name)
+		return true
+	} else if !notfound.Is(err) {
+		addProblem(&resp.Diagnostics, "Moving", what, "reading FlinkBlueGreenDeployment "+ns+"/"+name+": "+readableAPIError(err), "Nothing was changed. Apply again.")
+		return true
+	}
+	dep := &deploymentResource{resourceBase: r.resourceBase}
+	old := moved.oldDeployment(mv)
+	blue := plan.asDeployment(flinkdeploy.Blue)
+	carryTo := ns + "/" + name
+	handover := old.keepsState() && (plan.Job == nil || !known(plan.Job.InitialSavepointPath))
+	if !mv.OldDeleted {
+		live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, mv.Namespace, mv.Name)
+		switch {
+		case err != nil:
+			addProblem(&resp.Diagnostics, "Moving", what, "reading the FlinkDeployment: "+readableAPIError(err), "Nothing was changed. Apply again.")
+			return true
+		case mv.UID != "" && string(live.GetUID()) != mv.UID:
+			addProblem(&resp.Diagnostics, "Moving", what, fmt.Sprintf("FlinkDeployment %s now has UID %s, not %s: another object, left alone",
+				mv.id(), live.GetUID(), mv.UID), "Nothing was changed. Remove the moved block and import the objects as they are.")
+			return true
+		}
+		if old.keepsState() && mv.Savepoint == "" {
+			// The operator's stop with a savepoint, recorded in a
+			// FlinkStateSnapshot that names where it goes; a job stopped
+			// already with one (a failed apply's) is recorded again.
+			var sd diag.Diagnostics
+			dep.takeFinalSavepoint(ctx, c, old, mv.UID, carryTo, timeout, &sd)
+			appendMoveDiags(&resp.Diagnostics, sd, what)
+			if sd.HasError() {
+				return true
+			}
+			carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
+			if err != nil || carried.Path == "" {
+				if err == nil {
+					err = errors.New("no FlinkStateSnapshot names it as where its savepoint goes")
+				}
+				addProblem(&resp.Diagnostics, "Moving", what, "finding the savepoint the old job was stopped with: "+err.Error(),
+					"Nothing was deleted: FlinkDeployment "+mv.id()+" is suspended with its savepoint recorded in its status. Apply again.")
+				return true
+			}
+			mv.Savepoint = carried.Path
+			mv.save(ctx, resp.Private, &resp.Diagnostics)
+		}
+		if handover && !r.checkHandoverSavepoint(ctx, dep, blue, mv, timeout, &resp.Diagnostics) {
+			return true
+		}
+		if err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, mv.Namespace, mv.Name, ktypes.UID(mv.UID), timeout); err != nil {
+			addProblem(&resp.Diagnostics, "Moving", what, "deleting the FlinkDeployment: "+err.Error(),
+				"Its job is stopped; its savepoint "+orNoneState(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
+			return true
+		}
+		mv.OldDeleted = true
+		mv.save(ctx, resp.Private, &resp.Diagnostics)
+	} else if handover && !r.checkHandoverSavepoint(ctx, dep, blue, mv, timeout, &resp.Diagnostics) {
+		return true
+	}
+	obj, ok := plan.render(ctx, nil, &resp.Diagnostics)
+	if !ok {
+		return true
+	}
+	if handover {
+		if err := unstructured.SetNestedField(obj.Object, mv.Savepoint, "spec", "template", "spec", "job", "initialSavepointPath"); err != nil {
+			addProblem(&resp.Diagnostics, "Moving", what, err.Error(), "")
+			return true
+		}
+	}
+	created, err := kube.Create(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj)
+	if created == nil {
+		addProblem(&resp.Diagnostics, "Moving", what, "creating the FlinkBlueGreenDeployment: "+readableAPIError(err),
+			"The old job is stopped and deleted; its savepoint "+orNoneState(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
+		return true
+	}
+	// The FlinkBlueGreenDeployment is this resource's object from now on.
+	setObjectUID(ctx, resp.Private, string(created.GetUID()), &resp.Diagnostics)
+	(*bgMove)(nil).save(ctx, resp.Private, &resp.Diagnostics)
+	if handover {
+		setPrivateString(ctx, resp.Private, privateBGHandover, mv.Savepoint, &resp.Diagnostics)
+		consumeCarried(ctx, c, &deploymentModel{deploymentSpecModel: deploymentSpecModel{Namespace: plan.Namespace, Name: plan.Name}}, mv.Savepoint, &resp.Diagnostics)
+	}
+	plan.ID = types.StringValue(ns + "/" + name)
+	plan.BlueGreenState, plan.JobID, plan.JobState = types.StringValue(""), types.StringValue(""), types.StringValue("")
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	wctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
+	defer cancel()
+	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: flinkdeploy.StateActiveBlue, Child: flinkdeploy.ChildName(name, flinkdeploy.Blue),
+		Timeout: timeout, Every: deploymentPollInterval}
+	r.finish(wctx, c, &plan, w, "Creating", &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return true
+}
+
+// checkHandoverSavepoint checks the savepoint blue starts from as a
+// replacement's carried savepoint is checked (verifyCarried: complete,
+// with _metadata; preflightPath: what Flink checks when blue restores it),
+// before the old FlinkDeployment is deleted or blue is created.
+func (r *blueGreenResource) checkHandoverSavepoint(ctx context.Context, dep *deploymentResource, blue *deploymentModel, mv *bgMove, timeout time.Duration, diags *diag.Diagnostics) bool {
+	var d diag.Diagnostics
+	dep.verifyCarried(ctx, blue, mv.Savepoint, timeout, &d)
+	if !d.HasError() {
+		dep.preflightPath(ctx, blue, mv.Savepoint, "the savepoint the moved FlinkDeployment "+mv.id()+" was stopped with", true, true, timeout, &d)
+	}
+	appendMoveDiags(diags, d, "FlinkDeployment "+mv.id()+" to blue/green")
+	if d.HasError() {
+		state := "is stopped (suspended), not deleted"
+		if mv.OldDeleted {
+			state = "was deleted already"
+		}
+		diags.AddError("Move to blue/green stopped before the create",
+			fmt.Sprintf("FlinkDeployment %s %s; its savepoint %s is kept (FlinkStateSnapshot %s-final-*), and no FlinkBlueGreenDeployment "+
+				"was created. Fix what is named above and apply again: the move goes on from that savepoint.", mv.id(), state, mv.Savepoint, mv.Name))
+		return false
+	}
+	return true
+}
+
+// appendMoveDiags passes on the diagnostics of flinkstate_deployment's
+// steps, whose errors speak of a destroy, as errors of the move.
+func appendMoveDiags(diags *diag.Diagnostics, d diag.Diagnostics, what string) {
+	for _, x := range d {
+		if x.Severity() == diag.SeverityError {
+			diags.AddError("Moving "+what+" failed", x.Detail()+"\n\n(During the move to blue/green: final_savepoint does not "+
+				"apply, the handover always takes the savepoint; nothing is deleted before it completes.)")
+			continue
+		}
+		diags.Append(x)
+	}
+}
+
+// deleteMove is Delete of a marked instance (the move planned, then the
+// resource removed from the configuration): the old FlinkDeployment is
+// destroyed as flinkstate_deployment destroys it, with its final savepoint.
+func (r *blueGreenResource) deleteMove(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) (handled bool) {
+	mv := loadBGMove(ctx, req.Private, &resp.Diagnostics)
+	if mv == nil {
+		return false
+	}
+	var state blueGreenModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	c := r.meta.kubeOrDiag(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() || mv.OldDeleted {
+		return true
+	}
+	timeout, d := state.Timeouts.Delete(ctx, 10*time.Minute)
+	resp.Diagnostics.Append(d...)
+	old := state.oldDeployment(mv)
+	old.FinalSavepoint = state.FinalSavepoint
+	dep := &deploymentResource{resourceBase: r.resourceBase}
+	dep.takeFinalSavepoint(ctx, c, old, mv.UID, "", timeout, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return true
+	}
+	err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, mv.Namespace, mv.Name, ktypes.UID(mv.UID), timeout)
+	switch {
+	case errors.Is(err, kube.ErrOtherObject):
+		resp.Diagnostics.AddWarning("FlinkDeployment replaced outside Terraform", err.Error()+". It was not deleted.")
+	case err != nil:
+		addProblem(&resp.Diagnostics, "Deleting", "FlinkDeployment "+mv.id(), err.Error(), "")
+	}
+	return true
+}
+
+// hideHandoverSavepoint: the template's job.initialSavepointPath that the
+// move wrote reads as unset while the configuration leaves it unset.
+func hideHandoverSavepoint(ctx context.Context, req resource.ReadRequest, state *blueGreenModel, diags *diag.Diagnostics) {
+	p := privateString(ctx, req.Private, privateBGHandover, diags)
+	if p == "" || state.Job == nil || state.Job.InitialSavepointPath.ValueString() != p {
+		return
+	}
+	var prior types.String
+	if d := req.State.GetAttribute(ctx, path.Root("job").AtName("initial_savepoint_path"), &prior); d.HasError() || !prior.IsNull() {
+		return
+	}
+	state.Job.InitialSavepointPath = types.StringNull()
+}

@@ -62,6 +62,21 @@ func ActiveChild(state string) string {
 	return Blue
 }
 
+// ServingChild is ActiveChild with the children that exist: a
+// TRANSITIONING_TO_x state with no other child is not a transition from it
+// but the first deployment (InitializingBlueStateHandler: INITIALIZING_BLUE
+// to TRANSITIONING_TO_BLUE) or an in-place patch of x
+// (BlueGreenDeploymentService.patchFlinkDeployment: calculatePatchingState
+// names the patched child), so x is the one serving. otherExists tells
+// whether the child ActiveChild names exists.
+func ServingChild(state string, otherExists func(child string) bool) string {
+	c := ActiveChild(state)
+	if strings.HasPrefix(state, "TRANSITIONING_TO_") && !otherExists(c) {
+		return Other(c)
+	}
+	return c
+}
+
 // Other is the other child.
 func Other(child string) string {
 	if child == Blue {

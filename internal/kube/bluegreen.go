@@ -17,9 +17,13 @@ import (
 // status (FlinkBlueGreenDeploymentStatus, operator 1.15.0): its state, the
 // jobStatus.state the controller writes (RECONCILING, RUNNING, FAILING,
 // SUSPENDED), status.error, and lastReconciledTimestamp, which it sets
-// whenever it records a spec it acts on (BlueGreenUtils.setLastReconciledSpec).
+// whenever it records a spec it acts on (BlueGreenUtils.setLastReconciledSpec),
+// and a transition's deadlines: abortTimestamp (BlueGreenUtils
+// .setAbortTimestamp: the new child's start plus abort.grace-period) and
+// deploymentReadyTimestamp (shouldWeDelete: when the new child was ready).
 type BlueGreenStatus struct {
 	State, JobState, Error, LastReconciled string
+	AbortAt, ReadyAt                       string
 }
 
 // ReadBlueGreenStatus reads the status of obj.
@@ -28,7 +32,8 @@ func ReadBlueGreenStatus(obj *unstructured.Unstructured) BlueGreenStatus {
 		v, _, _ := unstructured.NestedString(obj.Object, append([]string{"status"}, p...)...)
 		return v
 	}
-	return BlueGreenStatus{State: s("blueGreenState"), JobState: s("jobStatus", "state"), Error: s("error"), LastReconciled: s("lastReconciledTimestamp")}
+	return BlueGreenStatus{State: s("blueGreenState"), JobState: s("jobStatus", "state"), Error: s("error"), LastReconciled: s("lastReconciledTimestamp"),
+		AbortAt: s("abortTimestamp"), ReadyAt: s("deploymentReadyTimestamp")}
 }
 
 // GetBlueGreen reads a FlinkBlueGreenDeployment.
@@ -94,6 +99,58 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 		case <-time.After(w.Every):
 		}
 	}
+}
+
+// Waiting says what the operator waits for in st, the state a wait for
+// the FlinkBlueGreenDeployment name ran out in (its children read now;
+// "" when the state says nothing more than its name):
+//   - SAVEPOINTING_x: the savepoint of x's job, without a time limit
+//     (SavepointingStateHandler.handle: "this will wait indefinitely");
+//   - TRANSITIONING_TO_x: x STABLE with its job RUNNING
+//     (BlueGreenKubernetesService.isFlinkDeploymentReady), aborted at
+//     abortTimestamp (shouldWeAbort); once x is ready, the deletion of the
+//     other child after deployment-deletion.delay (shouldWeDelete);
+//   - ACTIVE_x (the wait would have ended at its target): a change not acted on yet (the next
+//     reconciliation, reschedule-interval: checkAndInitiateDeployment).
+func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st BlueGreenStatus) string {
+	child := func(t string) (string, *DeploymentStatus) {
+		n := w.Name + "-" + t
+		obj, err := GetFlinkDeployment(ctx, dyn, w.Namespace, n)
+		if err != nil {
+			return n, nil
+		}
+		ds := ReadDeploymentStatus(obj)
+		return n, &ds
+	}
+	lower := func(s, prefix string) string { return strings.ToLower(strings.TrimPrefix(s, prefix)) }
+	switch {
+	case strings.HasPrefix(st.State, "SAVEPOINTING_"):
+		n, _ := child(lower(st.State, "SAVEPOINTING_"))
+		return fmt.Sprintf("the operator waits for the savepoint of %s's job (%s keeps running; the operator sets no time limit on this savepoint)", n, n)
+	case strings.HasPrefix(st.State, "TRANSITIONING_TO_"):
+		t := lower(st.State, "TRANSITIONING_TO_")
+		n, ds := child(t)
+		old, ods := child(map[string]string{"blue": "green", "green": "blue"}[t])
+		if ds == nil {
+			return fmt.Sprintf("the operator has not written %s yet", n)
+		}
+		keeps := ""
+		if ods != nil {
+			keeps = ", and " + old + " keeps running"
+		}
+		if ds.LifecycleState == "STABLE" && ds.JobState == "RUNNING" {
+			if ods != nil {
+				return fmt.Sprintf("%s is ready (STABLE, its job RUNNING since %s); the operator deletes %s once deletion_delay has passed, then the state becomes ACTIVE_%s",
+					n, orNone(st.ReadyAt), old, strings.ToUpper(t))
+			}
+			return fmt.Sprintf("%s is ready (STABLE, its job RUNNING); the state becomes ACTIVE_%s at the operator's next reconciliation", n, strings.ToUpper(t))
+		}
+		return fmt.Sprintf("the operator waits for %s to be STABLE with its job RUNNING (it is %s, its job %s) until %s, when it aborts the "+
+			"transition (abort_grace_period)%s", n, orNone(ds.LifecycleState), orNone(ds.JobState), orNone(st.AbortAt), keeps)
+	case strings.HasPrefix(st.State, "ACTIVE_") && st.JobState != "FAILING":
+		return "the operator has not acted on the change yet (it checks at every reconciliation, reschedule_interval)"
+	}
+	return ""
 }
 
 // childFailed is the child's JobManager failing to deploy, as the operator

@@ -272,7 +272,9 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		if known(plan.Name) {
 			plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), flinkdeploy.Blue))
 		}
-		plan.BlueGreenState, plan.TransitionSavepoint = types.StringValue(flinkdeploy.StateActiveBlue), types.StringNull()
+		// blue_green_state is known after apply: a create whose wait runs
+		// out is kept (finish), short of ACTIVE_BLUE.
+		plan.BlueGreenState, plan.TransitionSavepoint = types.StringUnknown(), types.StringNull()
 		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
@@ -285,7 +287,13 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	switch diff := flinkdeploy.ClassifyBlueGreen(prior, next); diff {
+	diff := flinkdeploy.ClassifyBlueGreen(prior, next)
+	if pending := loadBlueGreenPrivate(ctx, req.Private, &resp.Diagnostics); diff == flinkdeploy.DiffIgnore && pending.WaitPending != "" {
+		r.planPendingWait(ctx, &plan, child, in, cfg, pending, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	switch diff {
 	case flinkdeploy.DiffIgnore:
 	case flinkdeploy.DiffTransition, flinkdeploy.DiffSavepointRedeploy:
 		to := flinkdeploy.Other(child)
@@ -317,6 +325,31 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planPendingWait plans the update whose apply resumes a wait that ran out
+// (blueGreenPrivate.WaitPending): the change is written and the operator
+// goes on with it, so the plan is the state the wait waits for, with the
+// child of that state (its configuration names it).
+func (r *blueGreenResource) planPendingWait(ctx context.Context, plan *blueGreenModel, child string, in flinkconf.Input, cfg map[string]string,
+	pending *blueGreenPrivate, diags *diag.Diagnostics) {
+	target := pending.Wait.Target
+	to := strings.ToLower(strings.TrimPrefix(target, "ACTIVE_"))
+	if to != flinkdeploy.Blue && to != flinkdeploy.Green {
+		to, target = child, "ACTIVE_"+strings.ToUpper(child)
+	}
+	if to != child {
+		nd := plan.asDeployment(to)
+		plan.EffectiveConfig = nd.effectiveConfig(ctx, cfg, in, diags)
+		plan.TransitionSavepoint = types.StringUnknown()
+	}
+	plan.ActiveChild = types.StringValue(to)
+	plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), to))
+	plan.BlueGreenState = types.StringValue(target)
+	plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
+	diags.AddWarning("A wait that ran out: this apply waits again",
+		fmt.Sprintf("The last apply's wait for %s ran out: %s\n\nThe change is written and the operator goes on with it; this apply writes "+
+			"nothing new and waits for %s again.", target, pending.WaitPending, target))
 }
 
 // preflightTransition is the restore pre-flight of a transition: the new
@@ -402,22 +435,30 @@ func (r *blueGreenResource) Create(ctx context.Context, req resource.CreateReque
 		addProblem(&resp.Diagnostics, "Creating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "")
 		return
 	}
-	setObjectUID(ctx, resp.Private, string(live.GetUID()), &resp.Diagnostics)
+	private := loadBlueGreenPrivate(ctx, resp.Private, &resp.Diagnostics)
+	defer private.save(ctx, resp.Private, &resp.Diagnostics)
+	private.UID = string(live.GetUID())
 	plan.ID = types.StringValue(ns + "/" + name)
 	// In state before the wait: whatever happens next, the object is there.
 	plan.BlueGreenState, plan.JobID, plan.JobState = types.StringValue(""), types.StringValue(""), types.StringValue("")
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: flinkdeploy.StateActiveBlue, Child: flinkdeploy.ChildName(name, flinkdeploy.Blue),
 		Timeout: timeout, Every: deploymentPollInterval}
-	r.finish(ctx, c, &plan, w, "Creating", &resp.Diagnostics)
+	private.waitStarts(w)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.finish(ctx, c, &plan, w, true, private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// finish runs the wait and reads the status into the model; an end short
-// of the target is an error naming the child that keeps running.
-func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueGreenModel, w kube.BlueGreenWait, verb string, diags *diag.Diagnostics) {
+// finish runs the wait and reads the status into the model. A wait that
+// ran out keeps private's pending mark, so the next plan waits again:
+// after a create it is a warning, not an error (Terraform would taint the
+// object and replace the running job: flinkstate_deployment's apply does
+// the same), after an update an error. Either says where the transition
+// stands (kube.BlueGreenWait.Waiting). A failure the operator reported is
+// an error naming the child that keeps running.
+func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueGreenModel, w kube.BlueGreenWait, create bool, private *blueGreenPrivate, diags *diag.Diagnostics) {
 	planned := m.activeChild()
-	_, err := w.Run(ctx, c.Dynamic)
+	st, err := w.Run(ctx, c.Dynamic)
 	m.readStatusNow(ctx, c, w.Namespace, w.Name)
 	if now := m.activeChild(); now != planned {
 		// The plan named the keys the operator adds for the child it
@@ -425,23 +466,49 @@ func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueG
 		m.renameChild(ctx, planned, now, diags)
 	}
 	if err == nil {
+		private.waitDone()
 		return
 	}
 	running := "no child runs a job yet"
 	if js := m.JobState.ValueString(); js != "" {
 		running = fmt.Sprintf("%s keeps running (its job %s)", m.ActiveDeploymentName.ValueString(), js)
 	}
-	advice := "The change stays written, and the operator acts on it again by itself only once it is ready (a wait that ran out). Apply again to wait again."
+	subject := "FlinkBlueGreenDeployment " + w.Namespace + "/" + w.Name
+	verb := "Updating"
+	if create {
+		verb = "Creating"
+	}
 	if errors.Is(err, kube.ErrBlueGreenFailed) {
 		// The operator recorded the spec it failed on (lastReconciledSpec)
 		// and acts on it no further (BlueGreenDeploymentService
 		// .checkAndInitiateDeployment: a FAILING resource is reconciled
-		// again on a spec change).
-		advice = "The FlinkBlueGreenDeployment keeps this spec, which the operator recorded and acts on no further, so the next plan shows no " +
-			"change while the configuration asks for it. Fix what the operator names in the configuration (the image, the resources) and " +
-			"apply again: it applies the new spec as a new transition."
+		// again on a spec change): waiting again changes nothing.
+		private.waitDone()
+		addProblem(diags, verb, subject, err.Error()+"; "+running+".",
+			"The FlinkBlueGreenDeployment keeps this spec, which the operator recorded and acts on no further, so the next plan shows no "+
+				"change while the configuration asks for it. Fix what the operator names in the configuration (the image, the resources) and "+
+				"apply again: it applies the new spec as a new transition.")
+		return
 	}
-	addProblem(diags, verb, "FlinkBlueGreenDeployment "+w.Namespace+"/"+w.Name, err.Error()+"; "+running+".", advice)
+	// A wait that ran out (or was cut short): the change stays written and
+	// the operator goes on with it.
+	detail := err.Error()
+	if ctx.Err() == nil {
+		if why := w.Waiting(ctx, c.Dynamic, st); why != "" {
+			detail += "; " + why
+		}
+	}
+	detail += "; " + running + "."
+	private.WaitPending = detail
+	if create {
+		diags.AddWarning("FlinkBlueGreenDeployment created but not active yet",
+			fmt.Sprintf("%s: %s\n\nThe FlinkBlueGreenDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply "+
+				"waits for %s again.", subject, detail, w.Namespace, w.Name, w.Target))
+		return
+	}
+	addProblem(diags, "Waiting for", subject, detail,
+		fmt.Sprintf("The change stays written and the operator goes on with it. The next plan shows this deployment as a pending update, "+
+			"whose apply waits for %s again.", w.Target))
 }
 
 // renameChild turns effective_flink_configuration's operator-added keys
@@ -465,10 +532,22 @@ func (m *blueGreenModel) renameChild(ctx context.Context, from, to string, diags
 	m.EffectiveConfig = mapFrom(ctx, cfg, diags)
 }
 
+// specFor is the child's spec from the model: its configuration's keys the
+// operator adds name the child (a plan of a transition names the new one).
+func (m blueGreenModel) specFor(ctx context.Context, child string, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
+	if from := m.activeChild(); from != child {
+		m.renameChild(ctx, from, child, diags)
+	}
+	return m.asDeployment(child).spec(ctx, nil, diags)
+}
+
 // readStatus reads the operator's state and the active child's job.
 func (m *blueGreenModel) readStatus(ctx context.Context, c *kube.Client, live *unstructured.Unstructured) {
 	st := kube.ReadBlueGreenStatus(live)
-	child := flinkdeploy.ActiveChild(st.State)
+	child := flinkdeploy.ServingChild(st.State, func(t string) bool {
+		_, err := kube.GetFlinkDeployment(ctx, c.Dynamic, live.GetNamespace(), flinkdeploy.ChildName(live.GetName(), t))
+		return !notfound.Is(err)
+	})
 	m.BlueGreenState = types.StringValue(st.State)
 	m.ActiveChild = types.StringValue(child)
 	m.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(live.GetName(), child))
@@ -497,9 +576,11 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	private := loadBlueGreenPrivate(ctx, req.Private, &resp.Diagnostics)
+	defer private.save(ctx, resp.Private, &resp.Diagnostics)
 	live, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name)
 	if err == nil {
-		if uid := objectUID(ctx, req.Private, &resp.Diagnostics); uid != "" && uid != string(live.GetUID()) {
+		if uid := private.UID; uid != "" && uid != string(live.GetUID()) {
 			err = fmt.Errorf("it has UID %s, not %s: another object of that name, which this resource does not rewrite", live.GetUID(), uid)
 		}
 	}
@@ -513,8 +594,8 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	var dd diag.Diagnostics
-	prior, _ := state.asDeployment(state.activeChild()).spec(ctx, nil, &dd)
-	next, _ := plan.asDeployment(state.activeChild()).spec(ctx, nil, &dd)
+	prior, _ := state.specFor(ctx, state.activeChild(), &dd)
+	next, _ := plan.specFor(ctx, state.activeChild(), &dd)
 	diff := flinkdeploy.ClassifyBlueGreen(prior, next)
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
@@ -524,18 +605,24 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	from := state.activeChild()
 	target, child := from, flinkdeploy.ChildName(name, from)
-	switch diff {
-	case flinkdeploy.DiffIgnore:
+	w := kube.BlueGreenWait{Namespace: ns, Name: name, Since: before.LastReconciled, Timeout: timeout, Every: deploymentPollInterval}
+	switch {
+	case diff == flinkdeploy.DiffIgnore && private.WaitPending != "":
+		// Nothing new to write: the apply resumes the wait that ran out.
+		w.Target, w.Child, w.Since = private.Wait.Target, private.Wait.Child, private.Wait.Since
+	case diff == flinkdeploy.DiffIgnore:
 		plan.readStatusNow(ctx, c, ns, name)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
-	case flinkdeploy.DiffTransition, flinkdeploy.DiffSavepointRedeploy:
+	case diff == flinkdeploy.DiffTransition || diff == flinkdeploy.DiffSavepointRedeploy:
 		target = flinkdeploy.Other(from)
 		child = flinkdeploy.ChildName(name, target)
 	}
-	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: "ACTIVE_" + strings.ToUpper(target), Since: before.LastReconciled,
-		Child: child, Timeout: timeout, Every: deploymentPollInterval}
-	r.finish(ctx, c, &plan, w, "Updating", &resp.Diagnostics)
+	if w.Target == "" {
+		w.Target, w.Child = "ACTIVE_"+strings.ToUpper(target), child
+	}
+	private.waitStarts(w)
+	r.finish(ctx, c, &plan, w, false, private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 

@@ -1,0 +1,158 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
+)
+
+// bgShortWait is a timeouts block for blueGreenConfig's extra.
+func bgShortWait(op, d string) string {
+	return "  timeouts {\n    " + op + " = \"" + d + "\"\n  }"
+}
+
+// An update whose wait runs out while green's job cannot start (the fault
+// holds it RECONCILING; the operator would abort only after the 10 min
+// grace period) is an error that says where the transition stands: its
+// state, what the operator waits for, and that blue keeps running.
+func TestAccBlueGreen_updateWaitRanOutSaysWhereTheTransitionStands(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: blueGreenConfig(ns, "flink:2.2.1-java17", "")},
+			{
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true }) },
+				Config:    blueGreenConfig(ns, "flink:2.2.1-java21", bgShortWait("update", "40s")),
+				ExpectError: errorRE("timed out after 40s waiting for ACTIVE_GREEN", "the state is TRANSITIONING_TO_GREEN",
+					"the operator waits for orders-green to be STABLE with its job RUNNING", "aborts the transition (abort_grace_period)",
+					"orders-blue keeps running (its job RUNNING)", "next plan shows this deployment as a pending update"),
+			},
+			{
+				// The job starts again for the destroy's final savepoint.
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = false }) },
+				Config:    blueGreenConfig(ns, "flink:2.2.1-java21", ""),
+			},
+		},
+	})
+}
+
+// After an update whose wait ran out, the next plan is an update again
+// (the transition to green, not a plan with nothing to do), and its apply,
+// which writes nothing new, waits for ACTIVE_GREEN; then the plan is empty.
+func TestAccBlueGreen_updateWaitRanOutIsPlannedAgain(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	rec := &diagRecorder{}
+	next := blueGreenConfig(ns, "flink:2.2.1-java21", bgShortWait("update", "20s"))
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: blueGreenConfig(ns, "flink:2.2.1-java17", "")},
+			{
+				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true }) },
+				Config:      next,
+				ExpectError: errorRE("timed out after 20s waiting for ACTIVE_GREEN"),
+			},
+			{
+				PreConfig: func() {
+					rec.reset()
+					op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = false })
+				},
+				Config: next,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(bgAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_GREEN")),
+					plancheck.ExpectKnownValue(bgAddr, tfjsonPath("effective_flink_configuration").AtMapKey("kubernetes.cluster-id"), knownString("orders-green")),
+					rec.planWarning("A wait that ran out: this apply waits again", "ACTIVE_GREEN", "timed out after 20s"),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_GREEN")),
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("active_deployment_name"), knownString("orders-green")),
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("job_state"), knownString("RUNNING")),
+				},
+			},
+			{Config: next, PlanOnly: true},
+		},
+	})
+}
+
+// A create whose wait runs out keeps the FlinkBlueGreenDeployment (a
+// warning, not an error: Terraform would taint it and replace the job),
+// with blue, the only child, as the active one; the next plan is an update
+// whose apply waits for ACTIVE_BLUE, not a replacement.
+func TestAccBlueGreen_createWaitRanOutIsKeptAndWaitedFor(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	rec := &diagRecorder{}
+	cfg := blueGreenConfig(ns, "flink:2.2.1-java17", bgShortWait("create", "20s"))
+	var uid string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true }) },
+				Config:    cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("active_deployment_name"), knownString("orders-blue")),
+					recordUID(t, ns, &uid),
+				},
+				Check:              rec.expectWarning("ApplyResourceChange", "created but not active yet", "timed out after 20s waiting for ACTIVE_BLUE", "orders-blue"),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = false }) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(bgAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_BLUE")),
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("job_state"), knownString("RUNNING")),
+					expectSameUID(t, ns, &uid),
+				},
+			},
+		},
+	})
+}
+
+// recordUID records the live FlinkBlueGreenDeployment's UID; expectSameUID
+// checks that it is still that object (kept, not replaced).
+func recordUID(t *testing.T, ns string, uid *string) statecheck.StateCheck {
+	return expectAPI(func() error {
+		obj, err := testKube(t).Dynamic.Resource(kube.FlinkBlueGreenDeploymentGVR).Namespace(ns).Get(context.Background(), "orders", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		*uid = string(obj.GetUID())
+		return nil
+	})
+}
+
+func expectSameUID(t *testing.T, ns string, uid *string) statecheck.StateCheck {
+	return expectAPI(func() error {
+		obj, err := testKube(t).Dynamic.Resource(kube.FlinkBlueGreenDeploymentGVR).Namespace(ns).Get(context.Background(), "orders", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if string(obj.GetUID()) != *uid {
+			return fmt.Errorf("FlinkBlueGreenDeployment has UID %s, want %s (replaced)", obj.GetUID(), *uid)
+		}
+		return nil
+	})
+}

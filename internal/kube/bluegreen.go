@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -151,6 +153,31 @@ func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st Bl
 		return "the operator has not acted on the change yet (it checks at every reconciliation, reschedule_interval)"
 	}
 	return ""
+}
+
+// RemoveBlueGreenOptions removes from the live FlinkBlueGreenDeployment's
+// spec.configuration those of keys it holds: keys another manager wrote
+// (kubectl edit), which the provider's server-side apply cannot remove by
+// leaving them out (Kubernetes docs, "Server-Side Apply": a field is
+// removed only when no manager owns it). A JSON patch whose test of the
+// resourceVersion makes a concurrent write fail instead of being undone.
+func RemoveBlueGreenOptions(ctx context.Context, dyn dynamic.Interface, live *unstructured.Unstructured, keys []string) (*unstructured.Unstructured, error) {
+	cfg, _, _ := unstructured.NestedMap(live.Object, "spec", "configuration")
+	ops := []map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": live.GetResourceVersion()}}
+	for _, k := range keys {
+		if _, ok := cfg[k]; ok {
+			ops = append(ops, map[string]any{"op": "remove", "path": "/spec/configuration/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)})
+		}
+	}
+	if len(ops) == 1 {
+		return live, nil
+	}
+	body, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	return dyn.Resource(FlinkBlueGreenDeploymentGVR).Namespace(live.GetNamespace()).Patch(ctx, live.GetName(), ktypes.JSONPatchType, body,
+		metav1.PatchOptions{FieldManager: FieldManager})
 }
 
 // childFailed is the child's JobManager failing to deploy, as the operator

@@ -221,6 +221,18 @@ func (m *blueGreenModel) configuration() map[string]string {
 	return out
 }
 
+// unsetOptions are the operator's option keys the configuration leaves out.
+func (m *blueGreenModel) unsetOptions() []string {
+	set := m.configuration()
+	var out []string
+	for _, o := range blueGreenOptions {
+		if _, ok := set[o.key]; !ok {
+			out = append(out, o.key)
+		}
+	}
+	return out
+}
+
 // ModifyPlan derives the template's configuration as flinkstate_deployment
 // does, and says what the operator does with an update.
 func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -599,7 +611,13 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	diff := flinkdeploy.ClassifyBlueGreen(prior, next)
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
-	if _, err := kube.Apply(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj); err != nil {
+	applied, err := kube.Apply(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj)
+	if err == nil {
+		// An option the configuration leaves out that someone else wrote
+		// (Read shows it, the plan removes it).
+		_, err = kube.RemoveBlueGreenOptions(ctx, c.Dynamic, applied, plan.unsetOptions())
+	}
+	if err != nil {
 		addProblem(&resp.Diagnostics, "Updating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "")
 		return
 	}

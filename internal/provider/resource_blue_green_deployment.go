@@ -172,12 +172,18 @@ func (r *blueGreenResource) ConfigValidators(context.Context) []resource.ConfigV
 type blueGreenChecks struct{}
 
 func (blueGreenChecks) Description(context.Context) string {
-	return "a stateful blue/green deployment has a savepoint directory"
+	return "the template's combination of attributes can run (flinkconf's checks, as for flinkstate_deployment), and a stateful " +
+		"blue/green deployment has a savepoint directory"
 }
 func (c blueGreenChecks) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
 
-// ValidateResource runs blueGreenSavepointDirCheck.
+// ValidateResource runs the template's checks flinkstate_deployment runs
+// on its spec (specChecks) and blueGreenSavepointDirCheck.
 func (blueGreenChecks) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m blueGreenModel
+	if d := req.Config.Get(ctx, &m); !d.HasError() {
+		specChecks(ctx, &m.deploymentSpecModel, &resp.Diagnostics)
+	}
 	blueGreenSavepointDirCheck(ctx, req, resp)
 }
 
@@ -269,8 +275,10 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	cfg, fs := flinkconf.Derive(in)
 	addFindings(&resp.Diagnostics, fs)
+	r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), &resp.Diagnostics)
 	planIdentity(*d, sd, &resp.Diagnostics)
 	d.planPodTemplate(in, &resp.Diagnostics)
+	planSpecChecks(d, sd, in, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -431,6 +439,9 @@ func (r *blueGreenResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
+	if checkIdentityAtApply(ctx, c, *plan.asDeployment(flinkdeploy.Blue), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	obj, ok := plan.render(ctx, nil, &resp.Diagnostics)
 	if !ok {
 		return
@@ -598,6 +609,11 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	if err != nil {
 		addProblem(&resp.Diagnostics, "Updating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "Refresh and plan again.")
+		return
+	}
+	if checkIdentityAtApply(ctx, c, *plan.asDeployment(state.activeChild()), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		// Nothing written: the state stays what it was.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
 	before := kube.ReadBlueGreenStatus(live)

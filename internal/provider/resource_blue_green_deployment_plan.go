@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -18,9 +19,10 @@ import (
 func blueGreenSavepointDirCheck(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var mode types.String
 	var st types.Object
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("job").AtName("upgrade_mode"), &mode)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("state"), &st)...)
-	if resp.Diagnostics.HasError() || mode.IsUnknown() || st.IsUnknown() || mode.ValueString() == flinkconf.UpgradeStateless {
+	var d diag.Diagnostics
+	d.Append(req.Config.GetAttribute(ctx, path.Root("job").AtName("upgrade_mode"), &mode)...)
+	d.Append(req.Config.GetAttribute(ctx, path.Root("state"), &st)...)
+	if resp.Diagnostics.Append(d...); d.HasError() || mode.IsUnknown() || st.IsUnknown() || mode.ValueString() == flinkconf.UpgradeStateless {
 		return
 	}
 	b := newStateBlock(st)

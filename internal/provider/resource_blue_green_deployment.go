@@ -157,7 +157,11 @@ func (r *blueGreenResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"one is STABLE with its job RUNNING. Both run side by side in between: the new job processes again what the old one processed " +
 			"after the savepoint, and an exactly-once sink sees both (the plan says so). A change of only the fields the operator's diff " +
 			"ignores rewrites the active child in place. The template is the FlinkDeployment spec flinkstate_deployment writes, with the " +
-			"same attributes and checks. Created with a plain create (an existing object is never taken over); import adopts one.",
+			"same attributes and checks. Created with a plain create (an existing object is never taken over); import adopts one. " +
+			"A wait that runs out (timeouts) never loses the change: it says the state the transition is in and what the operator " +
+			"waits for; after a create it is a warning (the object is kept, not tainted), after an update an error; either way the " +
+			"next plan shows an update whose apply waits again for the same state. A failure the operator reports (an abort, a failed " +
+			"savepoint, a child that cannot start) ends the apply with its words and the child that keeps running.",
 		Attributes: attrs,
 		Blocks:     blocks,
 	}

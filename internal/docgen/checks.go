@@ -50,6 +50,7 @@ var checkFuncs = map[string][]assignment{
 
 	"planStore":                  {{"flinkstate_state_store", ""}},
 	"blueGreenSavepointDirCheck": {{"flinkstate_blue_green_deployment", ""}},
+	"blueGreenCreateSuspended":   {{"flinkstate_blue_green_deployment", ""}},
 	// The spec's checks, shared by flinkstate_deployment and the template
 	// of flinkstate_blue_green_deployment.
 	"checkIdentityAtApply":    {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},

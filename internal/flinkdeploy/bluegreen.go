@@ -30,6 +30,12 @@ const (
 	// status.error when a deployment or transition fails or is aborted
 	// (BlueGreenDeploymentService.markDeploymentFailing).
 	JobFailing = "FAILING"
+	// JobSuspendedStatus is the jobStatus.state of a blue/green deployment
+	// whose active child was suspended in place
+	// (BlueGreenDeploymentService.finalizeSuspendedDeployment), or whose
+	// first deployment waits for job.state running
+	// (InitializingBlueStateHandler).
+	JobSuspendedStatus = "SUSPENDED"
 )
 
 // The operator's blue/green options, read from the resource's own

@@ -52,9 +52,20 @@ type BlueGreenWait struct {
 	Namespace, Name, Target, Since string
 	// Child is the child the write starts or rewrites (the target's), whose
 	// own failure ends the wait before the operator's abort.
-	Child   string
+	Child string
+	// Job is the jobStatus.state the target comes with: RUNNING ("", the
+	// end of a deployment or transition: finalizeBlueGreenDeployment) or
+	// SUSPENDED (an in-place suspend: finalizeSuspendedDeployment).
+	Job     string
 	Timeout time.Duration
 	Every   time.Duration
+}
+
+func (w BlueGreenWait) job() string {
+	if w.Job == "" {
+		return "RUNNING"
+	}
+	return w.Job
 }
 
 // ErrBlueGreenFailed is a wait that ended because the operator said the
@@ -75,7 +86,7 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 			st, lastErr = ReadBlueGreenStatus(obj), nil
 			recorded := w.Since == "" || (st.LastReconciled != "" && st.LastReconciled != w.Since)
 			switch {
-			case recorded && st.State == w.Target && st.JobState == "RUNNING":
+			case recorded && st.State == w.Target && st.JobState == w.job():
 				return st, nil
 			case st.JobState == "FAILING" && st.Error != "" && (recorded || strings.HasPrefix(st.Error, "Could not trigger Savepoint")):
 				// markDeploymentFailing; a savepoint trigger that failed
@@ -92,8 +103,8 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 			if lastErr != nil {
 				return st, fmt.Errorf("timed out after %s waiting for %s, reads failing: %w", w.Timeout, w.Target, lastErr)
 			}
-			return st, fmt.Errorf("timed out after %s waiting for %s with the job RUNNING: the state is %s, the job %s", w.Timeout, w.Target,
-				orNone(st.State), orNone(st.JobState))
+			return st, fmt.Errorf("timed out after %s waiting for %s with the job %s: the state is %s, the job %s", w.Timeout, w.Target,
+				w.job(), orNone(st.State), orNone(st.JobState))
 		}
 		select {
 		case <-ctx.Done():
@@ -139,6 +150,10 @@ func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st Bl
 		keeps := ""
 		if ods != nil {
 			keeps = ", and " + old + " keeps running"
+		}
+		if w.job() == "SUSPENDED" {
+			return fmt.Sprintf("the operator waits for %s to be SUSPENDED (it is %s, its job %s) until %s, when it gives up the "+
+				"suspend (abort_grace_period)", n, orNone(ds.LifecycleState), orNone(ds.JobState), orNone(st.AbortAt))
 		}
 		if ds.LifecycleState == "STABLE" && ds.JobState == "RUNNING" {
 			if ods != nil {

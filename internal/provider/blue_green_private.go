@@ -22,12 +22,13 @@ type blueGreenPrivate struct {
 	WaitPending string
 	// Wait: the wait to resume: its target state, the child it started or
 	// rewrote, and the lastReconciledTimestamp before the write.
-	Wait struct{ Target, Child, Since string }
+	Wait struct{ Target, Job, Child, Since string }
 }
 
 // The private-state keys of blueGreenPrivate's pending wait.
 const (
 	privateWaitTarget = "wait_target"
+	privateWaitJob    = "wait_job"
 	privateWaitChild  = "wait_child"
 	privateWaitSince  = "wait_since"
 )
@@ -35,7 +36,8 @@ const (
 func loadBlueGreenPrivate(ctx context.Context, p privateGetter, diags *diag.Diagnostics) *blueGreenPrivate {
 	get := func(key string) string { return privateString(ctx, p, key, diags) }
 	b := &blueGreenPrivate{UID: objectUID(ctx, p, diags), WaitPending: get(privateWaitPending)}
-	b.Wait.Target, b.Wait.Child, b.Wait.Since = get(privateWaitTarget), get(privateWaitChild), get(privateWaitSince)
+	b.Wait.Target, b.Wait.Job = get(privateWaitTarget), get(privateWaitJob)
+	b.Wait.Child, b.Wait.Since = get(privateWaitChild), get(privateWaitSince)
 	return b
 }
 
@@ -45,6 +47,7 @@ func (b *blueGreenPrivate) save(ctx context.Context, p privateSetter, diags *dia
 	setObjectUID(ctx, p, b.UID, diags)
 	set(privateWaitPending, b.WaitPending)
 	set(privateWaitTarget, b.Wait.Target)
+	set(privateWaitJob, b.Wait.Job)
 	set(privateWaitChild, b.Wait.Child)
 	set(privateWaitSince, b.Wait.Since)
 }
@@ -53,11 +56,11 @@ func (b *blueGreenPrivate) save(ctx context.Context, p privateSetter, diags *dia
 // wait leaves the mark, and the next plan waits again.
 func (b *blueGreenPrivate) waitStarts(w kube.BlueGreenWait) {
 	b.WaitPending = "the apply did not finish waiting"
-	b.Wait.Target, b.Wait.Child, b.Wait.Since = w.Target, w.Child, w.Since
+	b.Wait.Target, b.Wait.Job, b.Wait.Child, b.Wait.Since = w.Target, w.Job, w.Child, w.Since
 }
 
 // waitDone clears the marks of a wait that ended.
 func (b *blueGreenPrivate) waitDone() {
 	b.WaitPending = ""
-	b.Wait.Target, b.Wait.Child, b.Wait.Since = "", "", ""
+	b.Wait.Target, b.Wait.Job, b.Wait.Child, b.Wait.Since = "", "", "", ""
 }

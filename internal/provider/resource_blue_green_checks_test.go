@@ -69,3 +69,18 @@ func TestAccBlueGreen_standbyJobManagersNeedHA(t *testing.T) {
 		}},
 	})
 }
+
+// A blue/green deployment created suspended is refused at plan: the
+// operator would deploy no child (InitializingBlueStateHandler).
+func TestAccBlueGreen_createSuspendedRefused(t *testing.T) {
+	cfg := strings.Replace(blueGreenConfig("default", "flink:2.2.1-java17", ""), `upgrade_mode = "savepoint"`,
+		`upgrade_mode = "savepoint"`+"\n    state        = \"suspended\"", 1)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      cfg,
+			PlanOnly:    true,
+			ExpectError: errorRE("A blue/green deployment starts running", "deploys no child until job.state is running"),
+		}},
+	})
+}

@@ -292,6 +292,9 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	d.EffectiveConfig = d.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
 	plan.fromDeployment(d)
 	if state == nil {
+		if blueGreenCreateSuspended(&plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
 		plan.ActiveChild, plan.ActiveDeploymentName = types.StringValue(flinkdeploy.Blue), types.StringUnknown()
 		if known(plan.Name) {
 			plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), flinkdeploy.Blue))
@@ -647,7 +650,7 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	switch {
 	case diff == flinkdeploy.DiffIgnore && private.WaitPending != "":
 		// Nothing new to write: the apply resumes the wait that ran out.
-		w.Target, w.Child, w.Since = private.Wait.Target, private.Wait.Child, private.Wait.Since
+		w.Target, w.Job, w.Child, w.Since = private.Wait.Target, private.Wait.Job, private.Wait.Child, private.Wait.Since
 	case diff == flinkdeploy.DiffIgnore:
 		plan.readStatusNow(ctx, c, ns, name)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -655,6 +658,11 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	case diff == flinkdeploy.DiffTransition || diff == flinkdeploy.DiffSavepointRedeploy:
 		target = flinkdeploy.Other(from)
 		child = flinkdeploy.ChildName(name, target)
+	case diff == flinkdeploy.DiffSuspend:
+		// The active child suspended in place, then ACTIVE_x with the job
+		// SUSPENDED (checkAndInitiateDeployment SUSPEND → patchFlinkDeployment;
+		// monitorTransition → finalizeSuspendedDeployment).
+		w.Job = flinkdeploy.JobSuspendedStatus
 	}
 	if w.Target == "" {
 		w.Target, w.Child = "ACTIVE_"+strings.ToUpper(target), child

@@ -341,7 +341,9 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 				"starts %s from it, and deletes %s once %s is STABLE with its job RUNNING (after deletion_delay). In between both jobs run: %s "+
 				"processes again everything %s processed after the savepoint, so a sink sees those records twice. An exactly-once Kafka sink "+
 				"with one transactionalIdPrefix makes the two jobs fence each other; with distinct prefixes (derived from kubernetes.cluster-id, "+
-				"which names each child) the overlap's records are committed twice. Twice the resources run during the transition.",
+				"which names each child) the overlap's records are committed twice, and the new job's Kafka writer, which aborts the "+
+				"lingering transactions of the prefix its restored state names (the connector's ExactlyOnceKafkaWriter"+
+				".abortLingeringTransactions), fences the old job's open transaction once. Twice the resources run during the transition.",
 				strings.Join(prior.UpgradeChanges(next), ", "), flinkdeploy.ChildName(plan.Name.ValueString(), child),
 				flinkdeploy.ChildName(plan.Name.ValueString(), to), flinkdeploy.ChildName(plan.Name.ValueString(), child),
 				flinkdeploy.ChildName(plan.Name.ValueString(), to), flinkdeploy.ChildName(plan.Name.ValueString(), to),

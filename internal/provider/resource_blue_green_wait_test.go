@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -154,5 +155,51 @@ func expectSameUID(t *testing.T, ns string, uid *string) statecheck.StateCheck {
 			return fmt.Errorf("FlinkBlueGreenDeployment has UID %s, want %s (replaced)", obj.GetUID(), *uid)
 		}
 		return nil
+	})
+}
+
+// job.state suspended suspends the active child in place, and the apply
+// waits until the operator says so (ACTIVE_BLUE with its job SUSPENDED),
+// where a wait for a running job would run out; running again resumes it.
+func TestAccBlueGreen_suspendAndResumeInPlace(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	running := blueGreenConfig(ns, "flink:2.2.1-java17", "")
+	suspended := strings.Replace(running, `upgrade_mode = "savepoint"`, `upgrade_mode = "savepoint"`+"\n    state        = \"suspended\"", 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: running},
+			{
+				Config: suspended,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_BLUE")),
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("active_deployment_name"), knownString("orders-blue")),
+					expectAPI(func() error {
+						obj, err := getDeployment(t, ns, "orders-blue")
+						if err != nil {
+							return err
+						}
+						if lc := kube.ReadDeploymentStatus(obj).LifecycleState; lc != "SUSPENDED" {
+							return fmt.Errorf("orders-blue lifecycle %s after the suspend, want SUSPENDED", lc)
+						}
+						if _, err := getDeployment(t, ns, "orders-green"); err == nil {
+							return fmt.Errorf("orders-green exists after an in-place suspend")
+						}
+						return nil
+					}),
+				},
+			},
+			{Config: suspended, PlanOnly: true},
+			{
+				Config: running,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_BLUE")),
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("job_state"), knownString("RUNNING")),
+				},
+			},
+		},
 	})
 }

@@ -170,6 +170,44 @@ func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st Bl
 	return ""
 }
 
+// WaitTransitionEnds waits, when both children of the FlinkBlueGreenDeployment
+// name exist in a SAVEPOINTING_ or TRANSITIONING_TO_ state (a transition
+// whose old child the operator deletes once the new one is ready:
+// BlueGreenDeploymentService.shouldWeDelete, or whose new one it suspends on
+// an abort: abortDeployment), until the transition has ended (either child
+// gone, or an ACTIVE_ state), and returns the object as it is then. Anything
+// else returns at once.
+func WaitTransitionEnds(ctx context.Context, dyn dynamic.Interface, namespace, name string, timeout, every time.Duration) (*unstructured.Unstructured, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		obj, err := GetBlueGreen(ctx, dyn, namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		st := ReadBlueGreenStatus(obj)
+		moving := strings.HasPrefix(st.State, "SAVEPOINTING_") || strings.HasPrefix(st.State, "TRANSITIONING_TO_")
+		both := moving
+		for _, c := range []string{"blue", "green"} {
+			if both {
+				_, err := GetFlinkDeployment(ctx, dyn, namespace, name+"-"+c)
+				both = err == nil
+			}
+		}
+		if !both {
+			return obj, nil
+		}
+		if time.Now().After(deadline) {
+			return obj, fmt.Errorf("after %s the transition is still under way: the state is %s, and both %s-blue and %s-green exist",
+				timeout, st.State, name, name)
+		}
+		select {
+		case <-ctx.Done():
+			return obj, ctx.Err()
+		case <-time.After(every):
+		}
+	}
+}
+
 // RemoveBlueGreenOptions removes from the live FlinkBlueGreenDeployment's
 // spec.configuration those of keys it holds: keys another manager wrote
 // (kubectl edit), which the provider's server-side apply cannot remove by

@@ -66,3 +66,27 @@ func TestBlueGreenWait_waitingSaysWhatTheOperatorWaitsFor(t *testing.T) {
 		t.Errorf("Waiting in SAVEPOINTING_BLUE: %q", got)
 	}
 }
+
+// A destroy waits while both children exist in a transition, and not when
+// one child runs alone in a TRANSITIONING_TO_ state (a first deployment, an
+// in-place patch).
+func TestWaitTransitionEnds(t *testing.T) {
+	child := func(name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+			"metadata": map[string]any{"name": name, "namespace": "ns"}}}
+	}
+	ctx := context.Background()
+	alone := blueGreenClient(blueGreenWithStatus("TRANSITIONING_TO_BLUE", "RECONCILING", ""), child("orders-blue"))
+	if _, err := WaitTransitionEnds(ctx, alone, "ns", "orders", time.Minute, time.Millisecond); err != nil {
+		t.Errorf("one child: %v", err)
+	}
+	both := blueGreenClient(blueGreenWithStatus("TRANSITIONING_TO_GREEN", "RECONCILING", ""), child("orders-blue"), child("orders-green"))
+	if _, err := WaitTransitionEnds(ctx, both, "ns", "orders", 10*time.Millisecond, time.Millisecond); err == nil ||
+		!strings.Contains(err.Error(), "the transition is still under way: the state is TRANSITIONING_TO_GREEN") {
+		t.Errorf("both children: %v", err)
+	}
+	active := blueGreenClient(blueGreenWithStatus("ACTIVE_GREEN", "RUNNING", ""), child("orders-blue"), child("orders-green"))
+	if _, err := WaitTransitionEnds(ctx, active, "ns", "orders", time.Minute, time.Millisecond); err != nil {
+		t.Errorf("ACTIVE_GREEN with the old child not deleted yet: %v", err)
+	}
+}

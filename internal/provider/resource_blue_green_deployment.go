@@ -145,7 +145,8 @@ func (r *blueGreenResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 		},
 		"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true},
-			"create and update wait for the ACTIVE state with the job running, delete for the final savepoint and the children (default 10m each)"),
+			"create and update wait for the ACTIVE state with the job running (SUSPENDED for a suspend), delete for a running transition to end, "+
+				"the final savepoint and the children (default 10m each)"),
 	}
 	for _, b := range deploymentSpecBlocks {
 		blocks[b] = dep.Schema.Blocks[b]
@@ -751,6 +752,19 @@ func (r *blueGreenResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 	uid := objectUID(ctx, req.Private, &resp.Diagnostics)
 	ours := uid == "" || uid == string(live.GetUID())
+	if ours {
+		// Not while a transition runs: the operator would delete the old
+		// child under its final savepoint, or the new one would go without
+		// one. Wait for the transition to end, within the timeout.
+		if live, err = kube.WaitTransitionEnds(ctx, c.Dynamic, ns, name, timeout, deploymentPollInterval); notfound.Is(err) {
+			return
+		} else if err != nil {
+			addProblem(&resp.Diagnostics, "Destroying", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err),
+				"Nothing was deleted. Destroy again once blue_green_state is ACTIVE_BLUE or ACTIVE_GREEN: the operator ends the "+
+					"transition when the new child is ready, or aborts it after abort_grace_period.")
+			return
+		}
+	}
 	state.readStatus(ctx, c, live)
 	if ours {
 		// The active child's job stops with a final savepoint, as a

@@ -203,3 +203,51 @@ func TestAccBlueGreen_suspendAndResumeInPlace(t *testing.T) {
 		},
 	})
 }
+
+// A destroy while a transition runs (green started, blue still there) waits
+// for it to end, and refuses when it does not within the timeout: nothing is
+// deleted and blue's job runs on. Once the transition ends, the destroy
+// stops the active child with its final savepoint.
+func TestAccBlueGreen_destroyWaitsForTheTransition(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	var jobID string
+	next := blueGreenConfig(ns, "flink:2.2.1-java21", "  timeouts {\n    update = \"20s\"\n    delete = \"20s\"\n  }")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{
+				Config:            blueGreenConfig(ns, "flink:2.2.1-java17", ""),
+				ConfigStateChecks: []statecheck.StateCheck{recordAttr(bgAddr, "job_id", &jobID)},
+			},
+			{
+				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true }) },
+				Config:      next,
+				ExpectError: errorRE("timed out after 20s waiting for ACTIVE_GREEN"),
+			},
+			{
+				Config:      next,
+				Destroy:     true,
+				ExpectError: errorRE("the transition is still under way", "TRANSITIONING_TO_GREEN", "Nothing was deleted"),
+			},
+			{
+				PreConfig: func() {
+					obj, err := getDeployment(t, ns, "orders-blue")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if st := kube.ReadDeploymentStatus(obj); st.JobID != jobID || st.JobState != "RUNNING" {
+						t.Errorf("orders-blue after the refused destroy: job %s %s, want %s RUNNING", st.JobID, st.JobState, jobID)
+					}
+					op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = false })
+				},
+				Config: next,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_GREEN")),
+				},
+			},
+		},
+	})
+}

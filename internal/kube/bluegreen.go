@@ -147,10 +147,6 @@ func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st Bl
 		if ds == nil {
 			return fmt.Sprintf("the operator has not written %s yet", n)
 		}
-		keeps := ""
-		if ods != nil {
-			keeps = ", and " + old + " keeps running"
-		}
 		if w.job() == "SUSPENDED" {
 			return fmt.Sprintf("the operator waits for %s to be SUSPENDED (it is %s, its job %s) until %s, when it gives up the "+
 				"suspend (abort_grace_period)", n, orNone(ds.LifecycleState), orNone(ds.JobState), orNone(st.AbortAt))
@@ -163,7 +159,7 @@ func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st Bl
 			return fmt.Sprintf("%s is ready (STABLE, its job RUNNING); the state becomes ACTIVE_%s at the operator's next reconciliation", n, strings.ToUpper(t))
 		}
 		return fmt.Sprintf("the operator waits for %s to be STABLE with its job RUNNING (it is %s, its job %s) until %s, when it aborts the "+
-			"transition (abort_grace_period)%s", n, orNone(ds.LifecycleState), orNone(ds.JobState), orNone(st.AbortAt), keeps)
+			"transition (abort_grace_period)", n, orNone(ds.LifecycleState), orNone(ds.JobState), orNone(st.AbortAt))
 	case strings.HasPrefix(st.State, "ACTIVE_") && st.JobState != "FAILING":
 		return "the operator has not acted on the change yet (it checks at every reconciliation, reschedule_interval)"
 	}

@@ -44,7 +44,8 @@ func TestBlueGreenWait_suspendEndsWithTheJobSuspended(t *testing.T) {
 }
 
 // A wait that ran out in TRANSITIONING_TO_x says what the operator waits
-// for: the new child ready, until the abort time, the old one running.
+// for: the new child ready, until the abort time (the caller says which
+// child keeps running).
 func TestBlueGreenWait_waitingSaysWhatTheOperatorWaitsFor(t *testing.T) {
 	child := func(name, lifecycle, job string) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{
@@ -58,7 +59,7 @@ func TestBlueGreenWait_waitingSaysWhatTheOperatorWaitsFor(t *testing.T) {
 	st := BlueGreenStatus{State: "TRANSITIONING_TO_GREEN", JobState: "RECONCILING", AbortAt: "2026-12-04T05:10:00Z"}
 	got := w.Waiting(context.Background(), dyn, st)
 	want := "the operator waits for orders-green to be STABLE with its job RUNNING (it is DEPLOYED, its job RECONCILING) until " +
-		"2026-12-04T05:10:00Z, when it aborts the transition (abort_grace_period), and orders-blue keeps running"
+		"2026-12-04T05:10:00Z, when it aborts the transition (abort_grace_period)"
 	if got != want {
 		t.Errorf("Waiting:\n got  %q\n want %q", got, want)
 	}

@@ -38,7 +38,8 @@ var checkFuncs = map[string][]assignment{
 	"bucketPlanChecks": {{"flinkstate_bucket", ""}},
 	// Called by the deployment (identity = "pod_identity") and by the
 	// association, each with its own attribute.
-	"podIdentityUser":          {{"flinkstate_deployment", "identity"}, {"flinkstate_pod_identity_association", "service_account"}},
+	"podIdentityUser": {{"flinkstate_deployment", "identity"}, {"flinkstate_pod_identity_association", "service_account"},
+		{"flinkstate_blue_green_deployment", "identity"}},
 	"ModifyPlan":               {{"flinkstate_service_account", ""}}, // serviceAccountResource's
 	"checkSnapshotPlan":        {{"flinkstate_snapshot", ""}},
 	"checkSavepointDirAtApply": {{"flinkstate_snapshot", ""}},
@@ -49,12 +50,16 @@ var checkFuncs = map[string][]assignment{
 
 	"planStore":                  {{"flinkstate_state_store", ""}},
 	"blueGreenSavepointDirCheck": {{"flinkstate_blue_green_deployment", ""}},
-	"checkIdentityAtApply":       {{"flinkstate_deployment", ""}},
-	"checkSensitiveKeys":         {{"flinkstate_deployment", ""}},
-	"planIdentity":               {{"flinkstate_deployment", ""}},
-	"unusedIRSARole":             {{"flinkstate_deployment", ""}},
-	"rolePlanChecks":             {{"flinkstate_iam_role", ""}},
-	"checkReplicationAtApply":    {{"flinkstate_bucket_replication", ""}},
+	"blueGreenCreateSuspended":   {{"flinkstate_blue_green_deployment", ""}},
+	// The spec's checks, shared by flinkstate_deployment and the template
+	// of flinkstate_blue_green_deployment.
+	"checkIdentityAtApply":    {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	"checkSensitiveKeys":      {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	"planIdentity":            {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	"unusedIRSARole":          {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	"planSpecChecks":          {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	"rolePlanChecks":          {{"flinkstate_iam_role", ""}},
+	"checkReplicationAtApply": {{"flinkstate_bucket_replication", ""}},
 	// partition.go: the ARN attributes of each resource (the function
 	// takes them as parameters).
 	"checkSamePartition":   {{"flinkstate_iam_role", "kms_key_arns"}},

@@ -30,6 +30,12 @@ const (
 	// status.error when a deployment or transition fails or is aborted
 	// (BlueGreenDeploymentService.markDeploymentFailing).
 	JobFailing = "FAILING"
+	// JobSuspendedStatus is the jobStatus.state of a blue/green deployment
+	// whose active child was suspended in place
+	// (BlueGreenDeploymentService.finalizeSuspendedDeployment), or whose
+	// first deployment waits for job.state running
+	// (InitializingBlueStateHandler).
+	JobSuspendedStatus = "SUSPENDED"
 )
 
 // The operator's blue/green options, read from the resource's own
@@ -60,6 +66,21 @@ func ActiveChild(state string) string {
 		return Green
 	}
 	return Blue
+}
+
+// ServingChild is ActiveChild with the children that exist: a
+// TRANSITIONING_TO_x state with no other child is not a transition from it
+// but the first deployment (InitializingBlueStateHandler: INITIALIZING_BLUE
+// to TRANSITIONING_TO_BLUE) or an in-place patch of x
+// (BlueGreenDeploymentService.patchFlinkDeployment: calculatePatchingState
+// names the patched child), so x is the one serving. otherExists tells
+// whether the child ActiveChild names exists.
+func ServingChild(state string, otherExists func(child string) bool) string {
+	c := ActiveChild(state)
+	if strings.HasPrefix(state, "TRANSITIONING_TO_") && !otherExists(c) {
+		return Other(c)
+	}
+	return c
 }
 
 // Other is the other child.

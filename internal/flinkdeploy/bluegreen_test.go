@@ -44,3 +44,25 @@ func TestActiveChild(t *testing.T) {
 		}
 	}
 }
+
+// In a TRANSITIONING_TO_x state without the other child (the first
+// deployment, an in-place patch of x) x serves; with both, the old one.
+func TestServingChild(t *testing.T) {
+	only := func(c string) func(string) bool { return func(x string) bool { return x == c } }
+	both := func(string) bool { return true }
+	for _, tc := range []struct {
+		state  string
+		exists func(string) bool
+		want   string
+	}{
+		{"TRANSITIONING_TO_BLUE", only(Blue), Blue},
+		{"TRANSITIONING_TO_BLUE", both, Green},
+		{"TRANSITIONING_TO_GREEN", only(Green), Green},
+		{"TRANSITIONING_TO_GREEN", both, Blue},
+		{"ACTIVE_GREEN", only(Blue), Green},
+	} {
+		if got := ServingChild(tc.state, tc.exists); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.state, got, tc.want)
+		}
+	}
+}

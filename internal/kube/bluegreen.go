@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ktypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 )
 
@@ -17,9 +19,13 @@ import (
 // status (FlinkBlueGreenDeploymentStatus, operator 1.15.0): its state, the
 // jobStatus.state the controller writes (RECONCILING, RUNNING, FAILING,
 // SUSPENDED), status.error, and lastReconciledTimestamp, which it sets
-// whenever it records a spec it acts on (BlueGreenUtils.setLastReconciledSpec).
+// whenever it records a spec it acts on (BlueGreenUtils.setLastReconciledSpec),
+// and a transition's deadlines: abortTimestamp (BlueGreenUtils
+// .setAbortTimestamp: the new child's start plus abort.grace-period) and
+// deploymentReadyTimestamp (shouldWeDelete: when the new child was ready).
 type BlueGreenStatus struct {
 	State, JobState, Error, LastReconciled string
+	AbortAt, ReadyAt                       string
 }
 
 // ReadBlueGreenStatus reads the status of obj.
@@ -28,7 +34,8 @@ func ReadBlueGreenStatus(obj *unstructured.Unstructured) BlueGreenStatus {
 		v, _, _ := unstructured.NestedString(obj.Object, append([]string{"status"}, p...)...)
 		return v
 	}
-	return BlueGreenStatus{State: s("blueGreenState"), JobState: s("jobStatus", "state"), Error: s("error"), LastReconciled: s("lastReconciledTimestamp")}
+	return BlueGreenStatus{State: s("blueGreenState"), JobState: s("jobStatus", "state"), Error: s("error"), LastReconciled: s("lastReconciledTimestamp"),
+		AbortAt: s("abortTimestamp"), ReadyAt: s("deploymentReadyTimestamp")}
 }
 
 // GetBlueGreen reads a FlinkBlueGreenDeployment.
@@ -45,9 +52,20 @@ type BlueGreenWait struct {
 	Namespace, Name, Target, Since string
 	// Child is the child the write starts or rewrites (the target's), whose
 	// own failure ends the wait before the operator's abort.
-	Child   string
+	Child string
+	// Job is the jobStatus.state the target comes with: RUNNING ("", the
+	// end of a deployment or transition: finalizeBlueGreenDeployment) or
+	// SUSPENDED (an in-place suspend: finalizeSuspendedDeployment).
+	Job     string
 	Timeout time.Duration
 	Every   time.Duration
+}
+
+func (w BlueGreenWait) job() string {
+	if w.Job == "" {
+		return "RUNNING"
+	}
+	return w.Job
 }
 
 // ErrBlueGreenFailed is a wait that ended because the operator said the
@@ -68,7 +86,7 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 			st, lastErr = ReadBlueGreenStatus(obj), nil
 			recorded := w.Since == "" || (st.LastReconciled != "" && st.LastReconciled != w.Since)
 			switch {
-			case recorded && st.State == w.Target && st.JobState == "RUNNING":
+			case recorded && st.State == w.Target && st.JobState == w.job():
 				return st, nil
 			case st.JobState == "FAILING" && st.Error != "" && (recorded || strings.HasPrefix(st.Error, "Could not trigger Savepoint")):
 				// markDeploymentFailing; a savepoint trigger that failed
@@ -85,8 +103,8 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 			if lastErr != nil {
 				return st, fmt.Errorf("timed out after %s waiting for %s, reads failing: %w", w.Timeout, w.Target, lastErr)
 			}
-			return st, fmt.Errorf("timed out after %s waiting for %s with the job RUNNING: the state is %s, the job %s", w.Timeout, w.Target,
-				orNone(st.State), orNone(st.JobState))
+			return st, fmt.Errorf("timed out after %s waiting for %s with the job %s: the state is %s, the job %s", w.Timeout, w.Target,
+				w.job(), orNone(st.State), orNone(st.JobState))
 		}
 		select {
 		case <-ctx.Done():
@@ -94,6 +112,121 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 		case <-time.After(w.Every):
 		}
 	}
+}
+
+// Waiting says what the operator waits for in st, the state a wait for
+// the FlinkBlueGreenDeployment name ran out in (its children read now;
+// "" when the state says nothing more than its name):
+//   - SAVEPOINTING_x: the savepoint of x's job, without a time limit
+//     (SavepointingStateHandler.handle: "this will wait indefinitely");
+//   - TRANSITIONING_TO_x: x STABLE with its job RUNNING
+//     (BlueGreenKubernetesService.isFlinkDeploymentReady), aborted at
+//     abortTimestamp (shouldWeAbort); once x is ready, the deletion of the
+//     other child after deployment-deletion.delay (shouldWeDelete);
+//   - ACTIVE_x (the wait would have ended at its target): a change not acted on yet (the next
+//     reconciliation, reschedule-interval: checkAndInitiateDeployment).
+func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st BlueGreenStatus) string {
+	child := func(t string) (string, *DeploymentStatus) {
+		n := w.Name + "-" + t
+		obj, err := GetFlinkDeployment(ctx, dyn, w.Namespace, n)
+		if err != nil {
+			return n, nil
+		}
+		ds := ReadDeploymentStatus(obj)
+		return n, &ds
+	}
+	lower := func(s, prefix string) string { return strings.ToLower(strings.TrimPrefix(s, prefix)) }
+	switch {
+	case strings.HasPrefix(st.State, "SAVEPOINTING_"):
+		n, _ := child(lower(st.State, "SAVEPOINTING_"))
+		return fmt.Sprintf("the operator waits for the savepoint of %s's job (%s keeps running; the operator sets no time limit on this savepoint)", n, n)
+	case strings.HasPrefix(st.State, "TRANSITIONING_TO_"):
+		t := lower(st.State, "TRANSITIONING_TO_")
+		n, ds := child(t)
+		old, ods := child(map[string]string{"blue": "green", "green": "blue"}[t])
+		if ds == nil {
+			return fmt.Sprintf("the operator has not written %s yet", n)
+		}
+		if w.job() == "SUSPENDED" {
+			return fmt.Sprintf("the operator waits for %s to be SUSPENDED (it is %s, its job %s) until %s, when it gives up the "+
+				"suspend (abort_grace_period)", n, orNone(ds.LifecycleState), orNone(ds.JobState), orNone(st.AbortAt))
+		}
+		if ds.LifecycleState == "STABLE" && ds.JobState == "RUNNING" {
+			if ods != nil {
+				return fmt.Sprintf("%s is ready (STABLE, its job RUNNING since %s); the operator deletes %s once deletion_delay has passed, then the state becomes ACTIVE_%s",
+					n, orNone(st.ReadyAt), old, strings.ToUpper(t))
+			}
+			return fmt.Sprintf("%s is ready (STABLE, its job RUNNING); the state becomes ACTIVE_%s at the operator's next reconciliation", n, strings.ToUpper(t))
+		}
+		return fmt.Sprintf("the operator waits for %s to be STABLE with its job RUNNING (it is %s, its job %s) until %s, when it aborts the "+
+			"transition (abort_grace_period)", n, orNone(ds.LifecycleState), orNone(ds.JobState), orNone(st.AbortAt))
+	case strings.HasPrefix(st.State, "ACTIVE_") && st.JobState != "FAILING":
+		return "the operator has not acted on the change yet (it checks at every reconciliation, reschedule_interval)"
+	}
+	return ""
+}
+
+// WaitTransitionEnds waits, when both children of the FlinkBlueGreenDeployment
+// name exist in a SAVEPOINTING_ or TRANSITIONING_TO_ state (a transition
+// whose old child the operator deletes once the new one is ready:
+// BlueGreenDeploymentService.shouldWeDelete, or whose new one it suspends on
+// an abort: abortDeployment), until the transition has ended (either child
+// gone, or an ACTIVE_ state), and returns the object as it is then. Anything
+// else returns at once.
+func WaitTransitionEnds(ctx context.Context, dyn dynamic.Interface, namespace, name string, timeout, every time.Duration) (*unstructured.Unstructured, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		obj, err := GetBlueGreen(ctx, dyn, namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		st := ReadBlueGreenStatus(obj)
+		moving := strings.HasPrefix(st.State, "SAVEPOINTING_") || strings.HasPrefix(st.State, "TRANSITIONING_TO_")
+		both := moving
+		for _, c := range []string{"blue", "green"} {
+			if both {
+				_, err := GetFlinkDeployment(ctx, dyn, namespace, name+"-"+c)
+				both = err == nil
+			}
+		}
+		if !both {
+			return obj, nil
+		}
+		if time.Now().After(deadline) {
+			return obj, fmt.Errorf("after %s the transition is still under way: the state is %s, and both %s-blue and %s-green exist",
+				timeout, st.State, name, name)
+		}
+		select {
+		case <-ctx.Done():
+			return obj, ctx.Err()
+		case <-time.After(every):
+		}
+	}
+}
+
+// RemoveBlueGreenOptions removes from the live FlinkBlueGreenDeployment's
+// spec.configuration those of keys it holds: keys another manager wrote
+// (kubectl edit), which the provider's server-side apply cannot remove by
+// leaving them out (Kubernetes docs, "Server-Side Apply": a field is
+// removed only when no manager owns it). A JSON patch whose test of the
+// resourceVersion makes a concurrent write fail instead of being undone.
+func RemoveBlueGreenOptions(ctx context.Context, dyn dynamic.Interface, live *unstructured.Unstructured, keys []string) (*unstructured.Unstructured, error) {
+	cfg, _, _ := unstructured.NestedMap(live.Object, "spec", "configuration")
+	ops := []map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": live.GetResourceVersion()}}
+	for _, k := range keys {
+		if _, ok := cfg[k]; ok {
+			ops = append(ops, map[string]any{"op": "remove", "path": "/spec/configuration/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)})
+		}
+	}
+	if len(ops) == 1 {
+		return live, nil
+	}
+	body, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	return dyn.Resource(FlinkBlueGreenDeploymentGVR).Namespace(live.GetNamespace()).Patch(ctx, live.GetName(), ktypes.JSONPatchType, body,
+		metav1.PatchOptions{FieldManager: FieldManager})
 }
 
 // childFailed is the child's JobManager failing to deploy, as the operator

@@ -110,10 +110,10 @@ type jobModel struct {
 	ClaimMode             types.String `tfsdk:"claim_mode"`
 }
 
-// input converts the model for flinkconf, with the provider defaults an
+// input converts the spec for flinkconf, with the provider defaults an
 // imported object lacked (unwritten); ok is false while something it needs
-// is unknown.
-func (m *deploymentModel) input(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkconf.Input, bool) {
+// is unknown. Both resources' (a blue/green template's too).
+func (m *deploymentSpecModel) input(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkconf.Input, bool) {
 	if anyUnknown(m.FlinkVersion, m.Identity, m.S3Plugin, m.HighAvailability, m.FlinkConfiguration, m.Image) || stateUnknown(m.State) ||
 		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode, m.Job.Parallelism)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
 		return flinkconf.Input{}, false

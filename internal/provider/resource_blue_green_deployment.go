@@ -146,7 +146,8 @@ func (r *blueGreenResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 		},
 		"timeouts": timeoutsBlock(ctx, timeouts.Opts{Create: true, Update: true, Delete: true},
-			"create and update wait for the ACTIVE state with the job running, delete for the final savepoint and the children (default 10m each)"),
+			"create and update wait for the ACTIVE state with the job running (SUSPENDED for a suspend), delete for a running transition to end, "+
+				"the final savepoint and the children (default 10m each)"),
 	}
 	for _, b := range deploymentSpecBlocks {
 		blocks[b] = dep.Schema.Blocks[b]
@@ -158,7 +159,11 @@ func (r *blueGreenResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"one is STABLE with its job RUNNING. Both run side by side in between: the new job processes again what the old one processed " +
 			"after the savepoint, and an exactly-once sink sees both (the plan says so). A change of only the fields the operator's diff " +
 			"ignores rewrites the active child in place. The template is the FlinkDeployment spec flinkstate_deployment writes, with the " +
-			"same attributes and checks. Created with a plain create (an existing object is never taken over); import adopts one.",
+			"same attributes and checks. Created with a plain create (an existing object is never taken over); import adopts one. " +
+			"A wait that runs out (timeouts) never loses the change: it says the state the transition is in and what the operator " +
+			"waits for; after a create it is a warning (the object is kept, not tainted), after an update an error; either way the " +
+			"next plan shows an update whose apply waits again for the same state. A failure the operator reports (an abort, a failed " +
+			"savepoint, a child that cannot start) ends the apply with its words and the child that keeps running.",
 		Attributes: attrs,
 		Blocks:     blocks,
 	}
@@ -173,12 +178,18 @@ func (r *blueGreenResource) ConfigValidators(context.Context) []resource.ConfigV
 type blueGreenChecks struct{}
 
 func (blueGreenChecks) Description(context.Context) string {
-	return "a stateful blue/green deployment has a savepoint directory"
+	return "the template's combination of attributes can run (flinkconf's checks, as for flinkstate_deployment), and a stateful " +
+		"blue/green deployment has a savepoint directory"
 }
 func (c blueGreenChecks) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
 
-// ValidateResource runs blueGreenSavepointDirCheck.
+// ValidateResource runs the template's checks flinkstate_deployment runs
+// on its spec (specChecks) and blueGreenSavepointDirCheck.
 func (blueGreenChecks) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m blueGreenModel
+	if d := req.Config.Get(ctx, &m); !d.HasError() {
+		specChecks(ctx, &m.deploymentSpecModel, &resp.Diagnostics)
+	}
 	blueGreenSavepointDirCheck(ctx, req, resp)
 }
 
@@ -217,6 +228,18 @@ func (m *blueGreenModel) configuration() map[string]string {
 	for _, o := range blueGreenOptions {
 		if v := o.get(m.BlueGreen); known(*v) {
 			out[o.key] = v.ValueString()
+		}
+	}
+	return out
+}
+
+// unsetOptions are the operator's option keys the configuration leaves out.
+func (m *blueGreenModel) unsetOptions() []string {
+	set := m.configuration()
+	var out []string
+	for _, o := range blueGreenOptions {
+		if _, ok := set[o.key]; !ok {
+			out = append(out, o.key)
 		}
 	}
 	return out
@@ -264,8 +287,10 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	cfg, fs := flinkconf.Derive(in)
 	addFindings(&resp.Diagnostics, fs)
+	r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), &resp.Diagnostics)
 	planIdentity(*d, sd, &resp.Diagnostics)
 	d.planPodTemplate(in, &resp.Diagnostics)
+	planSpecChecks(d, sd, in, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -275,11 +300,16 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	d.EffectiveConfig = d.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
 	plan.fromDeployment(d)
 	if state == nil {
+		if blueGreenCreateSuspended(&plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
 		plan.ActiveChild, plan.ActiveDeploymentName = types.StringValue(flinkdeploy.Blue), types.StringUnknown()
 		if known(plan.Name) {
 			plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), flinkdeploy.Blue))
 		}
-		plan.BlueGreenState, plan.TransitionSavepoint = types.StringValue(flinkdeploy.StateActiveBlue), types.StringNull()
+		// blue_green_state is known after apply: a create whose wait runs
+		// out is kept (finish), short of ACTIVE_BLUE.
+		plan.BlueGreenState, plan.TransitionSavepoint = types.StringUnknown(), types.StringNull()
 		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
 		if mv != nil {
 			if r.planMove(ctx, &plan, d, moved, mv, &resp.Diagnostics); resp.Diagnostics.HasError() {
@@ -297,7 +327,13 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	switch diff := flinkdeploy.ClassifyBlueGreen(prior, next); diff {
+	diff := flinkdeploy.ClassifyBlueGreen(prior, next)
+	if pending := loadBlueGreenPrivate(ctx, req.Private, &resp.Diagnostics); diff == flinkdeploy.DiffIgnore && pending.WaitPending != "" {
+		r.planPendingWait(ctx, &plan, child, in, cfg, pending, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	switch diff {
 	case flinkdeploy.DiffIgnore:
 	case flinkdeploy.DiffTransition, flinkdeploy.DiffSavepointRedeploy:
 		to := flinkdeploy.Other(child)
@@ -318,7 +354,9 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 				"starts %s from it, and deletes %s once %s is STABLE with its job RUNNING (after deletion_delay). In between both jobs run: %s "+
 				"processes again everything %s processed after the savepoint, so a sink sees those records twice. An exactly-once Kafka sink "+
 				"with one transactionalIdPrefix makes the two jobs fence each other; with distinct prefixes (derived from kubernetes.cluster-id, "+
-				"which names each child) the overlap's records are committed twice. Twice the resources run during the transition.",
+				"which names each child) the overlap's records are committed twice, and the new job's Kafka writer, which aborts the "+
+				"lingering transactions of the prefix its restored state names (the connector's ExactlyOnceKafkaWriter"+
+				".abortLingeringTransactions), fences the old job's open transaction once. Twice the resources run during the transition.",
 				strings.Join(prior.UpgradeChanges(next), ", "), flinkdeploy.ChildName(plan.Name.ValueString(), child),
 				flinkdeploy.ChildName(plan.Name.ValueString(), to), flinkdeploy.ChildName(plan.Name.ValueString(), child),
 				flinkdeploy.ChildName(plan.Name.ValueString(), to), flinkdeploy.ChildName(plan.Name.ValueString(), to),
@@ -329,6 +367,31 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planPendingWait plans the update whose apply resumes a wait that ran out
+// (blueGreenPrivate.WaitPending): the change is written and the operator
+// goes on with it, so the plan is the state the wait waits for, with the
+// child of that state (its configuration names it).
+func (r *blueGreenResource) planPendingWait(ctx context.Context, plan *blueGreenModel, child string, in flinkconf.Input, cfg map[string]string,
+	pending *blueGreenPrivate, diags *diag.Diagnostics) {
+	target := pending.Wait.Target
+	to := strings.ToLower(strings.TrimPrefix(target, "ACTIVE_"))
+	if to != flinkdeploy.Blue && to != flinkdeploy.Green {
+		to, target = child, "ACTIVE_"+strings.ToUpper(child)
+	}
+	if to != child {
+		nd := plan.asDeployment(to)
+		plan.EffectiveConfig = nd.effectiveConfig(ctx, cfg, in, diags)
+		plan.TransitionSavepoint = types.StringUnknown()
+	}
+	plan.ActiveChild = types.StringValue(to)
+	plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), to))
+	plan.BlueGreenState = types.StringValue(target)
+	plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
+	diags.AddWarning("A wait that ran out: this apply waits again",
+		fmt.Sprintf("The last apply's wait for %s ran out: %s\n\nThe change is written and the operator goes on with it; this apply writes "+
+			"nothing new and waits for %s again.", target, pending.WaitPending, target))
 }
 
 // preflightTransition is the restore pre-flight of a transition: the new
@@ -398,6 +461,9 @@ func (r *blueGreenResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
+	if checkIdentityAtApply(ctx, c, *plan.asDeployment(flinkdeploy.Blue), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	obj, ok := plan.render(ctx, nil, &resp.Diagnostics)
 	if !ok {
 		return
@@ -414,22 +480,30 @@ func (r *blueGreenResource) Create(ctx context.Context, req resource.CreateReque
 		addProblem(&resp.Diagnostics, "Creating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "")
 		return
 	}
-	setObjectUID(ctx, resp.Private, string(live.GetUID()), &resp.Diagnostics)
+	private := loadBlueGreenPrivate(ctx, resp.Private, &resp.Diagnostics)
+	defer private.save(ctx, resp.Private, &resp.Diagnostics)
+	private.UID = string(live.GetUID())
 	plan.ID = types.StringValue(ns + "/" + name)
 	// In state before the wait: whatever happens next, the object is there.
 	plan.BlueGreenState, plan.JobID, plan.JobState = types.StringValue(""), types.StringValue(""), types.StringValue("")
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: flinkdeploy.StateActiveBlue, Child: flinkdeploy.ChildName(name, flinkdeploy.Blue),
 		Timeout: timeout, Every: deploymentPollInterval}
-	r.finish(ctx, c, &plan, w, "Creating", &resp.Diagnostics)
+	private.waitStarts(w)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.finish(ctx, c, &plan, w, true, private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// finish runs the wait and reads the status into the model; an end short
-// of the target is an error naming the child that keeps running.
-func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueGreenModel, w kube.BlueGreenWait, verb string, diags *diag.Diagnostics) {
+// finish runs the wait and reads the status into the model. A wait that
+// ran out keeps private's pending mark, so the next plan waits again:
+// after a create it is a warning, not an error (Terraform would taint the
+// object and replace the running job: flinkstate_deployment's apply does
+// the same), after an update an error. Either says where the transition
+// stands (kube.BlueGreenWait.Waiting). A failure the operator reported is
+// an error naming the child that keeps running.
+func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueGreenModel, w kube.BlueGreenWait, create bool, private *blueGreenPrivate, diags *diag.Diagnostics) {
 	planned := m.activeChild()
-	_, err := w.Run(ctx, c.Dynamic)
+	st, err := w.Run(ctx, c.Dynamic)
 	m.readStatusNow(ctx, c, w.Namespace, w.Name)
 	if now := m.activeChild(); now != planned {
 		// The plan named the keys the operator adds for the child it
@@ -437,23 +511,49 @@ func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueG
 		m.renameChild(ctx, planned, now, diags)
 	}
 	if err == nil {
+		private.waitDone()
 		return
 	}
 	running := "no child runs a job yet"
 	if js := m.JobState.ValueString(); js != "" {
 		running = fmt.Sprintf("%s keeps running (its job %s)", m.ActiveDeploymentName.ValueString(), js)
 	}
-	advice := "The change stays written, and the operator acts on it again by itself only once it is ready (a wait that ran out). Apply again to wait again."
+	subject := "FlinkBlueGreenDeployment " + w.Namespace + "/" + w.Name
+	verb := "Updating"
+	if create {
+		verb = "Creating"
+	}
 	if errors.Is(err, kube.ErrBlueGreenFailed) {
 		// The operator recorded the spec it failed on (lastReconciledSpec)
 		// and acts on it no further (BlueGreenDeploymentService
 		// .checkAndInitiateDeployment: a FAILING resource is reconciled
-		// again on a spec change).
-		advice = "The FlinkBlueGreenDeployment keeps this spec, which the operator recorded and acts on no further, so the next plan shows no " +
-			"change while the configuration asks for it. Fix what the operator names in the configuration (the image, the resources) and " +
-			"apply again: it applies the new spec as a new transition."
+		// again on a spec change): waiting again changes nothing.
+		private.waitDone()
+		addProblem(diags, verb, subject, err.Error()+"; "+running+".",
+			"The FlinkBlueGreenDeployment keeps this spec, which the operator recorded and acts on no further, so the next plan shows no "+
+				"change while the configuration asks for it. Fix what the operator names in the configuration (the image, the resources) and "+
+				"apply again: it applies the new spec as a new transition.")
+		return
 	}
-	addProblem(diags, verb, "FlinkBlueGreenDeployment "+w.Namespace+"/"+w.Name, err.Error()+"; "+running+".", advice)
+	// A wait that ran out (or was cut short): the change stays written and
+	// the operator goes on with it.
+	detail := err.Error()
+	if ctx.Err() == nil {
+		if why := w.Waiting(ctx, c.Dynamic, st); why != "" {
+			detail += "; " + why
+		}
+	}
+	detail += "; " + running + "."
+	private.WaitPending = detail
+	if create {
+		diags.AddWarning("FlinkBlueGreenDeployment created but not active yet",
+			fmt.Sprintf("%s: %s\n\nThe FlinkBlueGreenDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply "+
+				"waits for %s again.", subject, detail, w.Namespace, w.Name, w.Target))
+		return
+	}
+	addProblem(diags, "Waiting for", subject, detail,
+		fmt.Sprintf("The change stays written and the operator goes on with it. The next plan shows this deployment as a pending update, "+
+			"whose apply waits for %s again.", w.Target))
 }
 
 // renameChild turns effective_flink_configuration's operator-added keys
@@ -477,10 +577,22 @@ func (m *blueGreenModel) renameChild(ctx context.Context, from, to string, diags
 	m.EffectiveConfig = mapFrom(ctx, cfg, diags)
 }
 
+// specFor is the child's spec from the model: its configuration's keys the
+// operator adds name the child (a plan of a transition names the new one).
+func (m blueGreenModel) specFor(ctx context.Context, child string, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
+	if from := m.activeChild(); from != child {
+		m.renameChild(ctx, from, child, diags)
+	}
+	return m.asDeployment(child).spec(ctx, nil, diags)
+}
+
 // readStatus reads the operator's state and the active child's job.
 func (m *blueGreenModel) readStatus(ctx context.Context, c *kube.Client, live *unstructured.Unstructured) {
 	st := kube.ReadBlueGreenStatus(live)
-	child := flinkdeploy.ActiveChild(st.State)
+	child := flinkdeploy.ServingChild(st.State, func(t string) bool {
+		_, err := kube.GetFlinkDeployment(ctx, c.Dynamic, live.GetNamespace(), flinkdeploy.ChildName(live.GetName(), t))
+		return !notfound.Is(err)
+	})
 	m.BlueGreenState = types.StringValue(st.State)
 	m.ActiveChild = types.StringValue(child)
 	m.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(live.GetName(), child))
@@ -512,14 +624,21 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	timeout, d := plan.Timeouts.Update(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	private := loadBlueGreenPrivate(ctx, req.Private, &resp.Diagnostics)
+	defer private.save(ctx, resp.Private, &resp.Diagnostics)
 	live, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name)
 	if err == nil {
-		if uid := objectUID(ctx, req.Private, &resp.Diagnostics); uid != "" && uid != string(live.GetUID()) {
+		if uid := private.UID; uid != "" && uid != string(live.GetUID()) {
 			err = fmt.Errorf("it has UID %s, not %s: another object of that name, which this resource does not rewrite", live.GetUID(), uid)
 		}
 	}
 	if err != nil {
 		addProblem(&resp.Diagnostics, "Updating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "Refresh and plan again.")
+		return
+	}
+	if checkIdentityAtApply(ctx, c, *plan.asDeployment(state.activeChild()), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		// Nothing written: the state stays what it was.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
 	before := kube.ReadBlueGreenStatus(live)
@@ -528,29 +647,46 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	var dd diag.Diagnostics
-	prior, _ := state.asDeployment(state.activeChild()).spec(ctx, nil, &dd)
-	next, _ := plan.asDeployment(state.activeChild()).spec(ctx, nil, &dd)
+	prior, _ := state.specFor(ctx, state.activeChild(), &dd)
+	next, _ := plan.specFor(ctx, state.activeChild(), &dd)
 	diff := flinkdeploy.ClassifyBlueGreen(prior, next)
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
-	if _, err := kube.Apply(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj); err != nil {
+	applied, err := kube.Apply(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj)
+	if err == nil {
+		// An option the configuration leaves out that someone else wrote
+		// (Read shows it, the plan removes it).
+		_, err = kube.RemoveBlueGreenOptions(ctx, c.Dynamic, applied, plan.unsetOptions())
+	}
+	if err != nil {
 		addProblem(&resp.Diagnostics, "Updating", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err), "")
 		return
 	}
 	from := state.activeChild()
 	target, child := from, flinkdeploy.ChildName(name, from)
-	switch diff {
-	case flinkdeploy.DiffIgnore:
+	w := kube.BlueGreenWait{Namespace: ns, Name: name, Since: before.LastReconciled, Timeout: timeout, Every: deploymentPollInterval}
+	switch {
+	case diff == flinkdeploy.DiffIgnore && private.WaitPending != "":
+		// Nothing new to write: the apply resumes the wait that ran out.
+		w.Target, w.Job, w.Child, w.Since = private.Wait.Target, private.Wait.Job, private.Wait.Child, private.Wait.Since
+	case diff == flinkdeploy.DiffIgnore:
 		plan.readStatusNow(ctx, c, ns, name)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
-	case flinkdeploy.DiffTransition, flinkdeploy.DiffSavepointRedeploy:
+	case diff == flinkdeploy.DiffTransition || diff == flinkdeploy.DiffSavepointRedeploy:
 		target = flinkdeploy.Other(from)
 		child = flinkdeploy.ChildName(name, target)
+	case diff == flinkdeploy.DiffSuspend:
+		// The active child suspended in place, then ACTIVE_x with the job
+		// SUSPENDED (checkAndInitiateDeployment SUSPEND → patchFlinkDeployment;
+		// monitorTransition → finalizeSuspendedDeployment).
+		w.Job = flinkdeploy.JobSuspendedStatus
 	}
-	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: "ACTIVE_" + strings.ToUpper(target), Since: before.LastReconciled,
-		Child: child, Timeout: timeout, Every: deploymentPollInterval}
-	r.finish(ctx, c, &plan, w, "Updating", &resp.Diagnostics)
+	if w.Target == "" {
+		w.Target, w.Child = "ACTIVE_"+strings.ToUpper(target), child
+	}
+	private.waitStarts(w)
+	r.finish(ctx, c, &plan, w, false, private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -638,6 +774,19 @@ func (r *blueGreenResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 	uid := objectUID(ctx, req.Private, &resp.Diagnostics)
 	ours := uid == "" || uid == string(live.GetUID())
+	if ours {
+		// Not while a transition runs: the operator would delete the old
+		// child under its final savepoint, or the new one would go without
+		// one. Wait for the transition to end, within the timeout.
+		if live, err = kube.WaitTransitionEnds(ctx, c.Dynamic, ns, name, timeout, deploymentPollInterval); notfound.Is(err) {
+			return
+		} else if err != nil {
+			addProblem(&resp.Diagnostics, "Destroying", "FlinkBlueGreenDeployment "+ns+"/"+name, readableAPIError(err),
+				"Nothing was deleted. Destroy again once blue_green_state is ACTIVE_BLUE or ACTIVE_GREEN: the operator ends the "+
+					"transition when the new child is ready, or aborts it after abort_grace_period.")
+			return
+		}
+	}
 	state.readStatus(ctx, c, live)
 	if ours {
 		// The active child's job stops with a final savepoint, as a

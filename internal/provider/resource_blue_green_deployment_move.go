@@ -508,7 +508,12 @@ func (r *blueGreenResource) applyMove(ctx context.Context, req resource.UpdateRe
 	defer cancel()
 	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: flinkdeploy.StateActiveBlue, Child: flinkdeploy.ChildName(name, flinkdeploy.Blue),
 		Timeout: timeout, Every: deploymentPollInterval}
-	r.finish(wctx, c, &plan, w, "Creating", &resp.Diagnostics)
+	// The wait as Create's: a pending mark the next plan waits again for.
+	private := loadBlueGreenPrivate(ctx, resp.Private, &resp.Diagnostics)
+	private.UID = string(created.GetUID())
+	private.waitStarts(w)
+	r.finish(wctx, c, &plan, w, true, private, &resp.Diagnostics)
+	private.save(ctx, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	return true
 }

@@ -31,7 +31,6 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
 
 type deploymentResource struct{ resourceBase }
@@ -316,10 +315,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		planIdentity(plan, state, &resp.Diagnostics)
 	}
 	plan.planPodTemplate(in, &resp.Diagnostics)
-	if plan.JobManager != nil && plan.JobManager.Replicas.ValueInt64() > 1 && !in.HAEnabled() {
-		resp.Diagnostics.AddAttributeError(path.Root("job_manager").AtName("replicas"), "Standby JobManagers need high availability",
-			"more than one JobManager replica needs high_availability (leader election).")
-	}
+	planSpecChecks(&plan, state, in, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -340,11 +336,6 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	if replacing && private.ReplaceFrom != "" && state.JobState.ValueString() == "RUNNING" && plan.restorePath().IsNull() {
 		r.preflightHandover(ctx, &plan, state, &resp.Diagnostics)
-	}
-	if state != nil && state.keepsState() && preflight.CrossesToFlink2(state.FlinkVersion.ValueString(), plan.FlinkVersion.ValueString()) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("flink_version"), "Flink 1.x state restored by Flink 2",
-			fmt.Sprintf("flink_version moves from %s to %s, and the job restores its state across it. %s", state.FlinkVersion.ValueString(),
-				plan.FlinkVersion.ValueString(), preflight.Flink2StateAdvice))
 	}
 	if state != nil && !replacing {
 		planNotRunningUpgrade(ctx, &plan, state, unwritten, private.RecordedSavepoint, &resp.Diagnostics)

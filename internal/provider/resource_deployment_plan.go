@@ -12,6 +12,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
 
 // deploymentChecks runs flinkconf's checks on a whole deployment at
@@ -29,20 +30,15 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 	if d := req.Config.Get(ctx, &m); d.HasError() {
 		return
 	}
-	checkSensitiveKeys(m, &resp.Diagnostics)
+	in, ok := specChecks(ctx, &m.deploymentSpecModel, &resp.Diagnostics)
 	if m.WaitFor.ValueString() == flinkdeploy.WaitCheckpoint && m.Job == nil {
 		resp.Diagnostics.AddAttributeError(path.Root("wait_for"), "Nothing to checkpoint",
 			"wait_for = \"checkpoint\" waits for a checkpoint of the deployment's job, and this deployment has no job block (a session cluster): "+
 				"set wait_for = \"deployed\" (or \"running\").")
 	}
-	var diags diag.Diagnostics
-	in, ok := m.input(ctx, nil, &diags)
-	if !ok || diags.HasError() || m.PodTemplate.IsUnknown() {
+	if !ok {
 		return
 	}
-	_, fs := flinkconf.Derive(in)
-	_, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
-	addFindings(&resp.Diagnostics, errorsOnly(append(fs, pfs...)))
 	if m.SavepointFirst != nil && !m.SavepointFirst.FormatType.IsUnknown() {
 		if _, ok := flinkconf.SavepointFormatFor(in.State.Backend, m.SavepointFirst.FormatType.ValueString()); !ok {
 			resp.Diagnostics.AddAttributeError(path.Root("savepoint_before_upgrade").AtName("format_type"), "Savepoint format ForSt cannot take",
@@ -52,9 +48,45 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 	}
 }
 
+// specChecks are the validate-time checks of a FlinkDeployment spec,
+// flinkstate_deployment's and a blue/green template's (deploymentChecks,
+// blueGreenChecks): checkSensitiveKeys and flinkconf's findings on the
+// configuration and the pod template (errors only: warnings come once,
+// from ModifyPlan). ok is false while an input is unknown.
+func specChecks(ctx context.Context, m *deploymentSpecModel, diags *diag.Diagnostics) (flinkconf.Input, bool) {
+	checkSensitiveKeys(m, diags)
+	var d diag.Diagnostics
+	in, ok := m.input(ctx, nil, &d)
+	if !ok || d.HasError() || m.PodTemplate.IsUnknown() {
+		return in, false
+	}
+	_, fs := flinkconf.Derive(in)
+	_, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
+	addFindings(diags, errorsOnly(append(fs, pfs...)))
+	return in, true
+}
+
+// planSpecChecks are the plan-time checks of a FlinkDeployment spec that
+// both resources make besides flinkconf's (planIdentity, the pod
+// template's): state is the prior spec, nil for a new object.
+func planSpecChecks(plan, state *deploymentModel, in flinkconf.Input, diags *diag.Diagnostics) {
+	if plan.JobManager != nil && plan.JobManager.Replicas.ValueInt64() > 1 && !in.HAEnabled() {
+		// Standby JobManagers take over through leader election, which
+		// only an HA service provides (Flink docs, "JobManager High
+		// Availability").
+		diags.AddAttributeError(path.Root("job_manager").AtName("replicas"), "Standby JobManagers need high availability",
+			"more than one JobManager replica needs high_availability (leader election).")
+	}
+	if state != nil && state.keepsState() && preflight.CrossesToFlink2(state.FlinkVersion.ValueString(), plan.FlinkVersion.ValueString()) {
+		diags.AddAttributeWarning(path.Root("flink_version"), "Flink 1.x state restored by Flink 2",
+			fmt.Sprintf("flink_version moves from %s to %s, and the job restores its state across it. %s", state.FlinkVersion.ValueString(),
+				plan.FlinkVersion.ValueString(), preflight.Flink2StateAdvice))
+	}
+}
+
 // checkSensitiveKeys: a secret in flink_configuration is shown in plans
 // (a warning); a key in both maps is an error.
-func checkSensitiveKeys(m deploymentModel, diags *diag.Diagnostics) {
+func checkSensitiveKeys(m *deploymentSpecModel, diags *diag.Diagnostics) {
 	sens := m.SensitiveConfig.Elements()
 	for k := range m.FlinkConfiguration.Elements() {
 		if _, both := sens[k]; both {
@@ -72,25 +104,38 @@ func checkSensitiveKeys(m deploymentModel, diags *diag.Diagnostics) {
 // planDeployment records a deployment for the checks of later resources
 // and runs its own cross-resource checks.
 func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.Input, diags *diag.Diagnostics) {
-	if plan.Identity.ValueString() == flinkconf.IdentityPodIdentity {
-		r.podIdentityUser(plan.Namespace, plan.ServiceAccount, "identity = \"pod_identity\" on flinkstate_deployment "+plan.Name.ValueString(),
-			path.Root("identity"), diags)
-	}
+	r.planCredentials(&plan.deploymentSpecModel, "flinkstate_deployment "+plan.Name.ValueString(), diags)
 	if !known(plan.Namespace, plan.Name) {
 		return
 	}
 	p := r.meta.planned()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if sa := plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString(); plan.Identity.IsNull() && known(plan.ServiceAccount) && p.irsa[sa] {
-		unusedIRSARole(sa, diags)
-	}
 	d := plannedDeployment{savepointDir: in.State.SavepointDir, checkpointDir: in.State.CheckpointDir, storeURI: in.State.StoreURI,
 		backend: in.State.Backend}
 	if known(plan.ServiceAccount) {
 		d.serviceAccount = plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString()
 	}
 	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = d
+}
+
+// planCredentials relates a spec's identity to the ServiceAccounts this
+// run planned (both resources'; what names the resource, e.g.
+// "flinkstate_deployment orders"): Pod Identity on an IRSA account
+// (podIdentityUser), an IRSA role no credentials class uses.
+func (r *resourceBase) planCredentials(plan *deploymentSpecModel, what string, diags *diag.Diagnostics) {
+	if plan.Identity.ValueString() == flinkconf.IdentityPodIdentity {
+		r.podIdentityUser(plan.Namespace, plan.ServiceAccount, "identity = \"pod_identity\" on "+what, path.Root("identity"), diags)
+	}
+	if !known(plan.Namespace, plan.ServiceAccount) || !plan.Identity.IsNull() {
+		return
+	}
+	p := r.meta.planned()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if sa := plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString(); p.irsa[sa] {
+		unusedIRSARole(sa, diags)
+	}
 }
 
 // checkIdentityAtApply is rule 6 at apply, for a ServiceAccount this

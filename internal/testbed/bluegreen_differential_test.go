@@ -200,3 +200,43 @@ func blueGreenAbort(t *testing.T, b *bed, s *realStack) {
 		t.Errorf("orders-blue after the abort: job %s %s; want %s RUNNING", blue.JobID, blue.JobState, blueJob)
 	}
 }
+
+// TestDifferential_blueGreenSuspendResume (issue 46): job.state suspended
+// on an ACTIVE_BLUE deployment suspends blue in place (no green, no
+// transition savepoint): the operator patches blue (TRANSITIONING_TO_BLUE)
+// and, once blue's lifecycle is SUSPENDED, is ACTIVE_BLUE with jobStatus
+// SUSPENDED (checkAndInitiateDeployment SUSPEND → patchFlinkDeployment;
+// monitorTransition → finalizeSuspendedDeployment). job.state running again
+// resumes blue in place: ACTIVE_BLUE with jobStatus RUNNING (RESUME,
+// handled before the current child's readiness is checked).
+func TestDifferential_blueGreenSuspendResume(t *testing.T) {
+	modelAndReal(t, blueGreenSuspendResume)
+}
+
+func blueGreenSuspendResume(t *testing.T, b *bed, s *realStack) {
+	b.createBlueGreen(t, "orders", modeSavepoint, map[string]any{"kubernetes.operator.bluegreen.reconciliation.reschedule-interval": "2s"})
+	b.activeBlueGreen(t, "orders", "ACTIVE_BLUE")
+	b.patchTemplate(t, "orders", map[string]any{"job": map[string]any{"state": "suspended"}})
+	obj := b.blueGreenUntil(t, "orders", "ACTIVE_BLUE with its job SUSPENDED", func(o *unstructured.Unstructured) bool {
+		st, j, _ := bgState(o)
+		return st == "ACTIVE_BLUE" && j == "SUSPENDED"
+	})
+	if _, _, msg := bgState(obj); msg != "" {
+		t.Errorf("status.error %q after the suspend: want none", msg)
+	}
+	blue := b.get(t, true, "orders-blue")
+	if lc, _, _ := unstructured.NestedString(blue.Object, "status", "lifecycleState"); lc != "SUSPENDED" {
+		t.Errorf("orders-blue lifecycleState %q after the suspend: want SUSPENDED", lc)
+	}
+	if !b.childGone(t, "orders-green") {
+		t.Errorf("orders-green exists after an in-place suspend")
+	}
+	b.patchTemplate(t, "orders", map[string]any{"job": map[string]any{"state": "running"}})
+	b.activeBlueGreen(t, "orders", "ACTIVE_BLUE")
+	if st := readDeploymentStatus(b.get(t, true, "orders-blue")); st.JobState != "RUNNING" {
+		t.Errorf("orders-blue job %s after the resume: want RUNNING", st.JobState)
+	}
+	if !b.childGone(t, "orders-green") {
+		t.Errorf("orders-green exists after an in-place resume")
+	}
+}

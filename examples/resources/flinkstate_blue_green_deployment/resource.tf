@@ -28,6 +28,10 @@ resource "flinkstate_blue_green_deployment" "orders" {
     store_id = flinkstate_state_store.orders.id
     backend  = "rocksdb"
   }
+  # flink_configuration is copied to both children as it is. What must differ
+  # per child (an exactly-once Kafka sink's transactional id prefix) the job
+  # derives from kubernetes.cluster-id, which the operator sets to the child's
+  # name: see the guide "Zero-downtime upgrades with blue/green deployments".
   blue_green {
     abort_grace_period = "10 min"
     deletion_delay     = "30 s"

@@ -47,8 +47,14 @@ import (
 //     TRANSITIONING_TO_x (patchFlinkDeployment); with a child that is not
 //     ready the change fails ("Transition to … not possible").
 //
-// Not modelled: suspend and resume, savepoint redeploys, spec changes
-// during a transition, ingress.
+//   - SUSPEND and RESUME (a job.state change), and any change while the
+//     active child is suspended, patch the active child in place
+//     (TRANSITIONING_TO_x); a suspended child whose lifecycle is SUSPENDED
+//     makes the state ACTIVE_x with jobStatus SUSPENDED
+//     (finalizeSuspendedDeployment; TestDifferential_blueGreenSuspendResume).
+//
+// Not modelled: savepoint redeploys, spec changes during a transition,
+// ingress.
 
 // bgStatus is FlinkBlueGreenDeploymentStatus (the fields the model writes).
 type bgStatus struct {
@@ -145,7 +151,7 @@ func (o *Operator) reconcileBlueGreen(ctx context.Context, dyn dynamic.Interface
 		st.State = bgInitializingBlue
 	case bgInitializingBlue:
 		if jobField(tmpl, "state", jobRunning) == jobSuspended {
-			st.JobState = jobSuspended
+			st.JobState = bgJobSuspended
 		} else if st.LastReconciledSpec == "" || (st.JobState == bgJobFailing && o.bgSpecChanged(c)) {
 			o.setLastReconciled(c)
 			err = o.initiateDeployment(ctx, deps, c, bgBlue, bgTransitioningTo+bgBlue, "", true)
@@ -223,6 +229,16 @@ func bgDiff(last, cur map[string]any) string {
 		return bgDiffPatchChild
 	}
 	return bgDiffTransition
+}
+
+// childSuspended is BlueGreenDeploymentService.isChildSuspended: the
+// child's spec asks for job.state suspended.
+func childSuspended(d *unstructured.Unstructured) bool {
+	if d == nil {
+		return false
+	}
+	spec, _, _ := unstructured.NestedMap(d.Object, "spec")
+	return jobField(spec, "state", jobRunning) == jobSuspended
 }
 
 // bgReady is BlueGreenKubernetesService.isFlinkDeploymentReady.
@@ -315,6 +331,13 @@ func (o *Operator) bgActive(ctx context.Context, deps dynamic.ResourceInterface,
 		return nil
 	}
 	cur := c.children[t]
+	if cur != nil && (diff == bgDiffSuspend || diff == bgDiffResume || childSuspended(cur)) {
+		// In-place suspend or resume, or any change of a suspended child:
+		// the active child patched, before its readiness is asked
+		// (checkAndInitiateDeployment; TestDifferential_blueGreenSuspendResume).
+		o.setLastReconciled(c)
+		return o.initiateDeployment(ctx, deps, c, t, bgTransitioningTo+t, "", len(c.children) != 2)
+	}
 	if !bgReady(cur) {
 		if c.st.JobState != bgJobFailing {
 			o.setLastReconciled(c)
@@ -421,7 +444,13 @@ func (o *Operator) monitorTransition(ctx context.Context, deps dynamic.ResourceI
 		// The operator's Preconditions.checkNotNull message (determineTransitionState).
 		return errors.New("Target Dependent Deployment resource not found. Blue/Green deployment name: " + c.obj.GetName()) //nolint:staticcheck // the operator's words
 	}
-	if !bgReady(next) {
+	if lc, _, _ := unstructured.NestedString(next.Object, "status", "lifecycleState"); childSuspended(next) && lc == lifecycleSuspended {
+		// finalizeSuspendedDeployment: the suspended child is the active one.
+		c.st.ReadyTimestamp, c.st.AbortTimestamp, c.st.TriggerID = epoch, epoch, ""
+		c.st.State, c.st.JobState = bgActive+t, bgJobSuspended
+		return nil
+	}
+	if childSuspended(next) || !bgReady(next) {
 		if instantMillis(c.st.AbortTimestamp) >= time.Now().UnixMilli() {
 			return nil
 		}

@@ -107,6 +107,9 @@ const (
 	bgTypeLabel        = "flink/blue-green-deployment-type"
 	// Flink's JobStatus.FAILING, which markDeploymentFailing writes.
 	bgJobFailing = "FAILING"
+	// Flink's JobStatus.SUSPENDED, which finalizeSuspendedDeployment and
+	// InitializingBlueStateHandler (a first deployment asked suspended) write.
+	bgJobSuspended = "SUSPENDED"
 
 	bgDiffSuspend    = "SUSPEND"
 	bgDiffResume     = "RESUME"

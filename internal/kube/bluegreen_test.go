@@ -1,0 +1,93 @@
+package kube
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynfake "k8s.io/client-go/dynamic/fake"
+)
+
+func blueGreenWithStatus(state, job, reconciled string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkBlueGreenDeployment",
+		"metadata": map[string]any{"name": "orders", "namespace": "ns"},
+		"status": map[string]any{"blueGreenState": state, "jobStatus": map[string]any{"state": job},
+			"lastReconciledTimestamp": reconciled},
+	}}
+}
+
+func blueGreenClient(objs ...runtime.Object) *dynfake.FakeDynamicClient {
+	return dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		FlinkBlueGreenDeploymentGVR: "FlinkBlueGreenDeploymentList", FlinkDeploymentGVR: "FlinkDeploymentList",
+	}, objs...)
+}
+
+// A suspend ends in ACTIVE_x with the job SUSPENDED
+// (finalizeSuspendedDeployment): the wait for it (Job SUSPENDED) ends there,
+// where a wait for the job RUNNING runs out and says which job state it saw.
+func TestBlueGreenWait_suspendEndsWithTheJobSuspended(t *testing.T) {
+	dyn := blueGreenClient(blueGreenWithStatus("ACTIVE_BLUE", "SUSPENDED", "2026-12-04T05:00:01Z"))
+	w := BlueGreenWait{Namespace: "ns", Name: "orders", Target: "ACTIVE_BLUE", Since: "2026-12-04T05:00:00Z", Job: "SUSPENDED",
+		Timeout: time.Minute, Every: time.Millisecond}
+	if _, err := w.Run(context.Background(), dyn); err != nil {
+		t.Fatalf("suspend wait: %v", err)
+	}
+	w.Job, w.Timeout = "", 10*time.Millisecond
+	if _, err := w.Run(context.Background(), dyn); err == nil || !strings.Contains(err.Error(), "waiting for ACTIVE_BLUE with the job RUNNING: the state is ACTIVE_BLUE, the job SUSPENDED") {
+		t.Fatalf("running wait on a suspended job: %v", err)
+	}
+}
+
+// A wait that ran out in TRANSITIONING_TO_x says what the operator waits
+// for: the new child ready, until the abort time (the caller says which
+// child keeps running).
+func TestBlueGreenWait_waitingSaysWhatTheOperatorWaitsFor(t *testing.T) {
+	child := func(name, lifecycle, job string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+			"metadata": map[string]any{"name": name, "namespace": "ns"},
+			"status":   map[string]any{"lifecycleState": lifecycle, "jobStatus": map[string]any{"state": job}},
+		}}
+	}
+	dyn := blueGreenClient(child("orders-blue", "STABLE", "RUNNING"), child("orders-green", "DEPLOYED", "RECONCILING"))
+	w := BlueGreenWait{Namespace: "ns", Name: "orders", Target: "ACTIVE_GREEN"}
+	st := BlueGreenStatus{State: "TRANSITIONING_TO_GREEN", JobState: "RECONCILING", AbortAt: "2026-12-04T05:10:00Z"}
+	got := w.Waiting(context.Background(), dyn, st)
+	want := "the operator waits for orders-green to be STABLE with its job RUNNING (it is DEPLOYED, its job RECONCILING) until " +
+		"2026-12-04T05:10:00Z, when it aborts the transition (abort_grace_period)"
+	if got != want {
+		t.Errorf("Waiting:\n got  %q\n want %q", got, want)
+	}
+	if got := w.Waiting(context.Background(), dyn, BlueGreenStatus{State: "SAVEPOINTING_BLUE", JobState: "RUNNING"}); !strings.Contains(got, "the savepoint of orders-blue's job") {
+		t.Errorf("Waiting in SAVEPOINTING_BLUE: %q", got)
+	}
+}
+
+// A destroy waits while both children exist in a transition, and not when
+// one child runs alone in a TRANSITIONING_TO_ state (a first deployment, an
+// in-place patch).
+func TestWaitTransitionEnds(t *testing.T) {
+	child := func(name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
+			"metadata": map[string]any{"name": name, "namespace": "ns"}}}
+	}
+	ctx := context.Background()
+	alone := blueGreenClient(blueGreenWithStatus("TRANSITIONING_TO_BLUE", "RECONCILING", ""), child("orders-blue"))
+	if _, err := WaitTransitionEnds(ctx, alone, "ns", "orders", time.Minute, time.Millisecond); err != nil {
+		t.Errorf("one child: %v", err)
+	}
+	both := blueGreenClient(blueGreenWithStatus("TRANSITIONING_TO_GREEN", "RECONCILING", ""), child("orders-blue"), child("orders-green"))
+	if _, err := WaitTransitionEnds(ctx, both, "ns", "orders", 10*time.Millisecond, time.Millisecond); err == nil ||
+		!strings.Contains(err.Error(), "the transition is still under way: the state is TRANSITIONING_TO_GREEN") {
+		t.Errorf("both children: %v", err)
+	}
+	active := blueGreenClient(blueGreenWithStatus("ACTIVE_GREEN", "RUNNING", ""), child("orders-blue"), child("orders-green"))
+	if _, err := WaitTransitionEnds(ctx, active, "ns", "orders", time.Minute, time.Millisecond); err != nil {
+		t.Errorf("ACTIVE_GREEN with the old child not deleted yet: %v", err)
+	}
+}

@@ -40,6 +40,17 @@ import (
 //     recorded nowhere in Kubernetes; its files stay in the savepoint dir,
 //     where flinkstate_restorable_snapshot finds them.
 
+// TriggerBlueGreenTransition is the trigger type the provider reports for a
+// transition savepoint: not one of the operator's SnapshotTriggerType
+// labels, since no FlinkStateSnapshot carries it. CleanupNone is
+// CleanupFate's "none": the operator's savepoint history cleanup never
+// disposes of a transition savepoint, which is in no FlinkStateSnapshot and
+// no history entry.
+const (
+	TriggerBlueGreenTransition = "BLUE_GREEN_TRANSITION"
+	CleanupNone                = "none"
+)
+
 // TransitionSavepoint is the savepoint child (a FlinkDeployment of the
 // FlinkBlueGreenDeployment bg) was started from by a blue/green transition,
 // "" when it was not: its spec.job.initialSavepointPath when that differs

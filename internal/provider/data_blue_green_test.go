@@ -227,6 +227,34 @@ data "flinkstate_restorable_snapshot" "dr" {
 	})
 }
 
+// A blue/green lookup names its job itself: blue_green_deployment_name with
+// job_id, or without its namespace, fails validate naming the attributes.
+func TestAccBlueGreen_latestCheckpointLookupNamesItsJob(t *testing.T) {
+	cfg := func(body string) string {
+		return `
+data "flinkstate_latest_checkpoint" "x" {
+  store_id                   = "acme-flink-state/flink/orders"
+  blue_green_deployment_name = "orders"
+` + body + `}
+`
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      cfg("  namespace = \"data\"\n  job_id = \"0123456789abcdef0123456789abcdef\"\n"),
+				PlanOnly:    true,
+				ExpectError: errorRE("Invalid Attribute Combination", "job_id", "blue_green_deployment_name"),
+			},
+			{
+				Config:      cfg(""),
+				PlanOnly:    true,
+				ExpectError: errorRE("Invalid Attribute Combination", "namespace", "blue_green_deployment_name"),
+			},
+		},
+	})
+}
+
 // copyPrefix copies every object under prefix from one bucket to another
 // in the order they were written, a second apart where their times differ
 // (S3 dates objects to the second, and a copy is dated when it is made), so

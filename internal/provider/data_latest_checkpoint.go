@@ -57,7 +57,8 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 			"the number of checkpoint directories, never with the number of shared state files (it never lists inside shared/ or " +
 			"taskowned/). Restoring needs every file the chosen checkpoint references: never expire or delete shared files on your own. " +
 			"With `complete = true` it reads each candidate's `_metadata` and returns the newest checkpoint whose files all exist, " +
-			"listing the newer ones it passed over and why.",
+			"listing the newer ones it passed over and why. With `blue_green_deployment_name`, it searches only the job of a " +
+			"FlinkBlueGreenDeployment's active child, read from Kubernetes: both children checkpoint to the same directory.",
 		Attributes: map[string]schema.Attribute{
 			"checkpoint_dir": schema.StringAttribute{Optional: true,
 				Description: checkpointDirOrStore.doc("s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir)."),

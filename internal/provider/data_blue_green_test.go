@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
 // The snapshot data sources on a blue/green deployment (issue 46): the
@@ -163,6 +164,46 @@ data "flinkstate_latest_checkpoint" "newest" {
 					statecheck.ExpectKnownValue("data.flinkstate_latest_checkpoint.active", tfjsonPath("path"),
 						knownvalue.StringRegexp(regexpMust(`^s3://acme-flink-state/`+prefix+`/checkpoints/[0-9a-f]{32}/chk-\d+$`))),
 					statecheck.ExpectKnownValue("data.flinkstate_latest_checkpoint.newest", tfjsonPath("job_id"), knownString(other)),
+				},
+			},
+		},
+	})
+}
+
+// Until the active child's job completes a checkpoint, the blue/green
+// lookup finds none (found = false, with the job it searched), even when
+// another job's checkpoint is in the directory: it never falls back to
+// another job's state.
+func TestAccBlueGreen_latestCheckpointNoneBeforeActiveJobCheckpoints(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	op := startOperator(t, ns)
+	op.SetFaults(func(f *testbed.Faults) { f.NoCheckpoints = true })
+	prefix := randName("bgchk-")
+	lookup := fmt.Sprintf(`
+data "flinkstate_latest_checkpoint" "active" {
+  store_id                   = "acme-flink-state/%[1]s"
+  namespace                  = %[2]q
+  blue_green_deployment_name = flinkstate_blue_green_deployment.orders.name
+  depends_on                 = [flinkstate_blue_green_deployment.orders]
+}
+`, prefix, ns)
+	const ds = "data.flinkstate_latest_checkpoint.active"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: blueGreenStore(ns, prefix, "flink:2.2.1-java17", "")},
+			{
+				PreConfig: func() {
+					putBytes(t, "acme-flink-state", prefix+"/checkpoints/0123456789abcdef0123456789abcdef/chk-1/_metadata", []byte("planted"))
+				},
+				Config: blueGreenStore(ns, prefix, "flink:2.2.1-java17", lookup),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonPath("found"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("path"), knownvalue.Null()),
+					statecheck.CompareValuePairs(ds, tfjsonPath("job_id"), bgAddr, tfjsonPath("job_id"), compare.ValuesSame()),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("active_deployment_name"), knownString("orders-blue")),
 				},
 			},
 		},

@@ -81,6 +81,50 @@ data "flinkstate_latest_savepoint" "orders" {
 	})
 }
 
+// A change the operator patches into the only child (a kubernetes.operator.*
+// key: PATCH_CHILD) rewrites the child from the template, whose
+// job.initialSavepointPath is empty (prepareFlinkDeployment with one child
+// uses the template's path, not the carried-over savepoint): from then on
+// the transition savepoint is recorded nowhere in Kubernetes, and the data
+// source, which reads that record, finds none. The real operator does the
+// same (TestAccRealOperator_blueGreenDataSources).
+func TestAccBlueGreen_latestSavepointForgottenAfterPatch(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("bgsp-")
+	const ds = "data.flinkstate_latest_savepoint.orders"
+	latest := fmt.Sprintf(`
+data "flinkstate_latest_savepoint" "orders" {
+  namespace                  = %q
+  blue_green_deployment_name = flinkstate_blue_green_deployment.orders.name
+  depends_on                 = [flinkstate_blue_green_deployment.orders]
+}
+`, ns)
+	patched := strings.Replace(blueGreenConfig(ns, "flink:2.2.1-java21", `  flink_configuration = {
+    "kubernetes.operator.savepoint.history.max.count" = "7"
+  }`), "acme-flink-state/flink/orders", "acme-flink-state/"+prefix, 1) + latest
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: blueGreenStore(ns, prefix, "flink:2.2.1-java17", latest)},
+			{
+				Config:            blueGreenStore(ns, prefix, "flink:2.2.1-java21", latest),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(ds, tfjsonPath("found"), knownvalue.Bool(true))},
+			},
+			{
+				Config: patched,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_GREEN")),
+					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("transition_savepoint_path"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("found"), knownvalue.Bool(false)),
+				},
+			},
+		},
+	})
+}
+
 // A savepoint of the active child taken after the transition (a
 // flinkstate_snapshot of orders-green) is newer than the transition
 // savepoint, and is the one returned, with orders-green as its source.

@@ -20,14 +20,22 @@ import (
 // flinkstate_latest_savepoint with blue_green_deployment_name finds the
 // savepoint the operator took of blue (green's job.initialSavepointPath,
 // a child the resource owns), and flinkstate_latest_checkpoint with it
-// searches green's job, the resource's job_id.
+// searches green's job, the resource's job_id. A change the operator then
+// patches into green in place (a kubernetes.operator.* key) rewrites green
+// from the template, without the savepoint: the transition savepoint is
+// recorded nowhere any more, and found = false (the model does the same:
+// TestAccBlueGreen_latestSavepointForgottenAfterPatch).
 func TestAccRealOperator_blueGreenDataSources(t *testing.T) {
 	fx := newRealOperatorFixture(t)
 	dep := realFlinkOperatorConfig(fx.bucket, fx.oidc, fx.role, fx.ns, "", "")
 	bg := strings.Replace(dep, `resource "flinkstate_deployment" "counts"`, `resource "flinkstate_blue_green_deployment" "counts"`, 1)
 	bg = strings.Replace(bg, "\n  wait_for          = \"running\"", "", 1)
 	green := strings.Replace(bg, `image             = "flink:2.2.1-java17"`, `image             = "flink:2.2.1-java21"`, 1)
-	if bg == dep || green == bg {
+	patched := strings.Replace(green, `image             = "flink:2.2.1-java21"`, `image             = "flink:2.2.1-java21"
+  flink_configuration = {
+    "kubernetes.operator.savepoint.history.max.count" = "7"
+  }`, 1)
+	if bg == dep || green == bg || patched == green {
 		t.Fatal("the configuration's deployment block is not as expected")
 	}
 	data := fmt.Sprintf(`
@@ -59,6 +67,14 @@ data "flinkstate_latest_checkpoint" "live" {
 					statecheck.ExpectKnownValue(sp, tfjsonpath.New("source_deployment_name"), knownvalue.StringExact("counts-blue")),
 					statecheck.ExpectKnownValue(chk, tfjsonpath.New("active_deployment_name"), knownvalue.StringExact("counts-green")),
 					statecheck.CompareValuePairs(chk, tfjsonpath.New("job_id"), bgCountsAddr, tfjsonpath.New("job_id"), compare.ValuesSame()),
+				},
+			},
+			{
+				Config: patched + data,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgCountsAddr, tfjsonpath.New("blue_green_state"), knownvalue.StringExact("ACTIVE_GREEN")),
+					statecheck.ExpectKnownValue(bgCountsAddr, tfjsonpath.New("transition_savepoint_path"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(sp, tfjsonpath.New("found"), knownvalue.Bool(false)),
 				},
 			},
 		},

@@ -113,10 +113,12 @@ func ownedChild(ctx context.Context, dyn dynamic.Interface, bg *unstructured.Uns
 // "checkpoint", "" for both), and, unless typ is "checkpoint", the
 // transition savepoint each existing child was started from
 // (TransitionSavepoint), whose Deployment is the other child, the one it
-// was taken of.
+// was taken of. When the FlinkBlueGreenDeployment is gone (destroyed, its
+// children with it), the children's FlinkStateSnapshots are what is left,
+// a final savepoint among them.
 func BlueGreenSnapshots(ctx context.Context, dyn dynamic.Interface, namespace, name, typ string) ([]SavepointInfo, error) {
 	bg, err := GetBlueGreen(ctx, dyn, namespace, name)
-	if err != nil {
+	if err != nil && !notfound.Is(err) {
 		return nil, err
 	}
 	var out []SavepointInfo
@@ -126,7 +128,7 @@ func BlueGreenSnapshots(ctx context.Context, dyn dynamic.Interface, namespace, n
 			return nil, err
 		}
 		out = append(out, found...)
-		if typ == "checkpoint" {
+		if typ == "checkpoint" || bg == nil {
 			continue
 		}
 		obj, err := ownedChild(ctx, dyn, bg, child)

@@ -92,7 +92,8 @@ func completedSnapshot(name, deployment, path, triggered string) *unstructured.U
 // green was started from, which is of blue's job; another deployment's
 // snapshots, and a FlinkDeployment of a child's name that the resource does
 // not own, are not among them. type "checkpoint" leaves the transition
-// savepoint out.
+// savepoint out. Once the resource is gone, its children's snapshots are
+// still found.
 func TestBlueGreenSnapshots(t *testing.T) {
 	ctx := context.Background()
 	dyn := bgFake(bgObject(""),
@@ -128,8 +129,9 @@ func TestBlueGreenSnapshots(t *testing.T) {
 	if got, err := BlueGreenSnapshots(ctx, notOwned, "ns", "orders", ""); err != nil || len(got) != 0 {
 		t.Errorf("a child the resource does not own: got %+v, %v; want nothing", got, err)
 	}
-	if _, err := BlueGreenSnapshots(ctx, bgFake(), "ns", "orders", ""); err == nil || !strings.Contains(err.Error(), "FlinkBlueGreenDeployment ns/orders") {
-		t.Errorf("no resource: got %v, want an error naming it", err)
+	gone := bgFake(completedSnapshot("orders-green-final-x", "orders-green", "s3://b/app/savepoints/savepoint-000002-000000000009", "2026-01-04T00:00:00Z"))
+	if got, err := BlueGreenSnapshots(ctx, gone, "ns", "orders", ""); err != nil || len(got) != 1 || got[0].Name != "orders-green-final-x" {
+		t.Errorf("the resource destroyed: got %+v, %v; want the final savepoint its child left", got, err)
 	}
 }
 

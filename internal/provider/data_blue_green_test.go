@@ -125,6 +125,48 @@ data "flinkstate_latest_savepoint" "orders" {
 	})
 }
 
+// Once the blue/green deployment is destroyed (its active child stopped
+// with a final savepoint, kept as a FlinkStateSnapshot <child>-final-*),
+// the data source still finds that savepoint by the resource's name: what
+// a restore of the application elsewhere starts from. (The operator's own
+// UPGRADE snapshot of the stop records the same path, and may be the one
+// named.)
+func TestAccBlueGreen_latestSavepointAfterDestroy(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	prefix := randName("bgsp-")
+	const ds = "data.flinkstate_latest_savepoint.orders"
+	latest := fmt.Sprintf(`
+data "flinkstate_latest_savepoint" "orders" {
+  namespace                  = %q
+  blue_green_deployment_name = "orders"
+}
+`, ns)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkBlueGreenGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: blueGreenStore(ns, prefix, "flink:2.2.1-java17", "")},
+			{Config: latest, Check: checkBlueGreenGone(t, ns)},
+			{
+				Config: latest,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonPath("found"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("source_deployment_name"), knownString("orders-blue")),
+					statecheck.ExpectKnownValue(ds, tfjsonPath("path"), knownvalue.StringFunc(func(p string) error {
+						sps := finalSavepoints(t, ns, "orders-blue")
+						if len(sps) != 1 || sps[0].Path != p {
+							return fmt.Errorf("path %s, want the final savepoint of orders-blue (%+v)", p, sps)
+						}
+						return nil
+					})),
+				},
+			},
+		},
+	})
+}
+
 // A savepoint of the active child taken after the transition (a
 // flinkstate_snapshot of orders-green) is newer than the transition
 // savepoint, and is the one returned, with orders-green as its source.

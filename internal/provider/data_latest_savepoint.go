@@ -83,7 +83,9 @@ func (d *latestSavepointDataSource) Schema(_ context.Context, _ datasource.Schem
 					"so no FlinkStateSnapshot), which it records only as the new child's job.initialSavepointPath. That record lasts until " +
 					"a change the operator patches into the child in place (which rewrites the child with the template's own " +
 					"job.initial_savepoint_path), so only the last transition's savepoint can be found, and not after such a change; " +
-					"older ones stay in the savepoint directory, where flinkstate_restorable_snapshot finds them."),
+					"older ones stay in the savepoint directory, where flinkstate_restorable_snapshot finds them. Once the " +
+					"FlinkBlueGreenDeployment is destroyed, its children's FlinkStateSnapshots (its final savepoint among them) are " +
+					"still found."),
 				Validators: objectNameValidators()},
 			"source_deployment_name": schema.StringAttribute{Computed: true,
 				Description: "The FlinkDeployment whose job the snapshot is of: deployment_name, or with blue_green_deployment_name the " +

@@ -420,6 +420,14 @@ type SavepointInfo struct {
 	// called by StateSnapshotReconciler.reconcile; flink-kubernetes-operator
 	// release-1.15.0), which says nothing about when it was taken.
 	AlreadyExists bool
+	// Deployment is the FlinkDeployment whose job the snapshot is of (its
+	// spec.jobReference; for a transition savepoint, the child that was
+	// running: TransitionSavepoint).
+	Deployment string
+	// Transition: a blue/green transition savepoint (TransitionSavepoint),
+	// not a FlinkStateSnapshot: no name, no timestamps, dated by its
+	// _metadata as AlreadyExists is.
+	Transition bool
 }
 
 // TakenAt is when the operator triggered the snapshot (status.triggerTimestamp,
@@ -454,7 +462,7 @@ func CompletedSnapshots(ctx context.Context, dyn dynamic.Interface, namespace, d
 		exists, _, _ := unstructured.NestedBool(obj.Object, "spec", "savepoint", "alreadyExists")
 		trig, _, _ := unstructured.NestedString(obj.Object, "status", "triggerTimestamp")
 		found = append(found, SavepointInfo{Name: obj.GetName(), Path: st.Path, ResultTimestamp: st.ResultTimestamp,
-			TriggerTimestamp: trig, Type: t, AlreadyExists: t == "savepoint" && exists})
+			TriggerTimestamp: trig, Type: t, AlreadyExists: t == "savepoint" && exists, Deployment: deployment})
 	})
 	return found, err
 }
@@ -495,24 +503,37 @@ type Newest struct {
 const (
 	RuleTriggered = "taken by the operator: dated by status.triggerTimestamp"
 	RuleRecorded  = "recorded with already_exists: dated by its _metadata's last modification in S3 (the operator dates such a snapshot when it recorded it)"
+	// RuleTransition dates a blue/green transition savepoint, for which the
+	// operator records no time (TransitionSavepoint).
+	RuleTransition = "a blue/green transition savepoint: dated by its _metadata's last modification in S3 (the operator records no time for it)"
 )
 
 // PickNewest returns the snapshot taken last (nil for none). A snapshot the
 // operator took is dated by when it was triggered; one that records an
 // existing savepoint (AlreadyExists) by metadataTime(path), when its
 // _metadata was written, since its timestamps are when it was recorded:
-// recording an old savepoint must not make it "the latest". A snapshot that
-// cannot be dated is an error naming it, never a guess.
+// recording an old savepoint must not make it "the latest"; a blue/green
+// transition savepoint (Transition), which has no timestamps, by
+// metadataTime too. A snapshot that cannot be dated is an error naming it,
+// never a guess.
 func PickNewest(cands []SavepointInfo, metadataTime func(path string) (time.Time, error)) (*Newest, error) {
 	var best *Newest
 	for _, c := range cands {
 		n := Newest{SavepointInfo: c, Rule: RuleTriggered}
 		var err error
-		if c.AlreadyExists {
+		switch {
+		case c.Transition:
+			n.Rule = RuleTransition
+			n.TakenAt, err = metadataTime(c.Path)
+		case c.AlreadyExists:
 			n.Rule = RuleRecorded
 			n.TakenAt, err = metadataTime(c.Path)
-		} else {
+		default:
 			n.TakenAt, err = c.TakenAt()
+		}
+		if err != nil && c.Transition {
+			return nil, fmt.Errorf("cannot tell when the transition savepoint %s (the job.initialSavepointPath the operator gave the "+
+				"child that took over from %s) was taken: %w", c.Path, c.Deployment, err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot tell when FlinkStateSnapshot %s (%s) was taken: %w", c.Name, c.Path, err)

@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/store"
 )
 
@@ -30,6 +32,9 @@ type latestCheckpointModel struct {
 	CheckpointDir types.String `tfsdk:"checkpoint_dir"`
 	StoreID       types.String `tfsdk:"store_id"`
 	JobID         types.String `tfsdk:"job_id"`
+	Namespace     types.String `tfsdk:"namespace"`
+	BlueGreenName types.String `tfsdk:"blue_green_deployment_name"`
+	Deployment    types.String `tfsdk:"active_deployment_name"`
 	Require       types.Bool   `tfsdk:"require"`
 	Complete      types.Bool   `tfsdk:"complete"`
 	Skipped       types.List   `tfsdk:"skipped"`
@@ -52,16 +57,33 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 			"the number of checkpoint directories, never with the number of shared state files (it never lists inside shared/ or " +
 			"taskowned/). Restoring needs every file the chosen checkpoint references: never expire or delete shared files on your own. " +
 			"With `complete = true` it reads each candidate's `_metadata` and returns the newest checkpoint whose files all exist, " +
-			"listing the newer ones it passed over and why.",
+			"listing the newer ones it passed over and why. With `blue_green_deployment_name`, it searches only the job of a " +
+			"FlinkBlueGreenDeployment's active child, read from Kubernetes: both children checkpoint to the same directory.",
 		Attributes: map[string]schema.Attribute{
 			"checkpoint_dir": schema.StringAttribute{Optional: true,
 				Description: checkpointDirOrStore.doc("s3://bucket/dir: execution.checkpointing.dir (e.g. flinkstate_state_store.x.checkpoint_dir)."),
 				Validators:  []validator.String{s3DirCheck}},
 			"store_id": schema.StringAttribute{Optional: true, Description: checkpointDirOrStore.doc("A state store ID (bucket/prefix); its checkpoints/ dir is searched."),
 				Validators: []validator.String{storeIDCheck}},
-			"job_id": schema.StringAttribute{Optional: true,
-				Description: "Only this job's checkpoints (32 hex characters). Without it, the job whose newest completed checkpoint is newest wins.",
-				Validators:  []validator.String{jobIDCheck}},
+			"job_id": schema.StringAttribute{Optional: true, Computed: true,
+				Description: bgJobConflict.other("blue_green_deployment_name", "Only this job's checkpoints (32 hex characters). Without it, "+
+					"the job whose newest completed checkpoint is newest wins; the job of the checkpoint found is returned here."),
+				Validators: []validator.String{jobIDCheck}},
+			"blue_green_deployment_name": schema.StringAttribute{Optional: true,
+				Description: bgJobConflict.doc(bgNeedsNamespace.doc("A FlinkBlueGreenDeployment (e.g. flinkstate_blue_green_deployment.x.name): " +
+					"only the checkpoints of its active child's job, read from Kubernetes when the data source is read. Both children write " +
+					"to the same checkpoint directory, each job under its own job id (the operator gives every new deployment a new one: " +
+					"ApplicationReconciler.setJobIdIfNecessary), so the newest job directory need not be the one that serves: during a " +
+					"transition both jobs run, and after an aborted one the new child's last checkpoint can be newer than the active one's. " +
+					"The active child is the one whose job serves: blue or green in ACTIVE_*, the old one while SAVEPOINTING_* or " +
+					"TRANSITIONING_TO_* (the operator deletes it only once the new one is ready). found = false while its job has no " +
+					"completed checkpoint yet, e.g. right after a transition, when its state is the transition savepoint " +
+					"(flinkstate_latest_savepoint with blue_green_deployment_name).")),
+				Validators: []validator.String{objectNameCheck, bgJobConflict.string(), bgNeedsNamespace.string()}},
+			"namespace": schema.StringAttribute{Optional: true, Description: bgNamespaceNeedsName.doc("Namespace of blue_green_deployment_name."),
+				Validators: []validator.String{namespaceCheck, bgNamespaceNeedsName.string()}},
+			"active_deployment_name": schema.StringAttribute{Computed: true,
+				Description: "With blue_green_deployment_name: the active child whose job was searched, `<name>-blue` or `<name>-green`."},
 			"require": schema.BoolAttribute{Optional: true, Description: "Fail when no completed checkpoint exists (default false: found = false)."},
 			"complete": schema.BoolAttribute{Optional: true,
 				Description: "Return the newest *complete* checkpoint: one whose `_metadata` reads (the provider reads Flink's own format " +
@@ -89,6 +111,14 @@ func (d *latestCheckpointDataSource) Schema(_ context.Context, _ datasource.Sche
 // checkpointDirOrStore: where to look, as a directory or a store.
 var checkpointDirOrStore = exactlyOneOf("checkpoint_dir", "store_id")
 
+// bgJobConflict, bgNeedsNamespace: a blue/green deployment names the job.
+var (
+	bgJobConflict    = conflictsWith("job_id")
+	bgNeedsNamespace = requires("namespace")
+	// bgNamespaceNeedsName: a namespace alone names nothing.
+	bgNamespaceNeedsName = requires("blue_green_deployment_name")
+)
+
 func (d *latestCheckpointDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{checkpointDirOrStore.dataSource()}
 }
@@ -111,6 +141,22 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 	}
 	what := "the latest checkpoint under s3://" + bucket + "/" + dir + "/"
 	jobID, complete := m.JobID.ValueString(), m.Complete.ValueBool()
+	m.Deployment = types.StringNull()
+	if bg := m.BlueGreenName.ValueString(); bg != "" {
+		child, id, ok := d.activeJob(ctx, m.Namespace.ValueString(), bg, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		m.Deployment = types.StringValue(child)
+		if id == "" {
+			m.JobID = types.StringNull()
+			d.none(ctx, &m, fmt.Sprintf("No completed checkpoint: the active child %s of FlinkBlueGreenDeployment %s/%s has no job id yet",
+				child, m.Namespace.ValueString(), bg), what, resp)
+			return
+		}
+		jobID = id
+		what += jobID + "/ (the job of " + child + ", the active child)"
+	}
 	var cp *checkpoint.Checkpoint
 	if !complete || jobID == "" {
 		// Without complete, or to choose the job: the newest _metadata.
@@ -153,28 +199,57 @@ func (d *latestCheckpointDataSource) Read(ctx context.Context, req datasource.Re
 					"to get found = false instead of an error.")
 			return
 		}
-		if m.Require.ValueBool() {
-			addProblem(&resp.Diagnostics, "Finding", what,
-				fmt.Sprintf("No completed checkpoint: no chk-N directory with _metadata under s3://%s/%s/ (job filter %q)", bucket, dir, m.JobID.ValueString()),
-				"Wait for the job to complete a checkpoint, or set require = false to get found = false instead of an error.")
-			return
+		if !m.BlueGreenName.IsNull() {
+			m.JobID = types.StringValue(jobID)
 		}
-		m.Found = types.BoolValue(false)
-		m.Path, m.MetadataPath, m.LastModified = types.StringNull(), types.StringNull(), types.StringNull()
-		m.CheckpointID = types.Int64Null()
-		if m.JobID.IsNull() {
-			m.JobID = types.StringNull()
-		}
-	} else {
-		m.Found = types.BoolValue(true)
-		m.Path = types.StringValue(cp.Path)
-		m.CheckpointID = types.Int64Value(cp.ID)
-		m.MetadataPath = types.StringValue(cp.MetadataPath)
-		m.LastModified = types.StringValue(cp.LastModified.UTC().Format(time.RFC3339))
-		m.JobID = types.StringValue(cp.JobID)
+		d.none(ctx, &m, fmt.Sprintf("No completed checkpoint: no chk-N directory with _metadata under s3://%s/%s/ (job filter %q)", bucket, dir, jobID), what, resp)
+		return
 	}
+	m.Found = types.BoolValue(true)
+	m.Path = types.StringValue(cp.Path)
+	m.CheckpointID = types.Int64Value(cp.ID)
+	m.MetadataPath = types.StringValue(cp.MetadataPath)
+	m.LastModified = types.StringValue(cp.LastModified.UTC().Format(time.RFC3339))
+	m.JobID = types.StringValue(cp.JobID)
 	m.Contents = snapshotContents(meta)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// none answers found = false, or with require the error why.
+func (d *latestCheckpointDataSource) none(ctx context.Context, m *latestCheckpointModel, why, what string, resp *datasource.ReadResponse) {
+	if m.Require.ValueBool() {
+		addProblem(&resp.Diagnostics, "Finding", what, why,
+			"Wait for the job to complete a checkpoint, or set require = false to get found = false instead of an error.")
+		return
+	}
+	m.Found = types.BoolValue(false)
+	m.Path, m.MetadataPath, m.LastModified = types.StringNull(), types.StringNull(), types.StringNull()
+	m.CheckpointID = types.Int64Null()
+	m.Contents = snapshotContents(nil)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// activeJob is the active child of the FlinkBlueGreenDeployment ns/name
+// (flinkdeploy.ActiveChild of its status.blueGreenState) and that child's
+// job id ("" while it has none).
+func (d *latestCheckpointDataSource) activeJob(ctx context.Context, ns, name string, diags *diag.Diagnostics) (child, jobID string, ok bool) {
+	c := d.meta.kubeOrDiag(diags)
+	if c == nil {
+		return "", "", false
+	}
+	what := "the active child of FlinkBlueGreenDeployment " + ns + "/" + name
+	bg, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name)
+	if err != nil {
+		addProblem(diags, "Reading", what, err.Error(), "")
+		return "", "", false
+	}
+	active := flinkdeploy.ActiveChild(kube.ReadBlueGreenStatus(bg).State)
+	jobID, err = kube.ChildJobID(ctx, c.Dynamic, bg, active)
+	if err != nil {
+		addProblem(diags, "Reading", what, err.Error(), "")
+		return "", "", false
+	}
+	return flinkdeploy.ChildName(name, active), jobID, true
 }
 
 // skippedLine is a checkpoint LatestComplete passed over, as skipped lists

@@ -58,7 +58,9 @@ func (d *restorableSnapshotDataSource) Schema(_ context.Context, _ datasource.Sc
 			"it was written to, so a copy of it is not), and every one of those files exists (it has *fully arrived*: replication copies object by " +
 			"object, in no guaranteed order, so a `_metadata` can arrive before the files it references). The newer snapshots passed " +
 			"over are listed in `skipped` with the reason. Unlike `flinkstate_latest_savepoint`, it reads no Kubernetes object, which " +
-			"a disaster takes away with the region.",
+			"a disaster takes away with the region. For a blue/green application (flinkstate_blue_green_deployment), both children " +
+			"write to the template's directories, each job under its own job id, and the operator's transition savepoints go to the " +
+			"savepoint directory like any other: it returns the newest snapshot that qualifies whichever child wrote it.",
 		Attributes: map[string]schema.Attribute{
 			"savepoint_dir": schema.StringAttribute{Optional: true,
 				Description: snapshotDirs.doc("s3://bucket/dir holding savepoint-* directories, e.g. flinkstate_state_store.x.savepoint_dir " +
@@ -69,8 +71,9 @@ func (d *restorableSnapshotDataSource) Schema(_ context.Context, _ datasource.Sc
 					"checkpoints copied from another bucket are reported in `skipped` as not relocatable."),
 				Validators: []validator.String{s3DirCheck}},
 			"job_id": schema.StringAttribute{Optional: true,
-				Description: "Only this job's checkpoints (32 hex characters); savepoints are not filtered.",
-				Validators:  []validator.String{jobIDCheck}},
+				Description: "Only this job's checkpoints (32 hex characters), e.g. the job_id of a blue/green deployment's active child " +
+					"recorded while its region was up; savepoints are not filtered.",
+				Validators: []validator.String{jobIDCheck}},
 			"require": schema.BoolAttribute{Optional: true,
 				Description: "Fail when no snapshot qualifies, naming why each one was passed over (default false: found = false)."},
 			"found": schema.BoolAttribute{Computed: true, Description: "Whether a snapshot qualifies."},

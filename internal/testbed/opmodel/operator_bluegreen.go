@@ -352,7 +352,12 @@ func (o *Operator) bgActive(ctx context.Context, deps dynamic.ResourceInterface,
 	}
 	if diff != bgDiffTransition {
 		// PATCH_CHILD (and what the model does not tell apart): the active
-		// child rewritten, carrying over the savepoint it started from.
+		// child rewritten from the template. patchFlinkDeployment carries
+		// over the savepoint it started from, but with one child
+		// prepareFlinkDeployment (isFirstDeployment) uses the template's
+		// initialSavepointPath instead, so a transition savepoint is no
+		// longer recorded (seen on the real operator 1.15.0:
+		// TestAccRealOperator_blueGreenDataSources).
 		o.setLastReconciled(c)
 		return o.initiateDeployment(ctx, deps, c, t, bgTransitioningTo+t, "", len(c.children) != 2)
 	}

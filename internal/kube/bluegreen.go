@@ -172,7 +172,12 @@ func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st Bl
 // BlueGreenDeploymentService.shouldWeDelete, or whose new one it suspends on
 // an abort: abortDeployment), until the transition has ended (either child
 // gone, or an ACTIVE_ state), and returns the object as it is then. Anything
-// else returns at once.
+// else returns at once, and so does a transition whose new child failed to
+// deploy (BlueGreenWait.childFailed: an image that cannot be pulled): the
+// operator deletes the old child only once the new one is ready
+// (BlueGreenDeploymentService.shouldWeDelete after isFlinkDeploymentReady),
+// so the active child stays, and waiting would only wait for the abort
+// after the grace period (10 min by default).
 func WaitTransitionEnds(ctx context.Context, dyn dynamic.Interface, namespace, name string, timeout, every time.Duration) (*unstructured.Unstructured, error) {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -191,6 +196,12 @@ func WaitTransitionEnds(ctx context.Context, dyn dynamic.Interface, namespace, n
 		}
 		if !both {
 			return obj, nil
+		}
+		if target, ok := strings.CutPrefix(st.State, "TRANSITIONING_TO_"); ok {
+			w := BlueGreenWait{Namespace: namespace, Child: name + "-" + strings.ToLower(target)}
+			if w.childFailed(ctx, dyn) != "" {
+				return obj, nil
+			}
 		}
 		if time.Now().After(deadline) {
 			return obj, fmt.Errorf("after %s the transition is still under way: the state is %s, and both %s-blue and %s-green exist",

@@ -90,4 +90,13 @@ func TestWaitTransitionEnds(t *testing.T) {
 	if _, err := WaitTransitionEnds(ctx, active, "ns", "orders", time.Minute, time.Millisecond); err != nil {
 		t.Errorf("ACTIVE_GREEN with the old child not deleted yet: %v", err)
 	}
+	// A new child that cannot be deployed never becomes ready: the old one
+	// stays until the abort, and the wait does not wait for it.
+	failed := child("orders-green")
+	failed.Object["status"] = map[string]any{"jobManagerDeploymentStatus": "ERROR",
+		"error": `{"type":"org.apache.flink.kubernetes.operator.exception.DeploymentFailedException","message":"Back-off pulling image"}`}
+	stuck := blueGreenClient(blueGreenWithStatus("TRANSITIONING_TO_GREEN", "RECONCILING", ""), child("orders-blue"), failed)
+	if _, err := WaitTransitionEnds(ctx, stuck, "ns", "orders", time.Minute, time.Millisecond); err != nil {
+		t.Errorf("the new child failed to deploy: %v", err)
+	}
 }

@@ -230,6 +230,13 @@ resource "flinkstate_snapshot" "sp" {
 		Steps: []resource.TestStep{
 			{Config: first + fmt.Sprintf(snapshot, "depends_on = [flinkstate_deployment.orders]")},
 			{
+				// The path is known at plan: refused there already.
+				Config:   redeploy + fmt.Sprintf(snapshot, ""),
+				PlanOnly: true,
+				ExpectError: errorRE("Flink would refuse to restore the job's state", "job.initial_savepoint_path, which this redeploy restores",
+					"job.parallelism (12)"),
+			},
+			{
 				PreConfig: func() { gen = generationOf(t, ns, "orders") },
 				Config:    redeploy + fmt.Sprintf(snapshot, ""),
 				ExpectError: errorRE("Flink would refuse to restore the job's state", "was not changed, and its job keeps running",

@@ -337,6 +337,12 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if replacing && private.ReplaceFrom != "" && state.JobState.ValueString() == "RUNNING" && plan.restorePath().IsNull() {
 		r.preflightHandover(ctx, &plan, state, &resp.Diagnostics)
 	}
+	if p := plan.restorePath(); state != nil && !replacing && redeploys(&plan, state) && !p.IsUnknown() {
+		// A redeploy's path is known at plan: checked now, and again at
+		// apply (Update) before the spec is written.
+		r.preflightPath(ctx, &plan, p.ValueString(), "job.initial_savepoint_path, which this redeploy restores", false, false,
+			kube.RequestTimeout, &resp.Diagnostics)
+	}
 	if state != nil && !replacing {
 		planNotRunningUpgrade(ctx, &plan, state, unwritten, private.RecordedSavepoint, &resp.Diagnostics)
 	}

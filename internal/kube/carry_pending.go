@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -21,20 +20,5 @@ func PendingCarry(ctx context.Context, dyn dynamic.Interface, namespace, deploym
 	if err != nil {
 		return Carried{}, fmt.Errorf("listing the final savepoints of %s/%s: %w", namespace, deployment, err)
 	}
-	var found Carried
-	var newest time.Time
-	for i := range list.Items {
-		obj := &list.Items[i]
-		if obj.GetAnnotations()[CarryToAnnotation] == "" {
-			continue
-		}
-		st := ReadSnapshotStatus(obj)
-		if st.State != SnapshotCompleted || st.Path == "" {
-			continue
-		}
-		if t := obj.GetCreationTimestamp().Time; found.Path == "" || t.After(newest) {
-			found, newest = Carried{Namespace: obj.GetNamespace(), Snapshot: obj.GetName(), Path: st.Path}, t
-		}
-	}
-	return found, nil
+	return newestCarried(list.Items, func(to string) bool { return to != "" }), nil
 }

@@ -708,11 +708,17 @@ func carriedIn(ctx context.Context, dyn dynamic.Interface, namespace, carryTo st
 		}
 		return Carried{}, fmt.Errorf("listing final savepoints %s: %w", where, err)
 	}
+	return newestCarried(list.Items, func(to string) bool { return to == carryTo }), nil
+}
+
+// newestCarried is the newest COMPLETED final savepoint with a path among
+// items whose CarryToAnnotation match accepts.
+func newestCarried(items []unstructured.Unstructured, match func(carryTo string) bool) Carried {
 	var found Carried
 	var newest time.Time
-	for i := range list.Items {
-		obj := &list.Items[i]
-		if obj.GetAnnotations()[CarryToAnnotation] != carryTo {
+	for i := range items {
+		obj := &items[i]
+		if !match(obj.GetAnnotations()[CarryToAnnotation]) {
 			continue
 		}
 		st := ReadSnapshotStatus(obj)
@@ -723,7 +729,7 @@ func carriedIn(ctx context.Context, dyn dynamic.Interface, namespace, carryTo st
 			found, newest = Carried{Namespace: obj.GetNamespace(), Snapshot: obj.GetName(), Path: st.Path}, t
 		}
 	}
-	return found, nil
+	return found
 }
 
 // SnapshotsListableEverywhere tells whether FlinkStateSnapshots can be

@@ -59,7 +59,25 @@ type BlueGreenWait struct {
 	Job     string
 	Timeout time.Duration
 	Every   time.Duration
+	// CheckStart, when set, checks the savepoint Child is started from by
+	// a transition (TransitionSavepoint) while Child's job does not run
+	// yet: what Flink could not restore ("" when it could). The operator
+	// starts the new child from the savepoint's path alone
+	// (configureInitialSavepoint) and Flink checks only its _metadata when
+	// it resolves it (AbstractFsCheckpointStorageAccess
+	// .resolveCheckpointPointer): a missing file fails the new child's job
+	// only when its tasks read it, and the operator aborts the transition
+	// only after abort_grace_period (shouldWeAbort). Asked again every
+	// Recheck (each poll when zero): files can go after the savepoint
+	// completed.
+	CheckStart func(ctx context.Context, path string) string
+	Recheck    time.Duration
 }
+
+// ErrTransitionSavepoint is a wait that ended because the savepoint the
+// new child starts from cannot be restored (BlueGreenWait.CheckStart): the
+// operator goes on with the transition, the old child running on.
+var ErrTransitionSavepoint = errors.New("the transition savepoint cannot be restored")
 
 func (w BlueGreenWait) job() string {
 	if w.Job == "" {
@@ -80,6 +98,7 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 	deadline := time.Now().Add(w.Timeout)
 	var st BlueGreenStatus
 	var lastErr error
+	var checked time.Time
 	for {
 		obj, err := GetBlueGreen(ctx, dyn, w.Namespace, w.Name)
 		if err == nil {
@@ -95,6 +114,13 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 			}
 			if msg := w.childFailed(ctx, dyn); msg != "" && recorded {
 				return st, fmt.Errorf("%w: FlinkDeployment %s/%s: %s (state %s)", ErrBlueGreenFailed, w.Namespace, w.Child, msg, st.State)
+			}
+			if recorded && w.CheckStart != nil && time.Since(checked) >= w.Recheck {
+				checked = time.Now()
+				if p, msg := w.startProblem(ctx, dyn, obj); msg != "" {
+					return st, fmt.Errorf("%w: FlinkDeployment %s/%s would start from %s: %s (state %s)",
+						ErrTransitionSavepoint, w.Namespace, w.Child, p, msg, st.State)
+				}
 			}
 		} else {
 			lastErr = err
@@ -238,6 +264,21 @@ func RemoveBlueGreenOptions(ctx context.Context, dyn dynamic.Interface, live *un
 	}
 	return dyn.Resource(FlinkBlueGreenDeploymentGVR).Namespace(live.GetNamespace()).Patch(ctx, live.GetName(), ktypes.JSONPatchType, body,
 		metav1.PatchOptions{FieldManager: FieldManager})
+}
+
+// startProblem is CheckStart's answer for the transition savepoint the
+// child w.Child of bg starts from, with its path, while the child's job
+// does not run yet; "" when there is nothing to check or nothing wrong.
+func (w BlueGreenWait) startProblem(ctx context.Context, dyn dynamic.Interface, bg *unstructured.Unstructured) (string, string) {
+	child, err := GetFlinkDeployment(ctx, dyn, w.Namespace, w.Child)
+	if err != nil {
+		return "", ""
+	}
+	p := TransitionSavepoint(bg, child)
+	if p == "" || ReadDeploymentStatus(child).JobState == "RUNNING" {
+		return "", ""
+	}
+	return p, w.CheckStart(ctx, p)
 }
 
 // childFailed is the child's JobManager failing to deploy, as the operator

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +99,55 @@ func TestWaitTransitionEnds(t *testing.T) {
 	stuck := blueGreenClient(blueGreenWithStatus("TRANSITIONING_TO_GREEN", "RECONCILING", ""), child("orders-blue"), failed)
 	if _, err := WaitTransitionEnds(ctx, stuck, "ns", "orders", time.Minute, time.Millisecond); err != nil {
 		t.Errorf("the new child failed to deploy: %v", err)
+	}
+}
+
+// The savepoint the new child of a transition starts from is checked while
+// the child's job does not run yet: a problem ends the wait at once with
+// the path and what is wrong (ErrTransitionSavepoint), where the operator
+// would abort only after abort_grace_period; once the job runs, or for a
+// child started from the template's own path, nothing is checked.
+func TestBlueGreenWait_transitionSavepointCheckedBeforeTheChildRuns(t *testing.T) {
+	const sp = "s3://b/flink/orders/savepoints/savepoint-0a1b2c-0123456789ab"
+	bg := bgObject("")
+	bg.Object["status"] = map[string]any{"blueGreenState": "TRANSITIONING_TO_GREEN", "jobStatus": map[string]any{"state": "RUNNING"},
+		"lastReconciledTimestamp": "2026-12-04T05:00:01Z"}
+	green := childObject("orders-green", "bg-uid", sp, "")
+	if err := unstructured.SetNestedField(green.Object, "RECONCILING", "status", "jobStatus", "state"); err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	w := BlueGreenWait{Namespace: "ns", Name: "orders", Target: "ACTIVE_GREEN", Child: "orders-green", Since: "2026-12-04T05:00:00Z",
+		Timeout: time.Minute, Every: time.Millisecond,
+		CheckStart: func(_ context.Context, p string) string {
+			asked = append(asked, p)
+			return "1 of the 2 files its _metadata references are missing"
+		}}
+	_, err := w.Run(context.Background(), blueGreenClient(bg, green))
+	if !errors.Is(err, ErrTransitionSavepoint) || !strings.Contains(err.Error(), "orders-green would start from "+sp) ||
+		!strings.Contains(err.Error(), "1 of the 2 files") {
+		t.Fatalf("incomplete transition savepoint: %v", err)
+	}
+	if len(asked) != 1 || asked[0] != sp {
+		t.Errorf("CheckStart asked for %q, want once for %s", asked, sp)
+	}
+
+	// Its job running, the child is past the restore: the wait goes on to
+	// its timeout without asking.
+	running := green.DeepCopy()
+	if err := unstructured.SetNestedField(running.Object, "RUNNING", "status", "jobStatus", "state"); err != nil {
+		t.Fatal(err)
+	}
+	asked, w.Timeout = nil, 20*time.Millisecond
+	if _, err := w.Run(context.Background(), blueGreenClient(bg, running)); errors.Is(err, ErrTransitionSavepoint) || len(asked) != 0 {
+		t.Errorf("child running: err %v, asked %q", err, asked)
+	}
+
+	// Started from the template's own path (a first deployment or a
+	// savepoint redeploy): not a transition savepoint.
+	own := bgObject(sp)
+	own.Object["status"] = bg.Object["status"]
+	if _, err := w.Run(context.Background(), blueGreenClient(own, green)); errors.Is(err, ErrTransitionSavepoint) || len(asked) != 0 {
+		t.Errorf("template's path: err %v, asked %q", err, asked)
 	}
 }

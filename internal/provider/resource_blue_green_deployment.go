@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -163,7 +164,8 @@ func (r *blueGreenResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"A wait that runs out (timeouts) never loses the change: it says the state the transition is in and what the operator " +
 			"waits for; after a create it is a warning (the object is kept, not tainted), after an update an error; either way the " +
 			"next plan shows an update whose apply waits again for the same state. A failure the operator reports (an abort, a failed " +
-			"savepoint, a child that cannot start) ends the apply with its words and the child that keeps running.",
+			"savepoint, a child that cannot start) ends the apply with its words and the child that keeps running; so does a transition " +
+			"savepoint the new child cannot restore (no _metadata, a referenced file missing), checked until the new child's job runs.",
 		Attributes: attrs,
 		Blocks:     blocks,
 	}
@@ -523,6 +525,18 @@ func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueG
 	if create {
 		verb = "Creating"
 	}
+	if errors.Is(err, kube.ErrTransitionSavepoint) {
+		// The operator goes on with the transition: the pending mark
+		// stays, and the next apply waits again (and says the same until
+		// the files are back, or the operator's abort, in its words).
+		private.WaitPending = err.Error()
+		addProblem(diags, verb, subject, err.Error()+"; "+running+".",
+			"The operator goes on with the transition: the new child's job fails when its tasks read the missing files, and the operator "+
+				"aborts the transition after abort_grace_period (the old child running on). Restore the missing files (a bucket versioning's "+
+				"previous versions, a replica) before then, or after the abort apply a new change: the operator takes a new savepoint for it. "+
+				"Look for what deletes files under the savepoint directory (a lifecycle rule, a cleanup job).")
+		return
+	}
 	if errors.Is(err, kube.ErrBlueGreenFailed) {
 		// The operator recorded the spec it failed on (lastReconciledSpec)
 		// and acts on it no further (BlueGreenDeploymentService
@@ -685,9 +699,39 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	if w.Target == "" {
 		w.Target, w.Child = "ACTIVE_"+strings.ToUpper(target), child
 	}
+	w.CheckStart, w.Recheck = r.checkTransitionSavepoint(ctx), transitionSavepointRecheck
 	private.waitStarts(w)
 	r.finish(ctx, c, &plan, w, false, private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// transitionSavepointRecheck is how often a wait asks again whether the
+// savepoint a transition's new child starts from is complete, while the
+// child's job does not run yet (kube.BlueGreenWait.Recheck): a GET of its
+// _metadata and a listing of its directory each time.
+var transitionSavepointRecheck = 10 * time.Second
+
+// checkTransitionSavepoint is the wait's check of the savepoint a
+// transition starts the new child from (kube.BlueGreenWait.CheckStart):
+// checkRestoreTarget, as flinkstate_deployment checks a carried
+// savepoint, reporting only what Flink would fail on (no _metadata, a
+// referenced file missing). A check S3 did not answer, or a _metadata the
+// reader does not know, is no reason to end a transition the operator runs:
+// the wait goes on. nil without AWS access (the operator's abort remains).
+func (r *blueGreenResource) checkTransitionSavepoint(ctx context.Context) func(context.Context, string) string {
+	a, err := r.meta.AWS(ctx)
+	if err != nil {
+		return nil
+	}
+	return func(ctx context.Context, p string) string {
+		actx, cancel := r.meta.boundAWS(ctx, kube.RequestTimeout)
+		defer cancel()
+		prob := checkRestoreTarget(actx, a.S3, p)
+		if prob == nil || (prob.Kind != checkpoint.RestoreIncomplete && prob.Kind != checkpoint.RestoreNoMetadata) {
+			return ""
+		}
+		return prob.Detail
+	}
 }
 
 func (m *blueGreenModel) readStatusNow(ctx context.Context, c *kube.Client, ns, name string) {

@@ -724,6 +724,8 @@ func TestPlanSafety_table(t *testing.T) {
 // rule's error, and no case may reach the API.
 func TestAccPlanSafety_cli(t *testing.T) {
 	skipUnlessAcc(t)
+	// Its own loopback counts the requests: other tests do not reach it.
+	t.Parallel()
 	l := planLoopback()
 	before, _ := l.requests()
 	only := os.Getenv("PLAN_SAFETY_RULE") // e.g. 4: run one rule's cases

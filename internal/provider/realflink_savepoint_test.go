@@ -109,7 +109,7 @@ func TestAccRealFlink_savepointSnapshotRestore(t *testing.T) {
 	}
 	savepointRE := regexp.MustCompile(`^s3://` + regexp.QuoteMeta(bucket) + `/flink/counts/savepoints/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$`)
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

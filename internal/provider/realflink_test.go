@@ -205,7 +205,7 @@ func TestAccRealFlink_irsaCheckpointsRestore(t *testing.T) {
 		return c, nil
 	}
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -444,7 +444,7 @@ func TestAccRealFlink_podIdentityCheckpoints(t *testing.T) {
     service_account = "flink-counts"
     cluster_name    = "prod"
   }`, ns)
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: realFlinkStack(bucket, role, ns, "pod_identity", trust, "", ""),

@@ -50,6 +50,15 @@ func GetBlueGreen(ctx context.Context, dyn dynamic.Interface, namespace, name st
 // "" for a create).
 type BlueGreenWait struct {
 	Namespace, Name, Target, Since string
+	// SinceError is status.error before the write when the job was
+	// FAILING then (a failed or aborted transition): the operator leaves
+	// jobStatus and error as they are until the next transition starts a
+	// child (patchStatusUpdateControl with a null jobState: the
+	// SAVEPOINTING_x patch of checkAndInitiateDeployment; initiateDeployment
+	// sets RECONCILING and clears the error), so that FAILING is not this
+	// write's failure until the job was seen not FAILING, or the error
+	// changed.
+	SinceError string
 	// Child is the child the write starts or rewrites (the target's), whose
 	// own failure ends the wait before the operator's abort.
 	Child string
@@ -99,15 +108,19 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 	var st BlueGreenStatus
 	var lastErr error
 	var checked time.Time
+	stale := w.SinceError != ""
 	for {
 		obj, err := GetBlueGreen(ctx, dyn, w.Namespace, w.Name)
 		if err == nil {
 			st, lastErr = ReadBlueGreenStatus(obj), nil
 			recorded := w.Since == "" || (st.LastReconciled != "" && st.LastReconciled != w.Since)
+			if st.JobState != "FAILING" || st.Error != w.SinceError {
+				stale = false
+			}
 			switch {
 			case recorded && st.State == w.Target && st.JobState == w.job():
 				return st, nil
-			case st.JobState == "FAILING" && st.Error != "" && (recorded || strings.HasPrefix(st.Error, "Could not trigger Savepoint")):
+			case st.JobState == "FAILING" && st.Error != "" && !stale && (recorded || strings.HasPrefix(st.Error, "Could not trigger Savepoint")):
 				// markDeploymentFailing; a savepoint trigger that failed
 				// records no spec (checkAndInitiateDeployment).
 				return st, fmt.Errorf("%w: %s (state %s)", ErrBlueGreenFailed, st.Error, st.State)
@@ -188,6 +201,8 @@ func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st Bl
 			"transition (abort_grace_period)", n, orNone(ds.LifecycleState), orNone(ds.JobState), orNone(st.AbortAt))
 	case strings.HasPrefix(st.State, "ACTIVE_") && st.JobState != "FAILING":
 		return "the operator has not acted on the change yet (it checks at every reconciliation, reschedule_interval)"
+	case st.JobState == "FAILING" && st.Error == w.SinceError:
+		return fmt.Sprintf("the operator still reports the failure it reported before this change (%s) and has not started a transition for it", st.Error)
 	}
 	return ""
 }

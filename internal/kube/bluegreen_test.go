@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 func blueGreenWithStatus(state, job, reconciled string) *unstructured.Unstructured {
@@ -149,5 +151,45 @@ func TestBlueGreenWait_transitionSavepointCheckedBeforeTheChildRuns(t *testing.T
 	own.Object["status"] = bg.Object["status"]
 	if _, err := w.Run(context.Background(), blueGreenClient(own, green)); errors.Is(err, ErrTransitionSavepoint) || len(asked) != 0 {
 		t.Errorf("template's path: err %v, asked %q", err, asked)
+	}
+}
+
+// A change written while the operator reports a failed transition (an
+// abort: ACTIVE_BLUE, FAILING, its error) is not failed by that report: the
+// operator keeps jobStatus and error through SAVEPOINTING_x (measured on the
+// real operator 1.15.0: TestAccRealOperator_blueGreenAbortImportAndBack).
+// Once the job was seen not FAILING, the same error again is this change's
+// failure; a new error is at once.
+func TestBlueGreenWait_failureBeforeTheWriteIsNotThisChanges(t *testing.T) {
+	const aborted = "Aborting deployment 'orders-green', rolling B/G deployment back to ACTIVE_BLUE"
+	seq := func(states ...[3]string) *dynfake.FakeDynamicClient {
+		dyn := blueGreenClient()
+		i := 0
+		dyn.PrependReactor("get", "flinkbluegreendeployments", func(k8stesting.Action) (bool, runtime.Object, error) {
+			s := states[min(i, len(states)-1)]
+			i++
+			obj := blueGreenWithStatus(s[0], s[1], fmt.Sprintf("2026-12-04T05:00:%02dZ", i))
+			if s[2] != "" {
+				obj.Object["status"].(map[string]any)["error"] = s[2]
+			}
+			return true, obj, nil
+		})
+		return dyn
+	}
+	w := BlueGreenWait{Namespace: "ns", Name: "orders", Target: "ACTIVE_GREEN", Since: "2026-12-04T05:00:00Z", SinceError: aborted,
+		Timeout: 50 * time.Millisecond, Every: time.Millisecond}
+	stale := seq([3]string{"ACTIVE_BLUE", "FAILING", aborted}, [3]string{"SAVEPOINTING_BLUE", "FAILING", aborted})
+	if _, err := w.Run(context.Background(), stale); errors.Is(err, ErrBlueGreenFailed) || err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("the failure before the write: %v, want a wait that runs out", err)
+	}
+	w.Timeout = time.Minute
+	again := seq([3]string{"SAVEPOINTING_BLUE", "FAILING", aborted}, [3]string{"TRANSITIONING_TO_GREEN", "RECONCILING", ""},
+		[3]string{"ACTIVE_BLUE", "FAILING", aborted})
+	if _, err := w.Run(context.Background(), again); !errors.Is(err, ErrBlueGreenFailed) {
+		t.Fatalf("aborted again after a transition started: %v", err)
+	}
+	other := seq([3]string{"ACTIVE_BLUE", "FAILING", "Could not trigger Savepoint. Details: timeout"})
+	if _, err := w.Run(context.Background(), other); !errors.Is(err, ErrBlueGreenFailed) {
+		t.Fatalf("a new error: %v", err)
 	}
 }

@@ -21,8 +21,9 @@ type blueGreenPrivate struct {
 	// plans an update whose apply waits again, for Wait.
 	WaitPending string
 	// Wait: the wait to resume: its target state, the child it started or
-	// rewrote, and the lastReconciledTimestamp before the write.
-	Wait struct{ Target, Job, Child, Since string }
+	// rewrote, and the lastReconciledTimestamp and FAILING error before the
+	// write.
+	Wait struct{ Target, Job, Child, Since, SinceError string }
 }
 
 // The private-state keys of blueGreenPrivate's pending wait.
@@ -31,13 +32,14 @@ const (
 	privateWaitJob    = "wait_job"
 	privateWaitChild  = "wait_child"
 	privateWaitSince  = "wait_since"
+	privateWaitError  = "wait_since_error"
 )
 
 func loadBlueGreenPrivate(ctx context.Context, p privateGetter, diags *diag.Diagnostics) *blueGreenPrivate {
 	get := func(key string) string { return privateString(ctx, p, key, diags) }
 	b := &blueGreenPrivate{UID: objectUID(ctx, p, diags), WaitPending: get(privateWaitPending)}
 	b.Wait.Target, b.Wait.Job = get(privateWaitTarget), get(privateWaitJob)
-	b.Wait.Child, b.Wait.Since = get(privateWaitChild), get(privateWaitSince)
+	b.Wait.Child, b.Wait.Since, b.Wait.SinceError = get(privateWaitChild), get(privateWaitSince), get(privateWaitError)
 	return b
 }
 
@@ -50,17 +52,18 @@ func (b *blueGreenPrivate) save(ctx context.Context, p privateSetter, diags *dia
 	set(privateWaitJob, b.Wait.Job)
 	set(privateWaitChild, b.Wait.Child)
 	set(privateWaitSince, b.Wait.Since)
+	set(privateWaitError, b.Wait.SinceError)
 }
 
 // waitStarts marks w pending before it runs: an apply killed during the
 // wait leaves the mark, and the next plan waits again.
 func (b *blueGreenPrivate) waitStarts(w kube.BlueGreenWait) {
 	b.WaitPending = "the apply did not finish waiting"
-	b.Wait.Target, b.Wait.Job, b.Wait.Child, b.Wait.Since = w.Target, w.Job, w.Child, w.Since
+	b.Wait.Target, b.Wait.Job, b.Wait.Child, b.Wait.Since, b.Wait.SinceError = w.Target, w.Job, w.Child, w.Since, w.SinceError
 }
 
 // waitDone clears the marks of a wait that ended.
 func (b *blueGreenPrivate) waitDone() {
 	b.WaitPending = ""
-	b.Wait.Target, b.Wait.Job, b.Wait.Child, b.Wait.Since = "", "", "", ""
+	b.Wait = struct{ Target, Job, Child, Since, SinceError string }{}
 }

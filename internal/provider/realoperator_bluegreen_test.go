@@ -13,7 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed"
 )
 
@@ -98,4 +100,145 @@ func TestAccRealOperator_blueGreen(t *testing.T) {
 			{Config: green, PlanOnly: true},
 		},
 	})
+}
+
+// TestAccRealOperator_blueGreenAbortImportAndBack (issue 46), the rest of
+// the issue's lifecycle on the real operator 1.15.0 with the counting job
+// on real Flink 2.2.1: import adopts the running FlinkBlueGreenDeployment
+// with nothing to change; an image that cannot be pulled fails the apply
+// while blue keeps running (its job the same, counting on), and the
+// operator aborts the transition after abort_grace_period; the next change
+// is a transition again (→ ACTIVE_GREEN, the counts going on from blue's
+// savepoint), and the one after goes back to blue (→ ACTIVE_BLUE, the
+// counts going on from green's).
+func TestAccRealOperator_blueGreenAbortImportAndBack(t *testing.T) {
+	fx := newRealOperatorFixture(t)
+	dep := realFlinkOperatorConfig(fx.bucket, fx.oidc, fx.role, fx.ns, "", "")
+	bg := strings.Replace(dep, `resource "flinkstate_deployment" "counts"`, `resource "flinkstate_blue_green_deployment" "counts"`, 1)
+	// The grace period counts for the first blue too (real Flink takes a
+	// while to run: TestDifferential_blueGreenAbort).
+	bg = strings.Replace(bg, "\n  wait_for          = \"running\"", "\n  blue_green {\n    abort_grace_period = \"2 min\"\n  }", 1)
+	image := func(img string) string {
+		return strings.Replace(bg, `image             = "flink:2.2.1-java17"`, `image             = "`+img+`"`, 1)
+	}
+	if bg == dep || image("x") == bg {
+		t.Fatal("the configuration's deployment block is not as expected")
+	}
+	ctx := context.Background()
+	var blueJob string
+	var blue, green *testbed.FlinkCluster
+	var last map[int]int64
+	cluster := func(name string, dst **testbed.FlinkCluster) statecheck.StateCheck {
+		return expectAPI(func() error {
+			c, err := lastCluster(fx.node, fx.ns, name)
+			*dst = c
+			return err
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			for _, c := range []string{"counts-blue", "counts-green"} {
+				if _, err := getDeployment(t, fx.ns, c); err == nil {
+					return fmt.Errorf("child %s left behind", c)
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: bg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgCountsAddr, tfjsonpath.New("blue_green_state"), knownvalue.StringExact("ACTIVE_BLUE")),
+					recordAttr(bgCountsAddr, "job_id", &blueJob),
+					cluster("counts-blue", &blue),
+				},
+			},
+			{
+				ResourceName:            bgCountsAddr,
+				ImportState:             true,
+				ImportStateId:           fx.ns + "/counts",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				Config:      image("registry.invalid/flink:missing"),
+				ExpectError: regexp.MustCompile(`counts-green[\s\S]*counts-blue\s+keeps\s+running\s+\(its\s+job\s+RUNNING\)`),
+			},
+			{
+				// Blue's job ran on through the failed transition; the
+				// operator aborts it once the grace period has passed.
+				PreConfig: func() {
+					deadline := time.Now().Add(4 * time.Minute)
+					for {
+						obj, err := testKube(t).Dynamic.Resource(kube.FlinkBlueGreenDeploymentGVR).Namespace(fx.ns).Get(ctx, "counts", metav1.GetOptions{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						st := kube.ReadBlueGreenStatus(obj)
+						if st.State == "ACTIVE_BLUE" && st.JobState == "FAILING" {
+							t.Logf("aborted: %s", st.Error)
+							break
+						}
+						if time.Now().After(deadline) {
+							t.Fatalf("no abort after 4 min: %+v", st)
+						}
+						time.Sleep(5 * time.Second)
+					}
+					obj, err := getDeployment(t, fx.ns, "counts-blue")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if st := kube.ReadDeploymentStatus(obj); st.JobID != blueJob || st.JobState != "RUNNING" {
+						t.Errorf("counts-blue after the abort: job %s %s, want %s RUNNING", st.JobID, st.JobState, blueJob)
+					}
+					_, before := blue.Counts()
+					for end := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Second) {
+						if _, now := blue.Counts(); maxCount(now) > maxCount(before) {
+							break
+						}
+						if time.Now().After(end) {
+							t.Errorf("counts-blue does not count on after the abort: its last counts stay %v", before)
+							break
+						}
+					}
+				},
+				Config: image("flink:2.2.1-java21"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgCountsAddr, tfjsonpath.New("blue_green_state"), knownvalue.StringExact("ACTIVE_GREEN")),
+					cluster("counts-green", &green),
+					expectAPI(func() error {
+						_, last = blue.Counts()
+						first, err := firstCountsContinue(ctx, green, "counts-green", "counts-blue", last)
+						t.Logf("green's first counts %v, blue's last %v", first, last)
+						return err
+					}),
+				},
+			},
+			{
+				Config: image("flink:2.2.1-java17"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(bgCountsAddr, tfjsonpath.New("blue_green_state"), knownvalue.StringExact("ACTIVE_BLUE")),
+					statecheck.ExpectKnownValue(bgCountsAddr, tfjsonpath.New("active_deployment_name"), knownvalue.StringExact("counts-blue")),
+					cluster("counts-blue", &blue),
+					expectAPI(func() error {
+						_, last = green.Counts()
+						first, err := firstCountsContinue(ctx, blue, "counts-blue", "counts-green", last)
+						t.Logf("blue's first counts %v, green's last %v", first, last)
+						return err
+					}),
+				},
+			},
+			{Config: image("flink:2.2.1-java17"), PlanOnly: true},
+		},
+	})
+}
+
+// maxCount is the highest count of any key.
+func maxCount(counts map[int]int64) int {
+	m := int64(0)
+	for _, n := range counts {
+		m = max(m, n)
+	}
+	return int(m)
 }

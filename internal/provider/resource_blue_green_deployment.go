@@ -679,10 +679,14 @@ func (r *blueGreenResource) Update(ctx context.Context, req resource.UpdateReque
 	from := state.activeChild()
 	target, child := from, flinkdeploy.ChildName(name, from)
 	w := kube.BlueGreenWait{Namespace: ns, Name: name, Since: before.LastReconciled, Timeout: timeout, Every: deploymentPollInterval}
+	if before.JobState == "FAILING" {
+		w.SinceError = before.Error
+	}
 	switch {
 	case diff == flinkdeploy.DiffIgnore && private.WaitPending != "":
 		// Nothing new to write: the apply resumes the wait that ran out.
 		w.Target, w.Job, w.Child, w.Since = private.Wait.Target, private.Wait.Job, private.Wait.Child, private.Wait.Since
+		w.SinceError = private.Wait.SinceError
 	case diff == flinkdeploy.DiffIgnore:
 		plan.readStatusNow(ctx, c, ns, name)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -1,9 +1,10 @@
 // Package flinkdeploy is the FlinkDeployment the provider manages, typed:
 // the fields it writes (Spec), how they become the object the API server
 // gets (Render) and how they are read back from a live object (Parse, and
-// ParseConfiguration for import). No Terraform here: the provider's adapter
-// maps its model to a Spec once, and compares rendered Specs to detect an
-// update.
+// ReadLive: what a read or an import takes from it, with ParseConfiguration
+// for an import's inputs). No Terraform here: the provider's adapter maps
+// its model to a Spec once, compares rendered Specs to detect an update,
+// and flattens ReadLive's Observed into its model.
 //
 // Field names and shapes follow the Flink Kubernetes Operator 1.15 CRD
 // (flink-kubernetes-operator-api, FlinkDeploymentSpec / JobSpec /

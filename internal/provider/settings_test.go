@@ -7,14 +7,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 )
 
 // Every table setting at representative values survives the provider's
 // side of an import and a plan: the imported object's configuration
-// becomes attributes (fromConfiguration) and the attributes the inputs
+// becomes attributes (fromSpec) and the attributes the inputs
 // (input) with the same value, and the schema has its attribute with the
 // table's description.
 func TestSettingsRoundTripThroughTheModel(t *testing.T) {
@@ -42,12 +42,17 @@ func TestSettingsRoundTripThroughTheModel(t *testing.T) {
 		}
 		for _, v := range values {
 			var diags diag.Diagnostics
-			m := deploymentModel{deploymentSpecModel: deploymentSpecModel{
-				Job:         &jobModel{UpgradeMode: types.StringValue(flinkconf.UpgradeStateless), Parallelism: types.Int64Value(1)},
-				TaskManager: &taskMgrModel{},
+			var m deploymentModel
+			live := &unstructured.Unstructured{Object: map[string]any{
+				"metadata": map[string]any{"namespace": "ns", "name": "job"},
+				"spec": map[string]any{
+					"image": "flink:2.2.1", "flinkVersion": "v2_2",
+					"job":                map[string]any{"jarURI": "local:///opt/flink/job.jar", "upgradeMode": flinkconf.UpgradeStateless, "parallelism": int64(1)},
+					"taskManager":        map[string]any{"resource": map[string]any{"memory": "2048m", "cpu": int64(1)}},
+					"flinkConfiguration": map[string]any{"execution.checkpointing.dir": "s3://acme/cp", set.Key: v},
+				},
 			}}
-			cfg := map[string]string{"execution.checkpointing.dir": "s3://acme/cp", set.Key: v}
-			if !m.fromConfiguration(ctx, cfg, "test", &diags) || diags.HasError() {
+			if m.fromSpec(ctx, live, true, nil, &diags); diags.HasError() {
 				t.Fatalf("%s = %q: import failed: %v", set.Attr, v, diags)
 			}
 			in, ok := m.input(ctx, nil, &diags)

@@ -42,3 +42,11 @@ func ClassifySnapshotWait(st SnapshotStatus, err error) SnapshotWaitEnd {
 	}
 	return SnapshotNotEnded
 }
+
+// Ended tells whether the operator is done with the snapshot: it completed
+// or gave up. One it refused may still be taken once what it refers to
+// exists (the validator runs again each reconcile), and one not ended may
+// still complete.
+func (e SnapshotWaitEnd) Ended() bool {
+	return e == SnapshotDone || e == SnapshotDoneWithoutPath || e == SnapshotGaveUp
+}

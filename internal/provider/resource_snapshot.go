@@ -675,7 +675,7 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 	plan.setStatus(st)
 	r.readContents(ctx, &plan, prevPath, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if err == nil || st.State == kube.SnapshotFailed || st.State == kube.SnapshotAbandoned {
+	if kube.ClassifySnapshotWait(st, err).Ended() {
 		// Ended: FAILED or ABANDONED is replaced by the next plan (ModifyPlan).
 		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
 	} else {

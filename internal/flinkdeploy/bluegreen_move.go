@@ -46,9 +46,10 @@ const (
 	// and the blue child starts from job.initialSavepointPath or empty.
 	MoveWithoutState
 	// MoveRefusedNotRunning: refused, the old job neither runs nor is
-	// stopped with a savepoint, so no savepoint of it can be taken (a
-	// savepoint of a job that is not running is abandoned:
-	// SnapshotObserver).
+	// stopped with a savepoint, so no savepoint of it can be taken (the
+	// operator abandons a snapshot of a job that is not running:
+	// FlinkStateSnapshotUtils.abandonSnapshotIfJobNotRunning,
+	// release-1.15.0).
 	MoveRefusedNotRunning
 	// MoveRefusedRollback: refused, job.initialSavepointPath names the path
 	// the old deployment was created from; the blue child would start from

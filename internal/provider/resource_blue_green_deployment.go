@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -275,10 +276,8 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if state != nil {
 		sd = state.asDeployment(child)
 	}
-	planMode(ctx, req.Config, d, sd, nil, &resp.Diagnostics)
-	in, ok := d.input(ctx, nil, &resp.Diagnostics)
+	in, cfg, ok := r.planTemplate(ctx, req.Config, &plan, d, sd, &resp.Diagnostics)
 	if !ok {
-		plan.fromDeployment(d)
 		plan.EffectiveConfig, plan.EffectivePod = types.MapUnknown(types.StringType), types.StringUnknown()
 		plan.unknownStatus()
 		if mv != nil {
@@ -287,113 +286,152 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	cfg, fs := flinkconf.Derive(in)
-	addFindings(&resp.Diagnostics, fs)
-	r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), &resp.Diagnostics)
-	planIdentity(*d, sd, &resp.Diagnostics)
-	d.planPodTemplate(in, &resp.Diagnostics)
-	planSpecChecks(d, sd, in, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if sd != nil {
-		cfg = flinkconf.Respell(cfg, sd.writtenConfig(ctx, nil, &resp.Diagnostics))
-	}
-	d.EffectiveConfig = d.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
-	plan.fromDeployment(d)
 	if state == nil {
-		if blueGreenCreateSuspended(&plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		if r.planBlueGreenCreate(ctx, &plan, d, moved, mv, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return
-		}
-		plan.ActiveChild, plan.ActiveDeploymentName = types.StringValue(flinkdeploy.Blue), types.StringUnknown()
-		if known(plan.Name) {
-			plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), flinkdeploy.Blue))
-		}
-		// blue_green_state is known after apply: a create whose wait runs
-		// out is kept (finish), short of ACTIVE_BLUE.
-		plan.BlueGreenState, plan.TransitionSavepoint = types.StringUnknown(), types.StringNull()
-		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
-		if mv != nil {
-			if r.planMove(ctx, &plan, d, moved, mv, &resp.Diagnostics); resp.Diagnostics.HasError() {
-				return
-			}
 		}
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
+	if r.planBlueGreenUpdate(ctx, req, &plan, state, d, sd, in, cfg, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planTemplate plans the template as flinkstate_deployment's plan plans
+// its spec (planMode, flinkconf.Derive, the shared plan checks), in d, the
+// template as the active child's deployment (sd: its prior state, nil on a
+// create), and copies the result back into plan. cfg is the derived
+// configuration, spelled as the prior state has it. known is false while
+// the configuration holds values known only at apply; the checks' errors
+// are in diags.
+func (r *blueGreenResource) planTemplate(ctx context.Context, config tfsdk.Config, plan *blueGreenModel, d, sd *deploymentModel,
+	diags *diag.Diagnostics) (in flinkconf.Input, cfg map[string]string, known bool) {
+	planMode(ctx, config, d, sd, nil, diags)
+	in, ok := d.input(ctx, nil, diags)
+	if !ok {
+		plan.fromDeployment(d)
+		return in, nil, false
+	}
+	cfg, fs := flinkconf.Derive(in)
+	addFindings(diags, fs)
+	r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), diags)
+	planIdentity(*d, sd, diags)
+	d.planPodTemplate(in, diags)
+	planSpecChecks(d, sd, in, diags)
+	if diags.HasError() {
+		return in, cfg, true
+	}
+	if sd != nil {
+		cfg = flinkconf.Respell(cfg, sd.writtenConfig(ctx, nil, diags))
+	}
+	d.EffectiveConfig = d.effectiveConfig(ctx, cfg, in, diags)
+	plan.fromDeployment(d)
+	return in, cfg, true
+}
+
+// planBlueGreenCreate plans a create: the blue child, ACTIVE_BLUE, and for
+// an instance moved in from a flinkstate_deployment the handover (planMove).
+func (r *blueGreenResource) planBlueGreenCreate(ctx context.Context, plan *blueGreenModel, blue *deploymentModel, moved *blueGreenModel, mv *bgMove,
+	diags *diag.Diagnostics) {
+	if blueGreenCreateSuspended(plan, diags); diags.HasError() {
+		return
+	}
+	plan.ActiveChild, plan.ActiveDeploymentName = types.StringValue(flinkdeploy.Blue), types.StringUnknown()
+	if known(plan.Name) {
+		plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), flinkdeploy.Blue))
+	}
+	// blue_green_state is known after apply: a create whose wait runs
+	// out is kept (finish), short of ACTIVE_BLUE.
+	plan.BlueGreenState, plan.TransitionSavepoint = types.StringUnknown(), types.StringNull()
+	plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
+	if mv != nil {
+		r.planMove(ctx, plan, blue, moved, mv, diags)
+	}
+}
+
+// planBlueGreenUpdate plans an update: the operator's classification of
+// the template change (flinkdeploy.ClassifyBlueGreen) and where it ends
+// (flinkdeploy.UpdateOutcome), or, after a wait that ran out and with
+// nothing new to write, the state that wait waits for again; a transition
+// runs the restore pre-flight and says that both jobs run side by side.
+func (r *blueGreenResource) planBlueGreenUpdate(ctx context.Context, req resource.ModifyPlanRequest, plan, state *blueGreenModel, d, sd *deploymentModel,
+	in flinkconf.Input, cfg map[string]string, diags *diag.Diagnostics) {
 	var dd diag.Diagnostics
 	prior, okP := sd.spec(ctx, nil, &dd)
 	next, okN := d.spec(ctx, nil, &dd)
 	if !okP || !okN {
 		plan.unknownStatus()
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
+	child := state.activeChild()
 	diff := flinkdeploy.ClassifyBlueGreen(prior, next)
-	if pending := loadBlueGreenPrivate(ctx, req.Private, &resp.Diagnostics); diff == flinkdeploy.DiffIgnore && pending.WaitPending != "" {
-		r.planPendingWait(ctx, &plan, child, in, cfg, pending, &resp.Diagnostics)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	if pending := loadBlueGreenPrivate(ctx, req.Private, diags); diff == flinkdeploy.DiffIgnore && pending.WaitPending != "" {
+		o := flinkdeploy.ResumedWaitOutcome(pending.Wait.Target, child)
+		planOutcome(ctx, plan, o, in, cfg, diags)
+		diags.AddWarning("A wait that ran out: this apply waits again",
+			fmt.Sprintf("The last apply's wait for %s ran out: %s\n\nThe change is written and the operator goes on with it; this apply writes "+
+				"nothing new and waits for %s again.", o.State, pending.WaitPending, o.State))
 		return
 	}
-	switch diff {
-	case flinkdeploy.DiffIgnore:
-	case flinkdeploy.DiffTransition, flinkdeploy.DiffSavepointRedeploy:
-		to := flinkdeploy.Other(child)
-		// The new child's configuration names the new child.
-		nd := plan.asDeployment(to)
-		nd.EffectiveConfig = nd.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
-		plan.EffectiveConfig = nd.EffectiveConfig
-		plan.ActiveChild = types.StringValue(to)
-		plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), to))
-		plan.BlueGreenState = types.StringValue("ACTIVE_" + strings.ToUpper(to))
-		plan.JobID, plan.JobState, plan.TransitionSavepoint = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-		r.preflightTransition(ctx, &plan, state, nd, sd, child, to, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		resp.Diagnostics.AddWarning("A blue/green transition: both jobs run side by side",
-			fmt.Sprintf("The operator applies this change (%s) as a transition: it takes a savepoint of %s's running job, which keeps running, "+
-				"starts %s from it, and deletes %s once %s is STABLE with its job RUNNING (after deletion_delay). In between both jobs run: %s "+
-				"processes again everything %s processed after the savepoint, so a sink sees those records twice. An exactly-once Kafka sink "+
-				"with one transactionalIdPrefix makes the two jobs fence each other; with distinct prefixes (derived from kubernetes.cluster-id, "+
-				"which names each child) the overlap's records are committed twice, and the new job's Kafka writer, which aborts the "+
-				"lingering transactions of the prefix its restored state names (the connector's ExactlyOnceKafkaWriter"+
-				".abortLingeringTransactions), fences the old job's open transaction once. Twice the resources run during the transition.",
-				strings.Join(prior.UpgradeChanges(next), ", "), flinkdeploy.ChildName(plan.Name.ValueString(), child),
-				flinkdeploy.ChildName(plan.Name.ValueString(), to), flinkdeploy.ChildName(plan.Name.ValueString(), child),
-				flinkdeploy.ChildName(plan.Name.ValueString(), to), flinkdeploy.ChildName(plan.Name.ValueString(), to),
-				flinkdeploy.ChildName(plan.Name.ValueString(), child)))
-	default:
+	o := flinkdeploy.UpdateOutcome(diff, child)
+	nd := planOutcome(ctx, plan, o, in, cfg, diags)
+	if !o.NewChild {
 		// Rewritten in place (PATCH_CHILD, a suspend or resume): the
 		// child's own diff decides whether its job restarts.
-		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
+		return
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	if r.preflightTransition(ctx, plan, state, nd, sd, child, o.Child, diags); diags.HasError() {
+		return
+	}
+	warnTransitionOverlap(plan.Name.ValueString(), child, o.Child, prior.UpgradeChanges(next), diags)
 }
 
-// planPendingWait plans the update whose apply resumes a wait that ran out
-// (blueGreenPrivate.WaitPending): the change is written and the operator
-// goes on with it, so the plan is the state the wait waits for, with the
-// child of that state (its configuration names it).
-func (r *blueGreenResource) planPendingWait(ctx context.Context, plan *blueGreenModel, child string, in flinkconf.Input, cfg map[string]string,
-	pending *blueGreenPrivate, diags *diag.Diagnostics) {
-	target := pending.Wait.Target
-	to := strings.ToLower(strings.TrimPrefix(target, "ACTIVE_"))
-	if to != flinkdeploy.Blue && to != flinkdeploy.Green {
-		to, target = child, "ACTIVE_"+strings.ToUpper(child)
-	}
-	if to != child {
-		nd := plan.asDeployment(to)
-		plan.EffectiveConfig = nd.effectiveConfig(ctx, cfg, in, diags)
+// planOutcome writes where an update ends (flinkdeploy.BlueGreenOutcome)
+// into plan: the active child and the state the apply waits for, the new
+// child's configuration (which names it), and what is known only after the
+// apply. It returns the new child as a deployment (nil: no new child).
+func planOutcome(ctx context.Context, plan *blueGreenModel, o flinkdeploy.BlueGreenOutcome, in flinkconf.Input, cfg map[string]string,
+	diags *diag.Diagnostics) *deploymentModel {
+	var nd *deploymentModel
+	if o.NewChild {
+		// The new child's configuration names the new child.
+		nd = plan.asDeployment(o.Child)
+		nd.EffectiveConfig = nd.effectiveConfig(ctx, cfg, in, diags)
+		plan.EffectiveConfig = nd.EffectiveConfig
 		plan.TransitionSavepoint = types.StringUnknown()
 	}
-	plan.ActiveChild = types.StringValue(to)
-	plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), to))
-	plan.BlueGreenState = types.StringValue(target)
-	plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
-	diags.AddWarning("A wait that ran out: this apply waits again",
-		fmt.Sprintf("The last apply's wait for %s ran out: %s\n\nThe change is written and the operator goes on with it; this apply writes "+
-			"nothing new and waits for %s again.", target, pending.WaitPending, target))
+	if o.State != "" {
+		plan.ActiveChild = types.StringValue(o.Child)
+		plan.ActiveDeploymentName = types.StringValue(flinkdeploy.ChildName(plan.Name.ValueString(), o.Child))
+		plan.BlueGreenState = types.StringValue(o.State)
+	}
+	if o.JobChanges {
+		plan.JobID, plan.JobState = types.StringUnknown(), types.StringUnknown()
+	}
+	return nd
+}
+
+// warnTransitionOverlap says what a transition of blue/green deployment
+// name from child from to child to, for the template changes changes, does
+// to the job's output: both jobs run side by side.
+func warnTransitionOverlap(name, from, to string, changes []string, diags *diag.Diagnostics) {
+	diags.AddWarning("A blue/green transition: both jobs run side by side",
+		fmt.Sprintf("The operator applies this change (%s) as a transition: it takes a savepoint of %s's running job, which keeps running, "+
+			"starts %s from it, and deletes %s once %s is STABLE with its job RUNNING (after deletion_delay). In between both jobs run: %s "+
+			"processes again everything %s processed after the savepoint, so a sink sees those records twice. An exactly-once Kafka sink "+
+			"with one transactionalIdPrefix makes the two jobs fence each other; with distinct prefixes (derived from kubernetes.cluster-id, "+
+			"which names each child) the overlap's records are committed twice, and the new job's Kafka writer, which aborts the "+
+			"lingering transactions of the prefix its restored state names (the connector's ExactlyOnceKafkaWriter"+
+			".abortLingeringTransactions), fences the old job's open transaction once. Twice the resources run during the transition.",
+			strings.Join(changes, ", "), flinkdeploy.ChildName(name, from),
+			flinkdeploy.ChildName(name, to), flinkdeploy.ChildName(name, from),
+			flinkdeploy.ChildName(name, to), flinkdeploy.ChildName(name, to),
+			flinkdeploy.ChildName(name, from)))
 }
 
 // preflightTransition is the restore pre-flight of a transition: the new

@@ -265,7 +265,8 @@ func (r *blueGreenResource) movePlanState(ctx context.Context, req resource.Modi
 }
 
 // planMove says what the handover does and refuses what it cannot do,
-// before anything is changed. blue is the planned first child.
+// before anything is changed (flinkdeploy.PlanMove decides). blue is the
+// planned first child.
 func (r *blueGreenResource) planMove(ctx context.Context, plan *blueGreenModel, blue *deploymentModel, moved *blueGreenModel, mv *bgMove, diags *diag.Diagnostics) {
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	if known(plan.Namespace) && known(plan.Name) {
@@ -278,88 +279,148 @@ func (r *blueGreenResource) planMove(ctx context.Context, plan *blueGreenModel, 
 		return
 	}
 	what := fmt.Sprintf("FlinkDeployment %s to FlinkBlueGreenDeployment %s/%s", mv.id(), ns, name)
-	if plan.Job != nil && strings.EqualFold(plan.Job.State.ValueString(), flinkdeploy.JobSuspended) {
-		// InitializingBlueStateHandler.handle: "Blocking initial deployment
-		// ... job.state is SUSPENDED".
-		addProblem(diags, "Moving", what, "job.state is suspended, and the operator does not start a new blue/green deployment "+
-			"that is suspended (it waits for job.state running before it writes the first child)",
-			"Nothing was changed. Remove job.state (or set it to running) to hand the job over.")
+	if refuseSuspendedMove(plan, what, diags) || !moveTargetFree(ctx, c, ns, name, mv, what, diags) {
 		return
 	}
-	if _, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name); err == nil {
+	old := moved.oldDeployment(mv)
+	f := moveFacts(plan, old, mv)
+	if !mv.OldDeleted && !readMoveSource(ctx, c, mv, what, &f, diags) {
+		return
+	}
+	r.sayMovePlan(ctx, plan, blue, old, mv, f, what, diags)
+}
+
+// moveFacts is what the move knows of the old deployment (moved in as old,
+// marked mv) and of the template (plan), in the terms of flinkdeploy's
+// move rules; the old FlinkDeployment's status is read separately
+// (readMoveSource).
+func moveFacts(plan *blueGreenModel, old *deploymentModel, mv *bgMove) flinkdeploy.MoveFacts {
+	f := flinkdeploy.MoveFacts{OldDeleted: mv.OldDeleted, Carried: mv.Savepoint, KeepsState: old.keepsState(),
+		Pinned: plan.Job != nil && known(plan.Job.InitialSavepointPath)}
+	if f.Pinned {
+		f.PinnedPath = plan.Job.InitialSavepointPath.ValueString()
+	}
+	if old.Job != nil {
+		f.OldPath = old.Job.InitialSavepointPath.ValueString()
+	}
+	return f
+}
+
+// refuseSuspendedMove refuses a move whose template's job.state is
+// suspended (InitializingBlueStateHandler.handle: "Blocking initial
+// deployment ... job.state is SUSPENDED"): true when it did.
+func refuseSuspendedMove(plan *blueGreenModel, what string, diags *diag.Diagnostics) bool {
+	if plan.Job == nil || !strings.EqualFold(plan.Job.State.ValueString(), flinkdeploy.JobSuspended) {
+		return false
+	}
+	addProblem(diags, "Moving", what, "job.state is suspended, and the operator does not start a new blue/green deployment "+
+		"that is suspended (it waits for job.state running before it writes the first child)",
+		"Nothing was changed. Remove job.state (or set it to running) to hand the job over.")
+	return true
+}
+
+// moveTargetFree tells whether FlinkBlueGreenDeployment ns/name does not
+// exist yet: the handover creates it and never takes over an object it did
+// not create. false: an error is added.
+func moveTargetFree(ctx context.Context, c *kube.Client, ns, name string, mv *bgMove, what string, diags *diag.Diagnostics) bool {
+	_, err := kube.GetBlueGreen(ctx, c.Dynamic, ns, name)
+	switch {
+	case err == nil:
 		addProblem(diags, "Moving", what, "a FlinkBlueGreenDeployment "+ns+"/"+name+" exists already; the handover creates it and never takes over an object it did not create",
 			"Nothing was changed. Give the blue/green deployment another name, or import that one instead of moving. If it is the "+
 				"one an apply of this move created and was cut off before recording (its template's job.initialSavepointPath is the "+
 				"old job's savepoint, and FlinkDeployment "+mv.id()+" is gone), take it over: terraform state rm ADDRESS, then "+
 				"terraform import ADDRESS "+ns+"/"+name+".")
-		return
-	} else if !notfound.Is(err) {
+		return false
+	case !notfound.Is(err):
 		addProblem(diags, "Moving", what, "reading FlinkBlueGreenDeployment "+ns+"/"+name+": "+readableAPIError(err), "Nothing was changed. Plan again.")
-		return
+		return false
 	}
-	old := moved.oldDeployment(mv)
-	blueName := flinkdeploy.ChildName(name, flinkdeploy.Blue)
-	pinned := plan.Job != nil && known(plan.Job.InitialSavepointPath)
-	clusters := fmt.Sprintf("%s is a new Flink cluster (kubernetes.cluster-id %s) with a new job id; the old FlinkDeployment's HA metadata is "+
-		"deleted with it (ApplicationReconciler.cleanupInternal).", blueName, blueName)
-	if mv.OldDeleted {
-		from := "without state (upgrade_mode stateless)"
-		switch {
-		case pinned:
-			from = "from job.initial_savepoint_path " + plan.Job.InitialSavepointPath.ValueString()
-		case mv.Savepoint != "":
-			from = "from " + mv.Savepoint + ", the savepoint the old job was stopped with"
-		}
-		diags.AddWarning("Move to blue/green resumes",
-			fmt.Sprintf("The last apply of this move stopped the job of FlinkDeployment %s and deleted it, but did not create the "+
-				"blue/green deployment. This apply creates FlinkBlueGreenDeployment %s/%s, whose first child %s starts %s, and waits "+
-				"for ACTIVE_BLUE. %s", mv.id(), ns, name, blueName, from, clusters))
-		return
-	}
+	return true
+}
+
+// readMoveSource reads the old FlinkDeployment's status into f, and
+// refuses another object of its name than the one the flinkstate_deployment
+// managed. false: an error is added.
+func readMoveSource(ctx context.Context, c *kube.Client, mv *bgMove, what string, f *flinkdeploy.MoveFacts, diags *diag.Diagnostics) bool {
 	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, mv.Namespace, mv.Name)
 	if err != nil {
 		addProblem(diags, "Moving", what, "reading the FlinkDeployment: "+readableAPIError(err), "Nothing was changed. Plan again.")
-		return
+		return false
 	}
 	if mv.UID != "" && string(live.GetUID()) != mv.UID {
 		addProblem(diags, "Moving", what, fmt.Sprintf("FlinkDeployment %s now has UID %s, not %s: it is another object than the "+
 			"flinkstate_deployment managed, which this move does not stop or delete", mv.id(), live.GetUID(), mv.UID),
 			"Nothing was changed. Remove the moved block and import the objects as they are.")
-		return
+		return false
 	}
-	if !old.keepsState() {
+	st := kube.ReadDeploymentStatus(live)
+	f.JobState, f.LifecycleState = st.JobState, st.LifecycleState
+	f.UpgradeSavepointPath, _, _ = unstructured.NestedString(live.Object, "status", "jobStatus", "upgradeSavepointPath")
+	return true
+}
+
+// moveClusters says that the blue child is another Flink cluster than the
+// old deployment's.
+func moveClusters(blueName string) string {
+	return fmt.Sprintf("%s is a new Flink cluster (kubernetes.cluster-id %s) with a new job id; the old FlinkDeployment's HA metadata is "+
+		"deleted with it (ApplicationReconciler.cleanupInternal).", blueName, blueName)
+}
+
+// sayMovePlan reports what the move does with the job's state
+// (flinkdeploy.PlanMove), as a warning, or an error for what it refuses.
+func (r *blueGreenResource) sayMovePlan(ctx context.Context, plan *blueGreenModel, blue, old *deploymentModel, mv *bgMove, f flinkdeploy.MoveFacts,
+	what string, diags *diag.Diagnostics) {
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	blueName := flinkdeploy.ChildName(name, flinkdeploy.Blue)
+	switch flinkdeploy.PlanMove(f) {
+	case flinkdeploy.MoveResumes:
+		from := "without state (upgrade_mode stateless)"
+		switch f.ResumeSource() {
+		case flinkdeploy.FromPinned:
+			from = "from job.initial_savepoint_path " + f.PinnedPath
+		case flinkdeploy.FromHandover:
+			from = "from " + f.Carried + ", the savepoint the old job was stopped with"
+		}
+		diags.AddWarning("Move to blue/green resumes",
+			fmt.Sprintf("The last apply of this move stopped the job of FlinkDeployment %s and deleted it, but did not create the "+
+				"blue/green deployment. This apply creates FlinkBlueGreenDeployment %s/%s, whose first child %s starts %s, and waits "+
+				"for ACTIVE_BLUE. %s", mv.id(), ns, name, blueName, from, moveClusters(blueName)))
+	case flinkdeploy.MoveWithoutState:
 		diags.AddWarning("Move to blue/green starts without state",
 			fmt.Sprintf("FlinkDeployment %s runs no stateful job (upgrade_mode stateless, or no job): this apply deletes it and creates "+
 				"FlinkBlueGreenDeployment %s/%s, whose first child %s starts from job.initial_savepoint_path, if set, or from empty state. %s",
-				mv.id(), ns, name, blueName, clusters))
-		return
-	}
-	st := kube.ReadDeploymentStatus(live)
-	existing, _, _ := unstructured.NestedString(live.Object, "status", "jobStatus", "upgradeSavepointPath")
-	stopped := st.JobState != "RUNNING" && st.LifecycleState == "SUSPENDED" && existing != "" && existing != kube.LastStateDummyPath
-	if st.JobState != "RUNNING" && !stopped {
+				mv.id(), ns, name, blueName, moveClusters(blueName)))
+	case flinkdeploy.MoveRefusedNotRunning:
 		// takeFinalSavepoint: no savepoint of a job that is not running.
 		addProblem(diags, "Moving", what, fmt.Sprintf("the job of FlinkDeployment %s is %s (lifecycle %s), not running, so no savepoint of "+
-			"it can be taken to hand over", mv.id(), orNoneState(st.JobState), orNoneState(st.LifecycleState)),
+			"it can be taken to hand over", mv.id(), orNoneState(f.JobState), orNoneState(f.LifecycleState)),
 			"Nothing was changed. Bring the job back to running (remove the moved block and apply the flinkstate_deployment) and plan "+
 				"the move again; or, to start the blue/green deployment from a retained checkpoint, set job.initial_savepoint_path to it "+
 				"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one).")
-		return
-	}
-	if pinned {
-		if old.Job != nil && old.Job.InitialSavepointPath.ValueString() == plan.Job.InitialSavepointPath.ValueString() {
-			addAttributeProblem(diags, path.Root("job").AtName("initial_savepoint_path"), "Moving", what,
-				"job.initial_savepoint_path names "+plan.Job.InitialSavepointPath.ValueString()+", the path the old deployment was created "+
-					"from: the blue/green deployment would start from that older savepoint, dropping everything the job did since",
-				"Nothing was changed. Remove job.initial_savepoint_path: the blue/green deployment then starts from the savepoint the old job is stopped with.")
-			return
-		}
+	case flinkdeploy.MoveRefusedRollback:
+		addAttributeProblem(diags, path.Root("job").AtName("initial_savepoint_path"), "Moving", what,
+			"job.initial_savepoint_path names "+f.PinnedPath+", the path the old deployment was created "+
+				"from: the blue/green deployment would start from that older savepoint, dropping everything the job did since",
+			"Nothing was changed. Remove job.initial_savepoint_path: the blue/green deployment then starts from the savepoint the old job is stopped with.")
+	case flinkdeploy.MoveFromPinned:
 		diags.AddWarning("Move to blue/green starts from job.initial_savepoint_path",
 			fmt.Sprintf("FlinkDeployment %s is stopped with a savepoint (kept, in FlinkStateSnapshot %s-final-*) and deleted, and the "+
 				"blue/green deployment's first child %s starts from job.initial_savepoint_path %s, as configured, not from that savepoint.",
-				mv.id(), mv.Name, blueName, plan.Job.InitialSavepointPath.ValueString()))
-		return
+				mv.id(), mv.Name, blueName, f.PinnedPath))
+	default:
+		r.planStopHandover(ctx, plan, blue, old, mv, f, diags)
 	}
+}
+
+// planStopHandover says how the running job's state is handed over through
+// the savepoint it is stopped with (or was stopped with already), and runs
+// the restore pre-flight against the running job's newest checkpoint.
+func (r *blueGreenResource) planStopHandover(ctx context.Context, plan *blueGreenModel, blue, old *deploymentModel, mv *bgMove, f flinkdeploy.MoveFacts,
+	diags *diag.Diagnostics) {
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	blueName := flinkdeploy.ChildName(name, flinkdeploy.Blue)
+	existing, stopped := f.StoppedWith()
 	how := fmt.Sprintf("the operator stops the running job of FlinkDeployment %s with a savepoint into %s (never drained), which "+
 		"is recorded in FlinkStateSnapshot %s-final-* (kept)", mv.id(), old.savepointDir(ctx), mv.Name)
 	if stopped {
@@ -372,7 +433,7 @@ func (r *blueGreenResource) planMove(ctx context.Context, plan *blueGreenModel, 
 			"ACTIVE_BLUE: its first child %s starts from it. Unlike a blue/green transition the two jobs never run side by side: "+
 			"nothing is processed twice, but the job is stopped from the savepoint until %s runs (as for an upgrade). %s If the stop "+
 			"fails, the old job runs on and nothing is changed; if a later step fails, the savepoint is kept and the next apply goes "+
-			"on from it.", ns, name, how, mv.id(), blueName, blueName, clusters))
+			"on from it.", ns, name, how, mv.id(), blueName, blueName, moveClusters(blueName)))
 	if stopped {
 		return
 	}
@@ -430,69 +491,107 @@ func (r *blueGreenResource) applyMove(ctx context.Context, req resource.UpdateRe
 	dep := &deploymentResource{resourceBase: r.resourceBase}
 	old := moved.oldDeployment(mv)
 	blue := plan.asDeployment(flinkdeploy.Blue)
-	carryTo := ns + "/" + name
-	handover := old.keepsState() && (plan.Job == nil || !known(plan.Job.InitialSavepointPath))
+	f := moveFacts(&plan, old, mv)
 	if !mv.OldDeleted {
-		live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, mv.Namespace, mv.Name)
-		switch {
-		case err != nil:
-			addProblem(&resp.Diagnostics, "Moving", what, "reading the FlinkDeployment: "+readableAPIError(err), "Nothing was changed. Apply again.")
-			return true
-		case mv.UID != "" && string(live.GetUID()) != mv.UID:
-			addProblem(&resp.Diagnostics, "Moving", what, fmt.Sprintf("FlinkDeployment %s now has UID %s, not %s: another object, left alone",
-				mv.id(), live.GetUID(), mv.UID), "Nothing was changed. Remove the moved block and import the objects as they are.")
+		if !r.stopAndDeleteOld(ctx, c, dep, &plan, old, blue, mv, f, timeout, what, resp) {
 			return true
 		}
-		if old.keepsState() && mv.Savepoint == "" {
-			// The operator's stop with a savepoint, recorded in a
-			// FlinkStateSnapshot that names where it goes; a job stopped
-			// already with one (a failed apply's) is recorded again.
-			var sd diag.Diagnostics
-			dep.takeFinalSavepoint(ctx, c, old, mv.UID, carryTo, timeout, &sd)
-			appendMoveDiags(&resp.Diagnostics, sd, what)
-			if sd.HasError() {
-				return true
-			}
-			carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
-			if err != nil || carried.Path == "" {
-				if err == nil {
-					err = errors.New("no FlinkStateSnapshot names it as where its savepoint goes")
-				}
-				addProblem(&resp.Diagnostics, "Moving", what, "finding the savepoint the old job was stopped with: "+err.Error(),
-					"Nothing was deleted: FlinkDeployment "+mv.id()+" is suspended with its savepoint recorded in its status. Apply again.")
-				return true
-			}
-			mv.Savepoint = carried.Path
-			mv.save(ctx, resp.Private, &resp.Diagnostics)
-		}
-		if handover && !r.checkHandoverSavepoint(ctx, dep, blue, mv, timeout, &resp.Diagnostics) {
-			return true
-		}
-		if err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, mv.Namespace, mv.Name, ktypes.UID(mv.UID), timeout); err != nil {
-			addProblem(&resp.Diagnostics, "Moving", what, "deleting the FlinkDeployment: "+err.Error(),
-				"Its job is stopped; its savepoint "+orNoneState(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
-			return true
-		}
-		mv.OldDeleted = true
-		mv.save(ctx, resp.Private, &resp.Diagnostics)
-	} else if handover && !r.checkHandoverSavepoint(ctx, dep, blue, mv, timeout, &resp.Diagnostics) {
+	} else if f.RestoresHandover() && !r.checkHandoverSavepoint(ctx, dep, blue, mv, timeout, &resp.Diagnostics) {
 		return true
 	}
+	created := createMovedBlueGreen(ctx, c, &plan, mv, f.RestoresHandover(), what, resp)
+	if created == nil {
+		return true
+	}
+	r.waitMovedBlueGreen(ctx, c, &plan, created, timeout, resp)
+	return true
+}
+
+// stopAndDeleteOld is the handover's first half while the old
+// FlinkDeployment exists: it checks that it is still the object the
+// flinkstate_deployment managed, stops its job with a savepoint
+// (MoveFacts.TakesStop), checks the savepoint the blue child will start
+// from (MoveFacts.RestoresHandover), and deletes the old FlinkDeployment,
+// recording each step in mv. false: an error is added, and nothing after
+// the failed step was done.
+func (r *blueGreenResource) stopAndDeleteOld(ctx context.Context, c *kube.Client, dep *deploymentResource, plan *blueGreenModel, old, blue *deploymentModel,
+	mv *bgMove, f flinkdeploy.MoveFacts, timeout time.Duration, what string, resp *resource.UpdateResponse) bool {
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, mv.Namespace, mv.Name)
+	switch {
+	case err != nil:
+		addProblem(&resp.Diagnostics, "Moving", what, "reading the FlinkDeployment: "+readableAPIError(err), "Nothing was changed. Apply again.")
+		return false
+	case mv.UID != "" && string(live.GetUID()) != mv.UID:
+		addProblem(&resp.Diagnostics, "Moving", what, fmt.Sprintf("FlinkDeployment %s now has UID %s, not %s: another object, left alone",
+			mv.id(), live.GetUID(), mv.UID), "Nothing was changed. Remove the moved block and import the objects as they are.")
+		return false
+	}
+	if f.TakesStop() && !stopMovedJob(ctx, c, dep, plan, old, mv, timeout, what, resp) {
+		return false
+	}
+	if f.RestoresHandover() && !r.checkHandoverSavepoint(ctx, dep, blue, mv, timeout, &resp.Diagnostics) {
+		return false
+	}
+	if err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, mv.Namespace, mv.Name, ktypes.UID(mv.UID), timeout); err != nil {
+		addProblem(&resp.Diagnostics, "Moving", what, "deleting the FlinkDeployment: "+err.Error(),
+			"Its job is stopped; its savepoint "+orNoneState(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
+		return false
+	}
+	mv.OldDeleted = true
+	mv.save(ctx, resp.Private, &resp.Diagnostics)
+	return true
+}
+
+// stopMovedJob stops the old job with a savepoint through the operator,
+// recorded in a FlinkStateSnapshot that names the blue/green deployment
+// (plan) as where it goes (a job stopped already with one, by a failed
+// apply, is recorded again), and records its path in mv. false: an error
+// is added; nothing is deleted.
+func stopMovedJob(ctx context.Context, c *kube.Client, dep *deploymentResource, plan *blueGreenModel, old *deploymentModel, mv *bgMove,
+	timeout time.Duration, what string, resp *resource.UpdateResponse) bool {
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	var sd diag.Diagnostics
+	dep.takeFinalSavepoint(ctx, c, old, mv.UID, ns+"/"+name, timeout, &sd)
+	appendMoveDiags(&resp.Diagnostics, sd, what)
+	if sd.HasError() {
+		return false
+	}
+	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
+	if err != nil || carried.Path == "" {
+		if err == nil {
+			err = errors.New("no FlinkStateSnapshot names it as where its savepoint goes")
+		}
+		addProblem(&resp.Diagnostics, "Moving", what, "finding the savepoint the old job was stopped with: "+err.Error(),
+			"Nothing was deleted: FlinkDeployment "+mv.id()+" is suspended with its savepoint recorded in its status. Apply again.")
+		return false
+	}
+	mv.Savepoint = carried.Path
+	mv.save(ctx, resp.Private, &resp.Diagnostics)
+	return true
+}
+
+// createMovedBlueGreen creates the FlinkBlueGreenDeployment of plan, with
+// the template's job.initialSavepointPath the old job's savepoint when it
+// restores the handover, and makes it this resource's object: the move's
+// mark goes, the handover savepoint is recorded (Read shows the template's
+// path as unset) and consumed. nil: an error is added.
+func createMovedBlueGreen(ctx context.Context, c *kube.Client, plan *blueGreenModel, mv *bgMove, handover bool, what string,
+	resp *resource.UpdateResponse) *unstructured.Unstructured {
 	obj, ok := plan.render(ctx, nil, &resp.Diagnostics)
 	if !ok {
-		return true
+		return nil
 	}
 	if handover {
 		if err := unstructured.SetNestedField(obj.Object, mv.Savepoint, "spec", "template", "spec", "job", "initialSavepointPath"); err != nil {
 			addProblem(&resp.Diagnostics, "Moving", what, err.Error(), "")
-			return true
+			return nil
 		}
 	}
 	created, err := kube.Create(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj)
 	if created == nil {
 		addProblem(&resp.Diagnostics, "Moving", what, "creating the FlinkBlueGreenDeployment: "+readableAPIError(err),
 			"The old job is stopped and deleted; its savepoint "+orNoneState(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
-		return true
+		return nil
 	}
 	// The FlinkBlueGreenDeployment is this resource's object from now on.
 	setObjectUID(ctx, resp.Private, string(created.GetUID()), &resp.Diagnostics)
@@ -501,21 +600,28 @@ func (r *blueGreenResource) applyMove(ctx context.Context, req resource.UpdateRe
 		setPrivateString(ctx, resp.Private, privateBGHandover, mv.Savepoint, &resp.Diagnostics)
 		consumeCarried(ctx, c, &deploymentModel{deploymentSpecModel: deploymentSpecModel{Namespace: plan.Namespace, Name: plan.Name}}, mv.Savepoint, &resp.Diagnostics)
 	}
+	return created
+}
+
+// waitMovedBlueGreen saves the created FlinkBlueGreenDeployment in state
+// and waits for ACTIVE_BLUE as Create does (a pending mark the next plan
+// waits again for).
+func (r *blueGreenResource) waitMovedBlueGreen(ctx context.Context, c *kube.Client, plan *blueGreenModel, created *unstructured.Unstructured,
+	timeout time.Duration, resp *resource.UpdateResponse) {
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	plan.ID = types.StringValue(ns + "/" + name)
 	plan.BlueGreenState, plan.JobID, plan.JobState = types.StringValue(""), types.StringValue(""), types.StringValue("")
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	wctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
 	w := kube.BlueGreenWait{Namespace: ns, Name: name, Target: flinkdeploy.StateActiveBlue, Child: flinkdeploy.ChildName(name, flinkdeploy.Blue),
 		Timeout: timeout, Every: deploymentPollInterval}
-	// The wait as Create's: a pending mark the next plan waits again for.
 	private := loadBlueGreenPrivate(ctx, resp.Private, &resp.Diagnostics)
 	private.UID = string(created.GetUID())
 	private.waitStarts(w)
-	r.finish(wctx, c, &plan, w, true, private, &resp.Diagnostics)
+	r.finish(wctx, c, plan, w, true, private, &resp.Diagnostics)
 	private.save(ctx, resp.Private, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	return true
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
 // checkHandoverSavepoint checks the savepoint blue starts from as a

@@ -254,12 +254,7 @@ func (r *deploymentResource) ConfigValidators(context.Context) []resource.Config
 // without any API call.
 func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
-		if !req.State.Raw.IsNull() {
-			var state deploymentModel
-			if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); !resp.Diagnostics.HasError() {
-				planDestroy(ctx, &state, loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics).FinalFailed, &resp.Diagnostics)
-			}
-		}
+		planDeploymentDestroy(ctx, req, resp)
 		return
 	}
 	var plan deploymentModel
@@ -276,16 +271,8 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	defer private.save(ctx, resp.Private, &resp.Diagnostics)
 	// The provider defaults the imported object lacked, for the plan and
 	// the prior state.
-	unwritten, stateUnwritten := private.Unwritten, private.Unwritten
-	if state == nil || !plan.Namespace.Equal(state.Namespace) || !plan.Name.Equal(state.Name) {
-		// A new object (a create, or a replacement's, even of an imported
-		// one): the provider writes all its defaults, and owns what it
-		// creates.
-		unwritten = nil
-		if state == nil {
-			private.forgetImport()
-		}
-	}
+	stateUnwritten := private.Unwritten
+	unwritten := planUnwritten(&plan, state, private)
 	planMode(ctx, req.Config, &plan, state, unwritten, &resp.Diagnostics)
 	// namespace and name are the attributes that force a replacement (the
 	// framework gives ModifyPlan an empty RequiresReplace, whatever the
@@ -327,25 +314,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, stateUnwritten, &resp.Diagnostics))
 	}
 	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
-	if replacing {
-		// A replacement plans a new object (Terraform plans it again with a
-		// null prior state); the old one's changes are not upgrades.
-		planRestore(ctx, &plan, nil, unwritten, &resp.Diagnostics)
-	} else {
-		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
-	}
-	if replacing && private.ReplaceFrom != "" && state.JobState.ValueString() == "RUNNING" && plan.restorePath().IsNull() {
-		r.preflightHandover(ctx, &plan, state, &resp.Diagnostics)
-	}
-	if p := plan.restorePath(); state != nil && !replacing && redeploys(&plan, state) && !p.IsUnknown() {
-		// A redeploy's path is known at plan: checked now, and again at
-		// apply (Update) before the spec is written.
-		r.preflightPath(ctx, &plan, p.ValueString(), "job.initial_savepoint_path, which this redeploy restores", false, false,
-			kube.RequestTimeout, &resp.Diagnostics)
-	}
-	if state != nil && !replacing {
-		planNotRunningUpgrade(ctx, &plan, state, unwritten, private.RecordedSavepoint, &resp.Diagnostics)
-	}
+	r.planRestores(ctx, &plan, state, replacing, unwritten, private, &resp.Diagnostics)
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
 	// Any other update (timeouts, final_savepoint) writes the object too and
@@ -356,6 +325,61 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planDeploymentDestroy is the plan of a destroy: it says what happens to
+// the job's state (planDestroy).
+func planDeploymentDestroy(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() {
+		return
+	}
+	var state deploymentModel
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); !resp.Diagnostics.HasError() {
+		planDestroy(ctx, &state, loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics).FinalFailed, &resp.Diagnostics)
+	}
+}
+
+// planUnwritten is the provider defaults the planned object lacks and the
+// provider does not write (those of an imported object, private.Unwritten).
+// A new object (a create, or a replacement's, even of an imported one) has
+// none: the provider writes all its defaults, and owns what it creates (a
+// create forgets the import).
+func planUnwritten(plan, state *deploymentModel, private *deploymentPrivate) []string {
+	if state != nil && plan.Namespace.Equal(state.Namespace) && plan.Name.Equal(state.Name) {
+		return private.Unwritten
+	}
+	if state == nil {
+		private.forgetImport()
+	}
+	return nil
+}
+
+// planRestores plans what the job restores from (planRestore) and checks
+// it before anything is written: a replacement's handover of the running
+// job against its newest checkpoint (preflightHandover), a redeploy's
+// job.initial_savepoint_path (preflightPath, again at apply), and an
+// upgrade of a job that is not running (planNotRunningUpgrade).
+func (r *deploymentResource) planRestores(ctx context.Context, plan, state *deploymentModel, replacing bool, unwritten []string,
+	private *deploymentPrivate, diags *diag.Diagnostics) {
+	if replacing {
+		// A replacement plans a new object (Terraform plans it again with a
+		// null prior state); the old one's changes are not upgrades.
+		planRestore(ctx, plan, nil, unwritten, diags)
+	} else {
+		planRestore(ctx, plan, state, unwritten, diags)
+	}
+	if replacing && private.ReplaceFrom != "" && state.JobState.ValueString() == "RUNNING" && plan.restorePath().IsNull() {
+		r.preflightHandover(ctx, plan, state, diags)
+	}
+	if p := plan.restorePath(); state != nil && !replacing && redeploys(plan, state) && !p.IsUnknown() {
+		// A redeploy's path is known at plan: checked now, and again at
+		// apply (Update) before the spec is written.
+		r.preflightPath(ctx, plan, p.ValueString(), "job.initial_savepoint_path, which this redeploy restores", false, false,
+			kube.RequestTimeout, diags)
+	}
+	if state != nil && !replacing {
+		planNotRunningUpgrade(ctx, plan, state, unwritten, private.RecordedSavepoint, diags)
+	}
 }
 
 // planMode plans mode: unset, native, the operator's default; not written

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -322,6 +322,9 @@ func (m *snapshotModel) setStatus(st kube.SnapshotStatus) {
 	m.Error = optionalString(kube.OperatorMessage(st.Error))
 }
 
+// Create takes the snapshot: it checks the target at apply, takes over the
+// object an interrupted create of this configuration left or creates one,
+// saves it in state, and waits for the operator to end it (wait = true).
 func (r *snapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan snapshotModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -329,31 +332,12 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if checkSavepointDirAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	if checkTargetDirAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	if checkFormatAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if checkSnapshotAtApply(ctx, c, plan, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
-	ns := plan.Namespace.ValueString()
-	spec := kube.SnapshotSpec{
-		DeploymentName:  plan.DeploymentName.ValueString(),
-		Type:            plan.Type.ValueString(),
-		FormatType:      plan.FormatType.ValueString(),
-		DisposeOnDelete: plan.DisposeOnDelete.ValueBool(),
-		Path:            plan.TargetDir.ValueString(),
-		AlreadyExists:   plan.AlreadyExists.ValueBool(),
-		BackoffLimit:    plan.BackoffLimit.ValueInt64(),
-	}
-	if spec.AlreadyExists {
-		spec.Path = plan.Path.ValueString()
-	}
-	triggers := stringMap(ctx, plan.Triggers, &resp.Diagnostics)
+	want := snapshotCreateOf(ctx, plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -361,63 +345,21 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	reqCtx := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout+kube.RequestTimeout)
 	defer cancel()
-	want := kube.SnapshotCreate{Namespace: ns, GenerateName: plan.NamePrefix.ValueString(), Spec: spec, Triggers: triggers}
-	if spec.DeploymentName != "" {
-		// The snapshot is of this object's job: one an interrupted create
-		// made of an earlier FlinkDeployment of that name is not this one's.
-		if live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, spec.DeploymentName); err == nil {
-			want.DeploymentUID = string(live.GetUID())
-		} else if !notfound.Is(err) {
-			addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns,
-				fmt.Sprintf("reading FlinkDeployment %s/%s: %s", ns, spec.DeploymentName, readableAPIError(err)), "Nothing was created. Apply again.")
-			return
-		}
-	}
-	// The object an earlier apply's create of this same configuration made
-	// and never saved (terraform killed while it waited), recognised by the
-	// provider's mark (kube.PendingSnapshotCreate): waited for rather than
-	// triggering a second savepoint; claimed in this run's memory only,
-	// nothing written to it while the operator may be patching it
-	// (kube.SnapshotClaims). Otherwise a POST with generateName: always a
-	// new object, never someone else's.
-	created, err := kube.PendingSnapshotCreate(ctx, c.Dynamic, want, r.meta.run, &r.meta.snapshotClaims)
-	if err != nil {
-		addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns, err.Error(), "Nothing was created. Apply again.")
+	if !snapshotTargetUID(ctx, c, &want, &resp.Diagnostics) {
 		return
 	}
-	if created != nil {
-		resp.Diagnostics.AddWarning("Snapshot of an interrupted apply taken over",
-			fmt.Sprintf("FlinkStateSnapshot %s/%s was created for this same configuration by an earlier apply that did not finish (its state "+
-				"was never saved): this create waits for it instead of triggering another %s.", ns, created.GetName(), spec.Type))
-	} else {
-		created, err = kube.CreateSnapshot(ctx, c.Dynamic, ns, want.Object(r.meta.run))
-		if err != nil {
-			addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot in namespace "+ns, fmt.Sprintf("for deployment %s: %s", spec.DeploymentName, readableAPIError(err)), "")
-			return
-		}
+	created := r.takeOverOrCreateSnapshot(ctx, c, want, &resp.Diagnostics)
+	if created == nil {
+		return
 	}
+	ns, name := want.Namespace, created.GetName()
 	// The mark stays while Terraform may not get this create's answer
 	// (terraform gone: its request is cancelled); otherwise it goes, since
 	// the object is in state (a failed wait taints it, it is not dropped),
 	// once the operator is done with it (kube.ClearPendingCreate: as the
 	// object is now; while it is not COMPLETED, a later Read removes it).
-	defer func() {
-		if reqCtx.Err() != nil {
-			return
-		}
-		cctx, ccancel := context.WithTimeout(reqCtx, kube.RequestTimeout)
-		defer ccancel()
-		now, err := kube.GetSnapshot(cctx, c.Dynamic, ns, created.GetName())
-		if err == nil {
-			err = kube.ClearPendingCreate(cctx, c.Dynamic, now)
-		}
-		if err != nil && !notfound.Is(err) {
-			tflog.Warn(cctx, "removing the pending-create mark of the FlinkStateSnapshot (the next refresh retries)",
-				map[string]any{"namespace": ns, "name": created.GetName(), "error": err.Error()})
-		}
-	}()
+	defer clearPendingSnapshotMark(reqCtx, c, ns, name)
 	setObjectUID(ctx, resp.Private, string(created.GetUID()), &resp.Diagnostics)
-	name := created.GetName()
 	plan.Name = types.StringValue(name)
 	plan.ID = types.StringValue(ns + "/" + name)
 	plan.setStatus(kube.ReadSnapshotStatus(created))
@@ -433,17 +375,131 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 	plan.setStatus(st)
 	r.readContents(ctx, &plan, "", &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	switch {
-	case err == nil && st.Path == "":
+	reportSnapshotCreateWait(ctx, c, ns, created, st, err, resp)
+}
+
+// checkSnapshotAtApply runs the checks a plan could not make before the
+// snapshot is triggered: the savepoint directory, the target directory and
+// the format, against the live FlinkDeployment.
+func checkSnapshotAtApply(ctx context.Context, c *kube.Client, plan snapshotModel, diags *diag.Diagnostics) {
+	if checkSavepointDirAtApply(ctx, c, plan, diags); diags.HasError() {
+		return
+	}
+	if checkTargetDirAtApply(ctx, c, plan, diags); diags.HasError() {
+		return
+	}
+	checkFormatAtApply(ctx, c, plan, diags)
+}
+
+// snapshotCreateOf converts the planned snapshot into what the create asks
+// of the cluster (kube.SnapshotCreate): an existing savepoint's path, or the
+// target directory of a new one.
+func snapshotCreateOf(ctx context.Context, plan snapshotModel, diags *diag.Diagnostics) kube.SnapshotCreate {
+	spec := kube.SnapshotSpec{
+		DeploymentName:  plan.DeploymentName.ValueString(),
+		Type:            plan.Type.ValueString(),
+		FormatType:      plan.FormatType.ValueString(),
+		DisposeOnDelete: plan.DisposeOnDelete.ValueBool(),
+		Path:            plan.TargetDir.ValueString(),
+		AlreadyExists:   plan.AlreadyExists.ValueBool(),
+		BackoffLimit:    plan.BackoffLimit.ValueInt64(),
+	}
+	if spec.AlreadyExists {
+		spec.Path = plan.Path.ValueString()
+	}
+	return kube.SnapshotCreate{Namespace: plan.Namespace.ValueString(), GenerateName: plan.NamePrefix.ValueString(), Spec: spec,
+		Triggers: stringMap(ctx, plan.Triggers, diags)}
+}
+
+// snapshotTargetUID records in want the UID of the FlinkDeployment whose
+// job the snapshot is of: one an interrupted create made of an earlier
+// FlinkDeployment of that name is not this one's. false: it could not be
+// read (an error is added).
+func snapshotTargetUID(ctx context.Context, c *kube.Client, want *kube.SnapshotCreate, diags *diag.Diagnostics) bool {
+	ns, dep := want.Namespace, want.Spec.DeploymentName
+	if dep == "" {
+		return true
+	}
+	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, dep)
+	if err == nil {
+		want.DeploymentUID = string(live.GetUID())
+		return true
+	}
+	if notfound.Is(err) {
+		return true
+	}
+	addProblem(diags, "Creating", "FlinkStateSnapshot in namespace "+ns,
+		fmt.Sprintf("reading FlinkDeployment %s/%s: %s", ns, dep, readableAPIError(err)), "Nothing was created. Apply again.")
+	return false
+}
+
+// takeOverOrCreateSnapshot returns the FlinkStateSnapshot this create
+// waits for: the object an earlier apply's create of this same
+// configuration made and never saved (terraform killed while it waited),
+// recognised by the provider's mark (kube.PendingSnapshotCreate), rather
+// than triggering a second savepoint; claimed in this run's memory only,
+// nothing written to it while the operator may be patching it
+// (kube.SnapshotClaims). Otherwise a POST with generateName: always a new
+// object, never someone else's. nil: an error is added.
+func (r *snapshotResource) takeOverOrCreateSnapshot(ctx context.Context, c *kube.Client, want kube.SnapshotCreate, diags *diag.Diagnostics) *unstructured.Unstructured {
+	ns := want.Namespace
+	created, err := kube.PendingSnapshotCreate(ctx, c.Dynamic, want, r.meta.run, &r.meta.snapshotClaims)
+	if err != nil {
+		addProblem(diags, "Creating", "FlinkStateSnapshot in namespace "+ns, err.Error(), "Nothing was created. Apply again.")
+		return nil
+	}
+	if created != nil {
+		diags.AddWarning("Snapshot of an interrupted apply taken over",
+			fmt.Sprintf("FlinkStateSnapshot %s/%s was created for this same configuration by an earlier apply that did not finish (its state "+
+				"was never saved): this create waits for it instead of triggering another %s.", ns, created.GetName(), want.Spec.Type))
+		return created
+	}
+	created, err = kube.CreateSnapshot(ctx, c.Dynamic, ns, want.Object(r.meta.run))
+	if err != nil {
+		addProblem(diags, "Creating", "FlinkStateSnapshot in namespace "+ns, fmt.Sprintf("for deployment %s: %s", want.Spec.DeploymentName, readableAPIError(err)), "")
+		return nil
+	}
+	return created
+}
+
+// clearPendingSnapshotMark removes the create's mark from
+// FlinkStateSnapshot ns/name at the end of a create whose answer reaches
+// Terraform (reqCtx not cancelled), once the operator is done with it
+// (kube.ClearPendingCreate); a failure is logged, and the next refresh
+// retries.
+func clearPendingSnapshotMark(reqCtx context.Context, c *kube.Client, ns, name string) {
+	if reqCtx.Err() != nil {
+		return
+	}
+	cctx, ccancel := context.WithTimeout(reqCtx, kube.RequestTimeout)
+	defer ccancel()
+	now, err := kube.GetSnapshot(cctx, c.Dynamic, ns, name)
+	if err == nil {
+		err = kube.ClearPendingCreate(cctx, c.Dynamic, now)
+	}
+	if err != nil && !notfound.Is(err) {
+		tflog.Warn(cctx, "removing the pending-create mark of the FlinkStateSnapshot (the next refresh retries)",
+			map[string]any{"namespace": ns, "name": name, "error": err.Error()})
+	}
+}
+
+// reportSnapshotCreateWait reports how the wait for the created snapshot
+// (in namespace ns) ended (kube.ClassifySnapshotWait) and records whether
+// the next plan waits again (setWaitPending).
+func reportSnapshotCreateWait(ctx context.Context, c *kube.Client, ns string, created *unstructured.Unstructured, st kube.SnapshotStatus, err error,
+	resp *resource.CreateResponse) {
+	name := created.GetName()
+	switch kube.ClassifySnapshotWait(st, err) {
+	case kube.SnapshotDoneWithoutPath:
 		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
 		resp.Diagnostics.AddWarning("Snapshot completed without a path",
 			fmt.Sprintf("The operator marked FlinkStateSnapshot %s/%s COMPLETED without a path (for a checkpoint-type snapshot "+
 				"StateSnapshotObserver.handleCheckpoint records the path Flink reports, which can be empty). It cannot be restored "+
 				"from: path is empty, and a deployment whose job.initial_savepoint_path takes it refuses to deploy. Take a savepoint "+
 				"(type = \"savepoint\") to restore from.", ns, name))
-	case err == nil:
+	case kube.SnapshotDone:
 		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
-	case errors.Is(err, kube.ErrSnapshotRefused):
+	case kube.SnapshotRefusedByOperator:
 		// Nothing was triggered (the operator writes no status for a
 		// snapshot it refuses), so nothing is lost by deleting it: the
 		// apply fails, the object is gone, and the next plan is a create
@@ -457,7 +513,7 @@ func (r *snapshotResource) Create(ctx context.Context, req resource.CreateReques
 		}
 		addProblem(&resp.Diagnostics, "Creating", "FlinkStateSnapshot "+ns+"/"+name, err.Error()+". Nothing was triggered, and "+gone+".",
 			"Point deployment_name at a FlinkDeployment that exists in namespace "+ns+" (create it first, or depend on it), then apply again.")
-	case st.State == kube.SnapshotFailed || st.State == kube.SnapshotAbandoned:
+	case kube.SnapshotGaveUp:
 		// The operator gave up: an error, so Terraform taints the object
 		// and it is never taken for a completed snapshot.
 		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
@@ -619,7 +675,7 @@ func (r *snapshotResource) Update(ctx context.Context, req resource.UpdateReques
 	plan.setStatus(st)
 	r.readContents(ctx, &plan, prevPath, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if err == nil || st.State == kube.SnapshotFailed || st.State == kube.SnapshotAbandoned {
+	if kube.ClassifySnapshotWait(st, err).Ended() {
 		// Ended: FAILED or ABANDONED is replaced by the next plan (ModifyPlan).
 		setWaitPending(ctx, resp.Private, "", &resp.Diagnostics)
 	} else {

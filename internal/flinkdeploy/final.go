@@ -85,6 +85,9 @@ const (
 	// not running: the new job starts from empty state unless the destroy
 	// half can still record one.
 	ReplaceNothingToCarry
+	// ReplaceNoJob: the old deployment has no job (a session cluster):
+	// there is no job state to keep.
+	ReplaceNoJob
 )
 
 // Carries tells whether the destroy half of the replacement records a final
@@ -104,6 +107,8 @@ func Replacement(prior, planned Desired, oldHasState, restoreUnknown bool) Repla
 		source, ambiguous = FromPinned, false
 	}
 	switch {
+	case !prior.HasJob:
+		return ReplaceNoJob
 	case ambiguous:
 		return ReplaceRollsBack
 	case source == FromPinned && !prior.KeepsState():

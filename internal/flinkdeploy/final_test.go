@@ -66,6 +66,8 @@ func TestReplacement(t *testing.T) {
 		"path known at apply only":           {job("savepoint"), job("savepoint"), true, true, ReplacePinned},
 		"path known at apply, kept before":   {job("savepoint").with(pinned("s3://b/sp-1")), job("savepoint"), true, true, ReplacePinned},
 		"path known at apply, not running":   {job("savepoint"), job("savepoint"), false, true, ReplacePinnedNotRunning},
+		"session cluster":                    {Desired{FinalSavepoint: true}, Desired{FinalSavepoint: true}, true, false, ReplaceNoJob},
+		"session cluster, then a pinned job": {Desired{FinalSavepoint: true}, job("savepoint").with(pinned("s3://b/sp-2")), true, false, ReplaceNoJob},
 		"path known at apply, stateless old": {job("stateless"), job("savepoint"), true, true, ReplacePinnedNoFinal},
 	} {
 		if got := Replacement(c.prior, c.planned, c.oldHasState, c.restoreUnknown); got != c.want {
@@ -73,7 +75,7 @@ func TestReplacement(t *testing.T) {
 		}
 	}
 	for k, carries := range map[ReplacementKind]bool{ReplaceHandover: true, ReplaceNothingToCarry: true, ReplacePinned: false,
-		ReplaceWithoutState: false, ReplaceRollsBack: false} {
+		ReplaceWithoutState: false, ReplaceRollsBack: false, ReplaceNoJob: false} {
 		if k.Carries() != carries {
 			t.Errorf("%v.Carries() = %v", k, !carries)
 		}

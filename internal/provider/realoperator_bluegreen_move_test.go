@@ -47,12 +47,7 @@ moved {
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			for _, c := range []string{"counts", "counts-blue", "counts-green"} {
-				if _, err := getDeployment(t, fx.ns, c); err == nil {
-					return fmt.Errorf("FlinkDeployment %s left behind", c)
-				}
-			}
-			return nil
+			return deploymentsGone(t, fx.ns, "counts", "counts-blue", "counts-green")
 		},
 		Steps: []resource.TestStep{
 			{

@@ -50,12 +50,7 @@ func TestAccRealOperator_blueGreen(t *testing.T) {
 			if sps := finalSavepoints(t, fx.ns, "counts-green"); len(sps) != 1 || sps[0].State != "COMPLETED" || !savepointRE.MatchString(sps[0].Path) {
 				return fmt.Errorf("final savepoints of counts-green: %+v, want one COMPLETED savepoint", sps)
 			}
-			for _, c := range []string{"counts-blue", "counts-green"} {
-				if _, err := getDeployment(t, fx.ns, c); err == nil {
-					return fmt.Errorf("child %s left behind", c)
-				}
-			}
-			return nil
+			return deploymentsGone(t, fx.ns, "counts-blue", "counts-green")
 		},
 		Steps: []resource.TestStep{
 			{
@@ -138,12 +133,7 @@ func TestAccRealOperator_blueGreenAbortImportAndBack(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			for _, c := range []string{"counts-blue", "counts-green"} {
-				if _, err := getDeployment(t, fx.ns, c); err == nil {
-					return fmt.Errorf("child %s left behind", c)
-				}
-			}
-			return nil
+			return deploymentsGone(t, fx.ns, "counts-blue", "counts-green")
 		},
 		Steps: []resource.TestStep{
 			{
@@ -241,4 +231,15 @@ func maxCount(counts map[int]int64) int {
 		m = max(m, n)
 	}
 	return int(m)
+}
+
+// deploymentsGone is an error naming the first of the FlinkDeployments
+// names in namespace ns that still exists.
+func deploymentsGone(t *testing.T, ns string, names ...string) error {
+	for _, c := range names {
+		if _, err := getDeployment(t, ns, c); err == nil {
+			return fmt.Errorf("FlinkDeployment %s left behind", c)
+		}
+	}
+	return nil
 }

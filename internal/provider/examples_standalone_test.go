@@ -24,6 +24,9 @@ import (
 // block or a reference to something that does not exist.
 func TestAccExamples_validateStandalone(t *testing.T) {
 	skipUnlessAcc(t)
+	// Its own build, directories and CLI configuration (cmd.Env, not the
+	// process environment): nothing it does touches another test.
+	t.Parallel()
 	root, err := testbed.FindRoot()
 	if err != nil {
 		t.Fatal(err)

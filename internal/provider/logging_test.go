@@ -18,6 +18,9 @@ import (
 // key nor any signature.
 func TestAccProviderLog_apiCallsWithoutSecrets(t *testing.T) {
 	skipUnlessAcc(t)
+	// Its own build, directories and CLI configuration (cmd.Env, not the
+	// process environment): nothing it does touches another test.
+	t.Parallel()
 	if os.Getenv("AWS_ENDPOINT_URL") == "" {
 		t.Skip("needs an AWS endpoint (test bed or FLINKSTATE_TEST_AWS_ENDPOINT) that accepts any credentials")
 	}

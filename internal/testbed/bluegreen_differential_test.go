@@ -240,3 +240,38 @@ func blueGreenSuspendResume(t *testing.T, b *bed, s *realStack) {
 		t.Errorf("orders-green exists after an in-place resume")
 	}
 }
+
+// TestDifferential_blueGreenCreateSuspended: a FlinkBlueGreenDeployment
+// whose template asks for job.state suspended is not deployed: it stays
+// INITIALIZING_BLUE with jobStatus SUSPENDED and no child
+// (InitializingBlueStateHandler.handle: "Blocking initial deployment …
+// waiting for RUNNING", patchStatusUpdateControl(context, null,
+// JobStatus.SUSPENDED, null)). The provider refuses such a create at plan;
+// the model keeps the operator's answer for anything that writes one.
+func TestDifferential_blueGreenCreateSuspended(t *testing.T) {
+	modelAndReal(t, blueGreenCreateSuspended)
+}
+
+func blueGreenCreateSuspended(t *testing.T, b *bed, _ *realStack) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkBlueGreenDeployment",
+		"metadata": map[string]any{"name": "orders", "namespace": b.ns},
+		"spec": map[string]any{"configuration": map[string]any{"kubernetes.operator.bluegreen.reconciliation.reschedule-interval": "2s"},
+			"template": map[string]any{"spec": b.deploymentSpec("orders", modeSavepoint, map[string]any{"state": "suspended"})}},
+	}}
+	if _, err := b.dyn.Resource(kube.FlinkBlueGreenDeploymentGVR).Namespace(b.ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.blueGreenUntil(t, "orders", "with its job SUSPENDED", func(o *unstructured.Unstructured) bool {
+		_, j, _ := bgState(o)
+		return j == "SUSPENDED"
+	})
+	if st, _, msg := bgState(got); st != "INITIALIZING_BLUE" || msg != "" {
+		t.Errorf("a create asked suspended: state %s, error %q; want INITIALIZING_BLUE and none", st, msg)
+	}
+	// A few reconciliations later, still no child.
+	time.Sleep(5 * time.Second)
+	if !b.childGone(t, "orders-blue") {
+		t.Errorf("orders-blue exists: a create asked suspended was deployed")
+	}
+}

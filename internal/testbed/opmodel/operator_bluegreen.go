@@ -151,7 +151,7 @@ func (o *Operator) reconcileBlueGreen(ctx context.Context, dyn dynamic.Interface
 		st.State = bgInitializingBlue
 	case bgInitializingBlue:
 		if jobField(tmpl, "state", jobRunning) == jobSuspended {
-			st.JobState = jobSuspended
+			st.JobState = bgJobSuspended
 		} else if st.LastReconciledSpec == "" || (st.JobState == bgJobFailing && o.bgSpecChanged(c)) {
 			o.setLastReconciled(c)
 			err = o.initiateDeployment(ctx, deps, c, bgBlue, bgTransitioningTo+bgBlue, "", true)

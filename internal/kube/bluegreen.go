@@ -125,12 +125,13 @@ func (w BlueGreenWait) Run(ctx context.Context, dyn dynamic.Interface) (BlueGree
 				// records no spec (checkAndInitiateDeployment).
 				return st, fmt.Errorf("%w: %s (state %s)", ErrBlueGreenFailed, st.Error, st.State)
 			}
-			if msg := w.childFailed(ctx, dyn); msg != "" && recorded {
+			child := w.child(ctx, dyn)
+			if msg := childFailed(child); msg != "" && recorded {
 				return st, fmt.Errorf("%w: FlinkDeployment %s/%s: %s (state %s)", ErrBlueGreenFailed, w.Namespace, w.Child, msg, st.State)
 			}
 			if recorded && w.CheckStart != nil && time.Since(checked) >= w.Recheck {
 				checked = time.Now()
-				if p, msg := w.startProblem(ctx, dyn, obj); msg != "" {
+				if p, msg := w.startProblem(ctx, obj, child); msg != "" {
 					return st, fmt.Errorf("%w: FlinkDeployment %s/%s would start from %s: %s (state %s)",
 						ErrTransitionSavepoint, w.Namespace, w.Child, p, msg, st.State)
 				}
@@ -214,7 +215,7 @@ func (w BlueGreenWait) Waiting(ctx context.Context, dyn dynamic.Interface, st Bl
 // an abort: abortDeployment), until the transition has ended (either child
 // gone, or an ACTIVE_ state), and returns the object as it is then. Anything
 // else returns at once, and so does a transition whose new child failed to
-// deploy (BlueGreenWait.childFailed: an image that cannot be pulled): the
+// deploy (childFailed: an image that cannot be pulled): the
 // operator deletes the old child only once the new one is ready
 // (BlueGreenDeploymentService.shouldWeDelete after isFlinkDeploymentReady),
 // so the active child stays, and waiting would only wait for the abort
@@ -240,7 +241,7 @@ func WaitTransitionEnds(ctx context.Context, dyn dynamic.Interface, namespace, n
 		}
 		if target, ok := strings.CutPrefix(st.State, "TRANSITIONING_TO_"); ok {
 			w := BlueGreenWait{Namespace: namespace, Child: name + "-" + strings.ToLower(target)}
-			if w.childFailed(ctx, dyn) != "" {
+			if childFailed(w.child(ctx, dyn)) != "" {
 				return obj, nil
 			}
 		}
@@ -281,12 +282,12 @@ func RemoveBlueGreenOptions(ctx context.Context, dyn dynamic.Interface, live *un
 		metav1.PatchOptions{FieldManager: FieldManager})
 }
 
-// startProblem is CheckStart's answer for the transition savepoint the
-// child w.Child of bg starts from, with its path, while the child's job
-// does not run yet; "" when there is nothing to check or nothing wrong.
-func (w BlueGreenWait) startProblem(ctx context.Context, dyn dynamic.Interface, bg *unstructured.Unstructured) (string, string) {
-	child, err := GetFlinkDeployment(ctx, dyn, w.Namespace, w.Child)
-	if err != nil {
+// startProblem is CheckStart's answer for the transition savepoint child
+// (w.Child of bg, nil when it is not there) starts from, with its path,
+// while the child's job does not run yet; "" when there is nothing to check
+// or nothing wrong.
+func (w BlueGreenWait) startProblem(ctx context.Context, bg, child *unstructured.Unstructured) (string, string) {
+	if child == nil {
 		return "", ""
 	}
 	p := TransitionSavepoint(bg, child)
@@ -296,21 +297,31 @@ func (w BlueGreenWait) startProblem(ctx context.Context, dyn dynamic.Interface, 
 	return p, w.CheckStart(ctx, p)
 }
 
+// child reads the FlinkDeployment w.Child; nil when there is none or it
+// cannot be read now (the next poll reads it again).
+func (w BlueGreenWait) child(ctx context.Context, dyn dynamic.Interface) *unstructured.Unstructured {
+	if w.Child == "" {
+		return nil
+	}
+	obj, err := GetFlinkDeployment(ctx, dyn, w.Namespace, w.Child)
+	if err != nil {
+		return nil
+	}
+	return obj
+}
+
 // childFailed is the child's JobManager failing to deploy, as the operator
 // records it on the child (DeploymentFailedException with the JobManager
 // ERROR: AbstractFlinkDeploymentObserver.checkContainerErrors), e.g. an
 // image that cannot be pulled: the blue/green controller would only abort
-// after its grace period (BlueGreenDeploymentService.shouldWeAbort).
-func (w BlueGreenWait) childFailed(ctx context.Context, dyn dynamic.Interface) string {
-	if w.Child == "" {
+// after its grace period (BlueGreenDeploymentService.shouldWeAbort). ""
+// for a nil child.
+func childFailed(child *unstructured.Unstructured) string {
+	if child == nil {
 		return ""
 	}
-	obj, err := GetFlinkDeployment(ctx, dyn, w.Namespace, w.Child)
-	if err != nil {
-		return ""
-	}
-	st := ReadDeploymentStatus(obj)
-	if jobManagerStatus(obj) == "ERROR" && strings.Contains(st.Error, "DeploymentFailedException") {
+	st := ReadDeploymentStatus(child)
+	if jobManagerStatus(child) == "ERROR" && strings.Contains(st.Error, "DeploymentFailedException") {
 		return st.Error
 	}
 	return ""

@@ -312,26 +312,27 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 func (r *blueGreenResource) planTemplate(ctx context.Context, config tfsdk.Config, plan *blueGreenModel, d, sd *deploymentModel,
 	diags *diag.Diagnostics) (in flinkconf.Input, cfg map[string]string, known bool) {
 	planMode(ctx, config, d, sd, nil, diags)
-	in, ok := d.input(ctx, nil, diags)
+	w, ok := d.expand(ctx, nil, diags)
 	if !ok {
 		plan.fromDeployment(d)
-		return in, nil, false
+		return w.Input, nil, false
 	}
-	cfg, fs := flinkconf.Derive(in)
-	addFindings(diags, fs)
+	var prior map[string]string
+	if sd != nil {
+		prior = sd.written(ctx, nil, diags)
+	}
+	dv := w.Derive(prior, nil)
+	addFindings(diags, dv.ConfigFindings)
 	r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), diags)
 	planIdentity(*d, sd, diags)
-	d.planPodTemplate(in, diags)
-	planSpecChecks(d, sd, in, diags)
+	addFindings(diags, dv.PodFindings)
+	planSpecChecks(d, sd, w.Input, diags)
 	if diags.HasError() {
-		return in, cfg, true
+		return w.Input, dv.Config, true
 	}
-	if sd != nil {
-		cfg = flinkconf.Respell(cfg, sd.writtenConfig(ctx, nil, diags))
-	}
-	d.EffectiveConfig = d.effectiveConfig(ctx, cfg, in, diags)
+	d.flatten(ctx, w, dv, diags)
 	plan.fromDeployment(d)
-	return in, cfg, true
+	return w.Input, dv.Config, true
 }
 
 // planBlueGreenCreate plans a create: the blue child, ACTIVE_BLUE, and for
@@ -401,7 +402,7 @@ func planOutcome(ctx context.Context, plan *blueGreenModel, o flinkdeploy.BlueGr
 	if o.NewChild {
 		// The new child's configuration names the new child.
 		nd = plan.asDeployment(o.Child)
-		nd.EffectiveConfig = nd.effectiveConfig(ctx, cfg, in, diags)
+		nd.shown(ctx, cfg, in, diags)
 		plan.EffectiveConfig = nd.EffectiveConfig
 		plan.TransitionSavepoint = types.StringUnknown()
 	}
@@ -476,19 +477,17 @@ func (m *blueGreenModel) render(ctx context.Context, live *unstructured.Unstruct
 		tmpl, _, _ := unstructured.NestedMap(live.Object, "spec", "template", "spec")
 		op.Live = &unstructured.Unstructured{Object: map[string]any{"spec": tmpl}}
 	}
-	if !d.derive(ctx, op, diags) {
+	w, dv, ok := d.deriveWant(ctx, op, diags)
+	if !ok {
 		return nil, false
 	}
-	spec, ok := d.spec(ctx, nil, diags)
+	obj, ok := w.Render(dv, liveConfiguration(op.Live), "")
 	if !ok || diags.HasError() {
 		addProblem(diags, "Applying", "FlinkBlueGreenDeployment", "the configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")
 		return nil, false
 	}
-	if op.Live != nil {
-		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
-	}
-	tmpl, _ := spec.Render(m.Namespace.ValueString(), d.Name.ValueString()).Object["spec"].(map[string]any)
+	tmpl, _ := obj.Object["spec"].(map[string]any)
 	return flinkdeploy.RenderBlueGreen(m.Namespace.ValueString(), m.Name.ValueString(), tmpl, m.configuration()), true
 }
 

@@ -284,7 +284,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	case replacing:
 		planReplace(ctx, &plan, state, private, &resp.Diagnostics)
 	}
-	in, ok := plan.input(ctx, unwritten, &resp.Diagnostics)
+	w, ok := plan.expand(ctx, unwritten, &resp.Diagnostics)
 	if !ok {
 		plan.EffectiveConfig = types.MapUnknown(types.StringType)
 		plan.OperatorAddedConfig = types.MapUnknown(types.StringType)
@@ -293,27 +293,28 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	cfg, fs := flinkconf.Derive(in)
-	addFindings(&resp.Diagnostics, fs)
-	r.planDeployment(plan, in, &resp.Diagnostics)
+	// Spelled as the object has it (flinkconf.Respell): an adopted
+	// object's deprecated keys and equivalent values are no change.
+	// Against what the object holds (the written configuration, not the
+	// keys the operator adds), as the apply does.
+	var prior map[string]string
+	if state != nil && !replacing {
+		prior = state.written(ctx, stateUnwritten, &resp.Diagnostics)
+	}
+	d := w.Derive(prior, nil)
+	addFindings(&resp.Diagnostics, d.ConfigFindings)
+	r.planDeployment(plan, w.Input, &resp.Diagnostics)
 	if replacing {
 		planIdentity(plan, nil, &resp.Diagnostics)
 	} else {
 		planIdentity(plan, state, &resp.Diagnostics)
 	}
-	plan.planPodTemplate(in, &resp.Diagnostics)
-	planSpecChecks(&plan, state, in, &resp.Diagnostics)
+	addFindings(&resp.Diagnostics, d.PodFindings)
+	planSpecChecks(&plan, state, w.Input, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if state != nil && !replacing {
-		// Spelled as the object has it (flinkconf.Respell): an adopted
-		// object's deprecated keys and equivalent values are no change.
-		// Against what the object holds (the written configuration, not
-		// the keys the operator adds), as the apply does.
-		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, stateUnwritten, &resp.Diagnostics))
-	}
-	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
+	plan.flatten(ctx, w, d, &resp.Diagnostics)
 	r.planRestores(ctx, &plan, state, replacing, unwritten, private, &resp.Diagnostics)
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
@@ -402,23 +403,6 @@ func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentM
 				cfgMode.ValueString()))
 	}
 }
-
-// planPodTemplate sets effective_pod_template: pod_template merged with
-// what the provider adds (flinkconf.PodTemplate); unknown while pod_template is.
-func (m *deploymentModel) planPodTemplate(in flinkconf.Input, diags *diag.Diagnostics) {
-	m.EffectivePod = types.StringUnknown()
-	if !m.PodTemplate.IsUnknown() {
-		pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
-		addFindings(diags, pfs)
-		if pod != nil {
-			m.EffectivePod = types.StringValue(canonicalJSON(pod))
-		}
-	}
-}
-
-// canonicalJSON renders a value with sorted keys and integral numbers as
-// integers (flinkdeploy.CanonicalJSON).
-func canonicalJSON(v any) string { return flinkdeploy.CanonicalJSON(v) }
 
 // deploymentSpecEqual tells whether the plan writes the same object as the
 // state describes: their rendered specs are equal (status attributes,
@@ -509,29 +493,22 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	rep.add(diags, waitFacts{err: err.Error() + reason, gone: gone, ns: ns, name: name, target: w.Target})
 }
 
-// render derives the configuration again, as the plan did (derive), and
-// renders the object to write: flinkConfiguration in the live object's
-// shape, a carried final savepoint as the path the first deployment
-// restores from, and the upgrade savepoint's annotation.
+// render derives the configuration again, as the plan did (deriveWant),
+// and renders the object to write once (flinkdeploy.Want.Render):
+// flinkConfiguration in the live object's shape, a carried final savepoint
+// as the path the first deployment restores from, and the upgrade
+// savepoint's annotation.
 func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
-	if !m.derive(ctx, op, diags) {
+	w, d, ok := m.deriveWant(ctx, op, diags)
+	if !ok {
 		return nil, false
 	}
-	spec, ok := m.spec(ctx, op.Unwritten, diags)
+	obj, ok := w.Render(d, liveConfiguration(op.Live), op.CarriedPath)
 	if !ok || diags.HasError() {
 		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")
 		return nil, false
 	}
-	if op.Live != nil {
-		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
-	}
-	if op.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
-		// The replaced deployment's final savepoint: the first deployment
-		// restores from initialSavepointPath (ApplicationReconciler.deploy).
-		spec.Job.InitialSavepointPath = op.CarriedPath
-	}
-	obj := spec.Render(m.Namespace.ValueString(), m.Name.ValueString())
 	if p := m.UpgradeSavepoint.ValueString(); p != "" {
 		// In the same request as the spec it precedes: a run killed right
 		// after it still finds the savepoint (Read).

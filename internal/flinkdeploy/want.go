@@ -116,6 +116,21 @@ func (w Want) Written(effective map[string]string) map[string]string {
 	return WrittenConfig(effective, w.Sensitive, flinkconf.OperatorAdded(w.Input, w.Namespace, w.Name))
 }
 
+// Renamed is a stored effective configuration of w shown for the cluster
+// named to instead: the keys the operator adds (flinkconf.OperatorAdded,
+// which name the cluster) turned from w's values to to's. A blue/green
+// deployment's children differ in nothing else.
+func (w Want) Renamed(effective map[string]string, to string) map[string]string {
+	was, is := flinkconf.OperatorAdded(w.Input, w.Namespace, w.Name), flinkconf.OperatorAdded(w.Input, w.Namespace, to)
+	out := maps.Clone(effective)
+	for k, v := range was {
+		if out[k] == v {
+			out[k] = is[k]
+		}
+	}
+	return out
+}
+
 // WrittenConfig recovers the flinkConfiguration the provider writes from a
 // stored effective configuration: masked values (flinkconf.SensitivePlaceholder)
 // back from sensitive, and without what the operator adds (added, nil: not

@@ -216,3 +216,22 @@ func errorsOf(lists ...[]flinkconf.Finding) []flinkconf.Finding {
 	}
 	return out
 }
+
+// Renamed turns what the operator adds from one cluster's name to
+// another's and leaves the rest, a value of the user's among it, alone.
+func TestWantRenamed(t *testing.T) {
+	w := testWant()
+	d := w.Derive(nil, nil)
+	eff := maps.Clone(d.Effective)
+	eff["user.key"] = "orders"
+	got := w.Renamed(eff, "orders-green")
+	for k, want := range map[string]string{clusterID: "orders-green", pipelineKey: "orders-green", "kubernetes.namespace": "data",
+		"user.key": "orders", secretKey: flinkconf.SensitivePlaceholder} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
+	}
+	if eff[clusterID] != "orders" {
+		t.Errorf("the stored configuration was changed: %v", eff)
+	}
+}

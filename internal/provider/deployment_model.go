@@ -225,18 +225,10 @@ func (m *deploymentModel) shown(ctx context.Context, written map[string]string, 
 func (m *deploymentModel) written(ctx context.Context, unwritten []string, diags *diag.Diagnostics) map[string]string {
 	cfg := stringMap(ctx, m.EffectiveConfig, diags)
 	var d diag.Diagnostics
-	if w, ok := m.expandInput(ctx, unwritten, &d); ok && !d.HasError() {
+	if w, ok := m.expand(ctx, unwritten, &d); ok && !d.HasError() {
 		return w.Written(cfg)
 	}
 	return flinkdeploy.WrittenConfig(cfg, stringMap(ctx, m.SensitiveConfig, diags), nil)
-}
-
-// expandInput is expand without the spec's own fields: what the
-// configuration shown and written is computed from.
-func (m *deploymentModel) expandInput(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkdeploy.Want, bool) {
-	in, ok := m.input(ctx, unwritten, diags)
-	return flinkdeploy.Want{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(), Input: in,
-		Sensitive: stringMap(ctx, m.SensitiveConfig, diags)}, ok
 }
 
 // derive sets effective_flink_configuration and effective_pod_template

@@ -611,20 +611,12 @@ func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueG
 // (flinkconf.OperatorAdded: kubernetes.cluster-id and the like, named for
 // the child) from child from's values to child to's.
 func (m *blueGreenModel) renameChild(ctx context.Context, from, to string, diags *diag.Diagnostics) {
-	d := m.asDeployment(from)
 	var dd diag.Diagnostics
-	in, ok := d.input(ctx, nil, &dd)
+	w, ok := m.asDeployment(from).expand(ctx, nil, &dd)
 	if !ok || dd.HasError() || m.EffectiveConfig.IsUnknown() {
 		return
 	}
-	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
-	was, is := flinkconf.OperatorAdded(in, ns, flinkdeploy.ChildName(name, from)), flinkconf.OperatorAdded(in, ns, flinkdeploy.ChildName(name, to))
-	cfg := stringMap(ctx, m.EffectiveConfig, diags)
-	for k, v := range was {
-		if cfg[k] == v {
-			cfg[k] = is[k]
-		}
-	}
+	cfg := w.Renamed(stringMap(ctx, m.EffectiveConfig, diags), flinkdeploy.ChildName(m.Name.ValueString(), to))
 	m.EffectiveConfig = mapFrom(ctx, cfg, diags)
 }
 

@@ -223,12 +223,12 @@ func (m *deploymentModel) shown(ctx context.Context, written map[string]string, 
 // written is effective_flink_configuration without what the operator adds:
 // the flinkConfiguration the provider wrote (flinkdeploy.WrittenConfig).
 func (m *deploymentModel) written(ctx context.Context, unwritten []string, diags *diag.Diagnostics) map[string]string {
-	cfg := stringMap(ctx, m.EffectiveConfig, diags)
+	var added map[string]string
 	var d diag.Diagnostics
-	if w, ok := m.expand(ctx, unwritten, &d); ok && !d.HasError() {
-		return w.Written(cfg)
+	if in, ok := m.input(ctx, unwritten, &d); ok && !d.HasError() {
+		added = flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString())
 	}
-	return flinkdeploy.WrittenConfig(cfg, stringMap(ctx, m.SensitiveConfig, diags), nil)
+	return flinkdeploy.WrittenConfig(stringMap(ctx, m.EffectiveConfig, diags), stringMap(ctx, m.SensitiveConfig, diags), added)
 }
 
 // derive sets effective_flink_configuration and effective_pod_template

@@ -312,27 +312,13 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 func (r *blueGreenResource) planTemplate(ctx context.Context, config tfsdk.Config, plan *blueGreenModel, d, sd *deploymentModel,
 	diags *diag.Diagnostics) (in flinkconf.Input, cfg map[string]string, known bool) {
 	planMode(ctx, config, d, sd, nil, diags)
-	w, ok := d.expand(ctx, nil, diags)
-	if !ok {
+	w, dv, known := planConfiguration(ctx, d, sd, false, nil, nil, func(flinkconf.Input) {
+		r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), diags)
+	}, diags)
+	if !known || !diags.HasError() {
 		plan.fromDeployment(d)
-		return w.Input, nil, false
 	}
-	var prior map[string]string
-	if sd != nil {
-		prior = sd.written(ctx, nil, diags)
-	}
-	dv := w.Derive(prior, nil)
-	addFindings(diags, dv.ConfigFindings)
-	r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), diags)
-	planIdentity(*d, sd, diags)
-	addFindings(diags, dv.PodFindings)
-	planSpecChecks(d, sd, w.Input, diags)
-	if diags.HasError() {
-		return w.Input, dv.Config, true
-	}
-	d.flatten(ctx, w, dv, diags)
-	plan.fromDeployment(d)
-	return w.Input, dv.Config, true
+	return w.Input, dv.Config, known
 }
 
 // planBlueGreenCreate plans a create: the blue child, ACTIVE_BLUE, and for

@@ -284,37 +284,16 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	case replacing:
 		planReplace(ctx, &plan, state, private, &resp.Diagnostics)
 	}
-	w, ok := plan.expand(ctx, unwritten, &resp.Diagnostics)
+	_, _, ok := planConfiguration(ctx, &plan, state, replacing, unwritten, stateUnwritten,
+		func(in flinkconf.Input) { r.planDeployment(plan, in, &resp.Diagnostics) }, &resp.Diagnostics)
 	if !ok {
-		plan.EffectiveConfig = types.MapUnknown(types.StringType)
-		plan.OperatorAddedConfig = types.MapUnknown(types.StringType)
-		plan.EffectivePod = types.StringUnknown()
 		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	// Spelled as the object has it (flinkconf.Respell): an adopted
-	// object's deprecated keys and equivalent values are no change.
-	// Against what the object holds (the written configuration, not the
-	// keys the operator adds), as the apply does.
-	var prior map[string]string
-	if state != nil && !replacing {
-		prior = state.written(ctx, stateUnwritten, &resp.Diagnostics)
-	}
-	d := w.Derive(prior, nil)
-	addFindings(&resp.Diagnostics, d.ConfigFindings)
-	r.planDeployment(plan, w.Input, &resp.Diagnostics)
-	if replacing {
-		planIdentity(plan, nil, &resp.Diagnostics)
-	} else {
-		planIdentity(plan, state, &resp.Diagnostics)
-	}
-	addFindings(&resp.Diagnostics, d.PodFindings)
-	planSpecChecks(&plan, state, w.Input, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.flatten(ctx, w, d, &resp.Diagnostics)
 	r.planRestores(ctx, &plan, state, replacing, unwritten, private, &resp.Diagnostics)
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
@@ -326,6 +305,46 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planConfiguration plans the configuration of plan, a deployment or a
+// blue/green template as its active child, both resources alike: the one
+// expand, derived once (flinkdeploy.Want.Derive) and spelled as the state
+// wrote it (unless replacing: a new object), flinkconf's findings, own (the
+// resource's own checks) and the shared plan checks, then the derived
+// values flattened into plan. known is false while an input is unknown
+// (the derived values are then unknown); the checks' errors are in diags
+// (nothing is set).
+func planConfiguration(ctx context.Context, plan, state *deploymentModel, replacing bool, unwritten, stateUnwritten []string,
+	own func(flinkconf.Input), diags *diag.Diagnostics) (w flinkdeploy.Want, d flinkdeploy.Derived, known bool) {
+	w, ok := plan.expand(ctx, unwritten, diags)
+	if !ok {
+		plan.EffectiveConfig, plan.OperatorAddedConfig = types.MapUnknown(types.StringType), types.MapUnknown(types.StringType)
+		plan.EffectivePod = types.StringUnknown()
+		return w, d, false
+	}
+	prior := state
+	if replacing {
+		prior = nil
+	}
+	// Spelled as the object has it (flinkconf.Respell): an adopted
+	// object's deprecated keys and equivalent values are no change.
+	// Against what the object holds (the written configuration, not the
+	// keys the operator adds), as the apply does.
+	var was map[string]string
+	if prior != nil {
+		was = prior.written(ctx, stateUnwritten, diags)
+	}
+	d = w.Derive(was, nil)
+	addFindings(diags, d.ConfigFindings)
+	own(w.Input)
+	planIdentity(*plan, prior, diags)
+	addFindings(diags, d.PodFindings)
+	planSpecChecks(plan, state, w.Input, diags)
+	if !diags.HasError() {
+		plan.flatten(ctx, w, d, diags)
+	}
+	return w, d, true
 }
 
 // planDeploymentDestroy is the plan of a destroy: it says what happens to

@@ -175,6 +175,17 @@ func (w Want) SpecOf(d Derived) (Spec, bool) {
 	return s, true
 }
 
+// DesiredOf is w as the operator's rules read it, with the spec it writes
+// (nil while part of it is unknown).
+func (w Want) DesiredOf(d Derived) Desired {
+	out := w.Desired
+	out.Spec = nil
+	if s, ok := w.SpecOf(d); ok {
+		out.Spec = &s
+	}
+	return out
+}
+
 // Render is the object to write: w's spec with d's configuration in the
 // live object's shape (live: its spec.flinkConfiguration, nil: none;
 // ShapeConfiguration), and carried, the final savepoint of the deployment

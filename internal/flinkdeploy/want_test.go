@@ -188,6 +188,9 @@ func TestWantRender(t *testing.T) {
 		if was != nil && !reflect.DeepEqual(*w.Spec.Job, *was.Job) {
 			t.Errorf("%s: the Want's job changed to %+v", name, *w.Spec.Job)
 		}
+		if s := w.DesiredOf(d).Spec; tc.live == nil && tc.carried == "" && (s == nil || !s.Equal(Parse(throughJSON(t, obj), "2.2.1"))) {
+			t.Errorf("%s: DesiredOf's spec %+v is not the rendered one", name, s)
+		}
 		if obj.GetNamespace() != "data" || obj.GetName() != "orders" {
 			t.Errorf("%s: rendered %s/%s", name, obj.GetNamespace(), obj.GetName())
 		}

@@ -239,10 +239,11 @@ func (m *deploymentModel) derive(ctx context.Context, op *deploymentOp, diags *d
 	return ok
 }
 
-// deriveWant is derive returning what it expanded and derived. The configuration is spelled
-// as the plan spelled it (against the plan's written configuration): the
-// apply writes exactly what the plan showed. Unknown at plan (inputs known
-// only now): spelled as the live object has it.
+// deriveWant is derive returning what it expanded and derived. The
+// configuration is spelled as the plan spelled it (against the plan's
+// written configuration): the apply writes exactly what the plan showed.
+// Unknown at plan (inputs known only now): spelled as the live object has
+// it.
 func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (flinkdeploy.Want, flinkdeploy.Derived, bool) {
 	w, ok := m.expand(ctx, op.Unwritten, diags)
 	if !ok {

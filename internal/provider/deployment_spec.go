@@ -152,9 +152,8 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 	// What the operator adds is not in the object: shown as the plan
 	// shows it (flinkdeploy.Want.Shown).
 	var d diag.Diagnostics
-	if w, ok := m.expand(ctx, unwritten, &d); ok && !d.HasError() {
-		eff, added := w.Shown(o.Written)
-		m.EffectiveConfig, m.OperatorAddedConfig = mapFrom(ctx, eff, diags), mapFrom(ctx, added, diags)
+	if in, ok := m.input(ctx, unwritten, &d); ok && !d.HasError() {
+		m.shown(ctx, o.Written, in, diags)
 		return
 	}
 	m.EffectiveConfig = mapFrom(ctx, o.Written, diags)

@@ -264,13 +264,14 @@ func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diag
 	return w, d, !diags.HasError()
 }
 
-// liveConfiguration is a live object's spec.flinkConfiguration as it is
-// (nil: no object, or none).
+// liveConfiguration is a copy of a live object's spec.flinkConfiguration
+// as it is (nil: no object, or none): the object rendered in its shape
+// shares nothing with it.
 func liveConfiguration(live *unstructured.Unstructured) any {
 	if live == nil {
 		return nil
 	}
-	raw, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "flinkConfiguration")
+	raw, _, _ := unstructured.NestedFieldCopy(live.Object, "spec", "flinkConfiguration")
 	return raw
 }
 

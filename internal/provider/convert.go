@@ -12,11 +12,22 @@ import (
 // stringMap converts a map attribute to a Go map that is never nil (a null
 // or unknown attribute gives an empty map), so callers can add keys to it.
 func stringMap(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
-	out := map[string]string{}
+	elems := m.Elements()
+	out := make(map[string]string, len(elems))
 	if m.IsNull() || m.IsUnknown() {
 		return out
 	}
-	diags.Append(m.ElementsAs(ctx, &out, false)...)
+	// Without reflection for the common case, known strings: this runs
+	// several times a plan. Anything else gets ElementsAs's diagnostics.
+	for k, e := range elems {
+		s, ok := e.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			clear(out)
+			diags.Append(m.ElementsAs(ctx, &out, false)...)
+			return out
+		}
+		out[k] = s.ValueString()
+	}
 	return out
 }
 
@@ -39,10 +50,17 @@ func knownStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) ([
 	return out, true
 }
 
-func mapFrom(ctx context.Context, m map[string]string, diags *diag.Diagnostics) types.Map {
-	v, d := types.MapValueFrom(ctx, types.StringType, m)
-	diags.Append(d...)
-	return v
+// mapFrom is a map attribute of strings (null for a nil map, as
+// types.MapValueFrom makes it), built without reflection.
+func mapFrom(_ context.Context, m map[string]string, _ *diag.Diagnostics) types.Map {
+	if m == nil {
+		return types.MapNull(types.StringType)
+	}
+	elems := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
 }
 
 func emptyList() types.List { return types.ListValueMust(types.StringType, []attr.Value{}) }

@@ -114,11 +114,8 @@ type jobModel struct {
 // imported object lacked (unwritten); ok is false while something it needs
 // is unknown. Both resources' (a blue/green template's too).
 func (m *deploymentSpecModel) input(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkconf.Input, bool) {
-	if anyUnknown(m.FlinkVersion, m.Identity, m.S3Plugin, m.HighAvailability, m.FlinkConfiguration, m.Image) || stateUnknown(m.State) ||
+	if anyUnknown(m.FlinkVersion, m.Identity, m.S3Plugin, m.HighAvailability, m.FlinkConfiguration, m.Image, m.SensitiveConfig) || stateUnknown(m.State) ||
 		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode, m.Job.Parallelism)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
-		return flinkconf.Input{}, false
-	}
-	if m.SensitiveConfig.IsUnknown() {
 		return flinkconf.Input{}, false
 	}
 	for _, e := range append(mapElems(m.FlinkConfiguration), mapElems(m.SensitiveConfig)...) {
@@ -175,92 +172,107 @@ func (m *deploymentSpecModel) input(ctx context.Context, unwritten []string, dia
 	return in, true
 }
 
+// expand is the one conversion of the model to the deployment it asks for
+// (flinkdeploy.Want); ok is false while the configuration's inputs are
+// unknown (input). unwritten: the provider defaults an imported object
+// lacked.
+func (m *deploymentModel) expand(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkdeploy.Want, bool) {
+	in, ok := m.input(ctx, unwritten, diags)
+	if !ok {
+		return flinkdeploy.Want{}, false
+	}
+	w := flinkdeploy.Want{
+		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(), NameUnknown: m.Namespace.IsUnknown() || m.Name.IsUnknown(),
+		Input: in, PodTemplate: m.PodTemplate.ValueString(), PodUnknown: m.PodTemplate.IsUnknown(),
+		Sensitive: stringMap(ctx, m.SensitiveConfig, diags), Desired: m.shape(),
+	}
+	if s, ok := m.specFields(ctx, diags); ok {
+		w.Spec = &s
+	}
+	return w, true
+}
+
+// flatten sets what d derived: effective_flink_configuration and
+// operator_added_flink_configuration (unknown while the name is),
+// effective_pod_template (unknown while pod_template is).
+func (m *deploymentModel) flatten(ctx context.Context, w flinkdeploy.Want, d flinkdeploy.Derived, diags *diag.Diagnostics) {
+	m.EffectiveConfig, m.OperatorAddedConfig = types.MapUnknown(types.StringType), types.MapUnknown(types.StringType)
+	if d.Effective != nil {
+		m.EffectiveConfig, m.OperatorAddedConfig = mapFrom(ctx, d.Effective, diags), mapFrom(ctx, d.Added, diags)
+	}
+	m.EffectivePod = types.StringUnknown()
+	if !w.PodUnknown {
+		m.EffectivePod = types.StringValue(d.PodJSON)
+	}
+}
+
+// shown sets effective_flink_configuration and
+// operator_added_flink_configuration to what the job runs with, given the
+// configuration written (flinkdeploy.Want.Shown); unknown while the
+// namespace or name is.
+func (m *deploymentModel) shown(ctx context.Context, written map[string]string, in flinkconf.Input, diags *diag.Diagnostics) {
+	if m.Namespace.IsUnknown() || m.Name.IsUnknown() {
+		m.EffectiveConfig, m.OperatorAddedConfig = types.MapUnknown(types.StringType), types.MapUnknown(types.StringType)
+		return
+	}
+	w := flinkdeploy.Want{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(), Input: in, Sensitive: stringMap(ctx, m.SensitiveConfig, diags)}
+	eff, added := w.Shown(written)
+	m.EffectiveConfig, m.OperatorAddedConfig = mapFrom(ctx, eff, diags), mapFrom(ctx, added, diags)
+}
+
+// written is effective_flink_configuration without what the operator adds:
+// the flinkConfiguration the provider wrote (flinkdeploy.WrittenConfig).
+func (m *deploymentModel) written(ctx context.Context, unwritten []string, diags *diag.Diagnostics) map[string]string {
+	var added map[string]string
+	var d diag.Diagnostics
+	if in, ok := m.input(ctx, unwritten, &d); ok && !d.HasError() {
+		added = flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString())
+	}
+	return flinkdeploy.WrittenConfig(stringMap(ctx, m.EffectiveConfig, diags), stringMap(ctx, m.SensitiveConfig, diags), added)
+}
+
 // derive sets effective_flink_configuration and effective_pod_template
-// from the inputs, as the plan did; false when they cannot be applied.
+// from the inputs, as the plan did (deriveWant); false when they cannot be
+// applied.
 func (m *deploymentModel) derive(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) bool {
-	in, ok := m.input(ctx, op.Unwritten, diags)
+	_, _, ok := m.deriveWant(ctx, op, diags)
+	return ok
+}
+
+// deriveWant is derive returning what it expanded and derived. The
+// configuration is spelled as the plan spelled it (against the plan's
+// written configuration): the apply writes exactly what the plan showed.
+// Unknown at plan (inputs known only now): spelled as the live object has
+// it.
+func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (flinkdeploy.Want, flinkdeploy.Derived, bool) {
+	w, ok := m.expand(ctx, op.Unwritten, diags)
 	if !ok {
 		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")
-		return false
+		return w, flinkdeploy.Derived{}, false
 	}
-	cfg, fs := flinkconf.Derive(in)
-	pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
-	addFindings(diags, append(fs, pfs...))
-	if diags.HasError() {
-		return false
-	}
-	// Spelled as the plan spelled it (flinkconf.Respell against the
-	// state's written configuration): the apply writes exactly what the
-	// plan showed. Unknown at plan (inputs known only now): spelled as the
-	// live object has it.
 	var prior map[string]string
 	if !m.EffectiveConfig.IsUnknown() && !m.EffectiveConfig.IsNull() {
-		prior = m.writtenConfig(ctx, op.Unwritten, diags)
+		prior = m.written(ctx, op.Unwritten, diags)
 	}
-	if len(prior) > 0 {
-		cfg = flinkconf.Respell(cfg, prior)
-	} else if op.Live != nil {
-		raw, _, _ := unstructured.NestedFieldNoCopy(op.Live.Object, "spec", "flinkConfiguration")
-		live, _ := flinkdeploy.FlattenConfiguration(raw)
-		cfg = flinkconf.Respell(cfg, live)
+	d := w.Derive(prior, liveConfiguration(op.Live))
+	addFindings(diags, append(d.ConfigFindings, d.PodFindings...))
+	if diags.HasError() {
+		return w, d, false
 	}
-	m.EffectiveConfig = m.effectiveConfig(ctx, cfg, in, diags)
-	m.EffectivePod = types.StringValue("")
-	if pod != nil {
-		m.EffectivePod = types.StringValue(canonicalJSON(pod))
-	}
-	return !diags.HasError()
+	m.flatten(ctx, w, d, diags)
+	return w, d, !diags.HasError()
 }
 
-// effectiveConfig is what the job runs with: the configuration the provider
-// writes plus what the operator adds (flinkconf.OperatorAdded), which is
-// shown but never written. Unknown while the namespace or name is.
-//
-// It also sets operator_added_flink_configuration to what the operator adds,
-// so the two are always computed together.
-func (m *deploymentModel) effectiveConfig(ctx context.Context, written map[string]string, in flinkconf.Input, diags *diag.Diagnostics) types.Map {
-	if m.Namespace.IsUnknown() || m.Name.IsUnknown() {
-		m.OperatorAddedConfig = types.MapUnknown(types.StringType)
-		return types.MapUnknown(types.StringType)
+// liveConfiguration is a copy of a live object's spec.flinkConfiguration
+// as it is (nil: no object, or none): the object rendered in its shape
+// shares nothing with it.
+func liveConfiguration(live *unstructured.Unstructured) any {
+	if live == nil {
+		return nil
 	}
-	out := make(map[string]string, len(written)+12)
-	added := flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString())
-	for k, v := range added {
-		out[k] = v
-	}
-	m.OperatorAddedConfig = mapFrom(ctx, added, diags)
-	for k, v := range written {
-		out[k] = v
-	}
-	for k := range m.SensitiveConfig.Elements() {
-		if _, ok := out[k]; ok {
-			out[k] = flinkconf.SensitivePlaceholder
-		}
-	}
-	return mapFrom(ctx, out, diags)
-}
-
-// writtenConfig is effective_flink_configuration without what the operator
-// adds: the flinkConfiguration the provider writes.
-func (m *deploymentModel) writtenConfig(ctx context.Context, unwritten []string, diags *diag.Diagnostics) map[string]string {
-	cfg := stringMap(ctx, m.EffectiveConfig, diags)
-	for k, v := range stringMap(ctx, m.SensitiveConfig, diags) {
-		if cfg[k] == flinkconf.SensitivePlaceholder {
-			cfg[k] = v
-		}
-	}
-	var d diag.Diagnostics
-	in, ok := m.input(ctx, unwritten, &d)
-	if !ok || d.HasError() {
-		return cfg
-	}
-	for k, v := range flinkconf.OperatorAdded(in, m.Namespace.ValueString(), m.Name.ValueString()) {
-		if cfg[k] == v {
-			delete(cfg, k)
-		}
-	}
-	return cfg
+	raw, _, _ := unstructured.NestedFieldCopy(live.Object, "spec", "flinkConfiguration")
+	return raw
 }
 
 // waitTarget is what create and update wait for

@@ -27,26 +27,40 @@ import (
 // provider defaults an imported object lacked (deploymentOp.Unwritten). The
 // live object's shape (LiveConfiguration) is the caller's, which renders.
 func (m *deploymentModel) spec(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
-	if anyUnknown(m.Image, m.FlinkVersion, m.Mode, m.ServiceAccount, m.EffectiveConfig, m.EffectivePod, m.RedeployNonce) {
+	if anyUnknown(m.EffectiveConfig, m.EffectivePod) {
 		return flinkdeploy.Spec{}, false
-	}
-	s := flinkdeploy.Spec{
-		Image:              m.Image.ValueString(),
-		FlinkVersion:       m.FlinkVersion.ValueString(),
-		Mode:               m.Mode.ValueString(),
-		ServiceAccount:     m.ServiceAccount.ValueString(),
-		FlinkConfiguration: m.writtenConfig(ctx, unwritten, diags),
 	}
 	for _, e := range m.EffectiveConfig.Elements() {
 		if e.IsUnknown() {
-			return s, false
+			return flinkdeploy.Spec{}, false
 		}
 	}
+	s, ok := m.specFields(ctx, diags)
+	if !ok {
+		return s, false
+	}
+	s.FlinkConfiguration = m.written(ctx, unwritten, diags)
 	if pod := m.EffectivePod.ValueString(); pod != "" {
 		if err := json.Unmarshal([]byte(pod), &s.PodTemplate); err != nil {
 			addProblem(diags, "Rendering", "the effective pod template", err.Error(), "Check pod_template.")
 			return s, false
 		}
+	}
+	return s, true
+}
+
+// specFields maps the model to the spec's fields the provider writes as
+// they are (all but flinkConfiguration and podTemplate); ok is false while
+// one is unknown.
+func (m *deploymentModel) specFields(ctx context.Context, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
+	if anyUnknown(m.Image, m.FlinkVersion, m.Mode, m.ServiceAccount, m.RedeployNonce) {
+		return flinkdeploy.Spec{}, false
+	}
+	s := flinkdeploy.Spec{
+		Image:          m.Image.ValueString(),
+		FlinkVersion:   m.FlinkVersion.ValueString(),
+		Mode:           m.Mode.ValueString(),
+		ServiceAccount: m.ServiceAccount.ValueString(),
 	}
 	if jm := m.JobManager; jm != nil {
 		if anyUnknown(jm.Memory, jm.CPU, jm.Replicas) {
@@ -136,10 +150,10 @@ func (m *deploymentModel) fromSpec(ctx context.Context, live *unstructured.Unstr
 		m.SensitiveConfig = mapFrom(ctx, o.Sensitive, diags)
 	}
 	// What the operator adds is not in the object: shown as the plan
-	// shows it (effectiveConfig).
+	// shows it (flinkdeploy.Want.Shown).
 	var d diag.Diagnostics
 	if in, ok := m.input(ctx, unwritten, &d); ok && !d.HasError() {
-		m.EffectiveConfig = m.effectiveConfig(ctx, o.Written, in, diags)
+		m.shown(ctx, o.Written, in, diags)
 		return
 	}
 	m.EffectiveConfig = mapFrom(ctx, o.Written, diags)

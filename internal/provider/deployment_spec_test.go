@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -75,12 +76,14 @@ jobManager: {resource: {memory: 2048m, cpu: 1}}
 		}
 		live := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"namespace": "ns", "name": "orders"}, "spec": m}}
 		for _, unwritten := range [][]string{nil, flinkdeploy.AbsentDefaults(live)} {
-			imp := flinkdeploy.ReadLive(live, flinkdeploy.Recorded{}, true, unwritten).Import
+			o := flinkdeploy.ReadLive(live, flinkdeploy.Recorded{}, true, unwritten)
+			imp := o.Import
 			if imp == nil {
 				t.Fatalf("%s: not imported", name)
 			}
 			var diags diag.Diagnostics
-			var model deploymentModel
+			// As ImportState leaves it: the object's namespace and name.
+			model := deploymentModel{deploymentSpecModel: deploymentSpecModel{Namespace: types.StringValue("ns"), Name: types.StringValue("orders")}}
 			model.fromSpec(ctx, live, true, unwritten, &diags)
 			in, ok := model.input(ctx, unwritten, &diags)
 			if !ok || diags.HasError() {
@@ -88,6 +91,14 @@ jobManager: {resource: {memory: 2048m, cpu: 1}}
 			}
 			if !reflect.DeepEqual(in, imp.Input) {
 				t.Errorf("%s (unwritten %v): the model gives\n%+v\nthe import decided with\n%+v", name, unwritten, in, imp.Input)
+			}
+			// The configuration shown is the domain's of those inputs.
+			want, added := flinkdeploy.Want{Namespace: "ns", Name: "orders", Input: imp.Input, Sensitive: imp.Secret}.Shown(o.Written)
+			if got := stringMap(ctx, model.EffectiveConfig, &diags); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s (unwritten %v): effective_flink_configuration\n%v\nthe domain shows\n%v", name, unwritten, got, want)
+			}
+			if got := stringMap(ctx, model.OperatorAddedConfig, &diags); !reflect.DeepEqual(got, added) {
+				t.Errorf("%s (unwritten %v): operator_added_flink_configuration\n%v\nthe domain adds\n%v", name, unwritten, got, added)
 			}
 		}
 	}

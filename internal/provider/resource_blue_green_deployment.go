@@ -312,26 +312,13 @@ func (r *blueGreenResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 func (r *blueGreenResource) planTemplate(ctx context.Context, config tfsdk.Config, plan *blueGreenModel, d, sd *deploymentModel,
 	diags *diag.Diagnostics) (in flinkconf.Input, cfg map[string]string, known bool) {
 	planMode(ctx, config, d, sd, nil, diags)
-	in, ok := d.input(ctx, nil, diags)
-	if !ok {
+	w, dv, known := planConfiguration(ctx, d, sd, false, nil, nil, func(flinkconf.Input) {
+		r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), diags)
+	}, diags)
+	if !known || !diags.HasError() {
 		plan.fromDeployment(d)
-		return in, nil, false
 	}
-	cfg, fs := flinkconf.Derive(in)
-	addFindings(diags, fs)
-	r.planCredentials(&d.deploymentSpecModel, "flinkstate_blue_green_deployment "+plan.Name.ValueString(), diags)
-	planIdentity(*d, sd, diags)
-	d.planPodTemplate(in, diags)
-	planSpecChecks(d, sd, in, diags)
-	if diags.HasError() {
-		return in, cfg, true
-	}
-	if sd != nil {
-		cfg = flinkconf.Respell(cfg, sd.writtenConfig(ctx, nil, diags))
-	}
-	d.EffectiveConfig = d.effectiveConfig(ctx, cfg, in, diags)
-	plan.fromDeployment(d)
-	return in, cfg, true
+	return w.Input, dv.Config, known
 }
 
 // planBlueGreenCreate plans a create: the blue child, ACTIVE_BLUE, and for
@@ -401,7 +388,7 @@ func planOutcome(ctx context.Context, plan *blueGreenModel, o flinkdeploy.BlueGr
 	if o.NewChild {
 		// The new child's configuration names the new child.
 		nd = plan.asDeployment(o.Child)
-		nd.EffectiveConfig = nd.effectiveConfig(ctx, cfg, in, diags)
+		nd.shown(ctx, cfg, in, diags)
 		plan.EffectiveConfig = nd.EffectiveConfig
 		plan.TransitionSavepoint = types.StringUnknown()
 	}
@@ -476,19 +463,17 @@ func (m *blueGreenModel) render(ctx context.Context, live *unstructured.Unstruct
 		tmpl, _, _ := unstructured.NestedMap(live.Object, "spec", "template", "spec")
 		op.Live = &unstructured.Unstructured{Object: map[string]any{"spec": tmpl}}
 	}
-	if !d.derive(ctx, op, diags) {
+	w, dv, ok := d.deriveWant(ctx, op, diags)
+	if !ok {
 		return nil, false
 	}
-	spec, ok := d.spec(ctx, nil, diags)
+	obj, ok := w.Render(dv, liveConfiguration(op.Live), "")
 	if !ok || diags.HasError() {
 		addProblem(diags, "Applying", "FlinkBlueGreenDeployment", "the configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")
 		return nil, false
 	}
-	if op.Live != nil {
-		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
-	}
-	tmpl, _ := spec.Render(m.Namespace.ValueString(), d.Name.ValueString()).Object["spec"].(map[string]any)
+	tmpl, _ := obj.Object["spec"].(map[string]any)
 	return flinkdeploy.RenderBlueGreen(m.Namespace.ValueString(), m.Name.ValueString(), tmpl, m.configuration()), true
 }
 
@@ -612,20 +597,12 @@ func (r *blueGreenResource) finish(ctx context.Context, c *kube.Client, m *blueG
 // (flinkconf.OperatorAdded: kubernetes.cluster-id and the like, named for
 // the child) from child from's values to child to's.
 func (m *blueGreenModel) renameChild(ctx context.Context, from, to string, diags *diag.Diagnostics) {
-	d := m.asDeployment(from)
 	var dd diag.Diagnostics
-	in, ok := d.input(ctx, nil, &dd)
+	w, ok := m.asDeployment(from).expand(ctx, nil, &dd)
 	if !ok || dd.HasError() || m.EffectiveConfig.IsUnknown() {
 		return
 	}
-	ns, name := m.Namespace.ValueString(), m.Name.ValueString()
-	was, is := flinkconf.OperatorAdded(in, ns, flinkdeploy.ChildName(name, from)), flinkconf.OperatorAdded(in, ns, flinkdeploy.ChildName(name, to))
-	cfg := stringMap(ctx, m.EffectiveConfig, diags)
-	for k, v := range was {
-		if cfg[k] == v {
-			cfg[k] = is[k]
-		}
-	}
+	cfg := w.Renamed(stringMap(ctx, m.EffectiveConfig, diags), flinkdeploy.ChildName(m.Name.ValueString(), to))
 	m.EffectiveConfig = mapFrom(ctx, cfg, diags)
 }
 

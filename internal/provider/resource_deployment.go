@@ -284,36 +284,16 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	case replacing:
 		planReplace(ctx, &plan, state, private, &resp.Diagnostics)
 	}
-	in, ok := plan.input(ctx, unwritten, &resp.Diagnostics)
+	_, _, ok := planConfiguration(ctx, &plan, state, replacing, unwritten, stateUnwritten,
+		func(in flinkconf.Input) { r.planDeployment(plan, in, &resp.Diagnostics) }, &resp.Diagnostics)
 	if !ok {
-		plan.EffectiveConfig = types.MapUnknown(types.StringType)
-		plan.OperatorAddedConfig = types.MapUnknown(types.StringType)
-		plan.EffectivePod = types.StringUnknown()
 		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	cfg, fs := flinkconf.Derive(in)
-	addFindings(&resp.Diagnostics, fs)
-	r.planDeployment(plan, in, &resp.Diagnostics)
-	if replacing {
-		planIdentity(plan, nil, &resp.Diagnostics)
-	} else {
-		planIdentity(plan, state, &resp.Diagnostics)
-	}
-	plan.planPodTemplate(in, &resp.Diagnostics)
-	planSpecChecks(&plan, state, in, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if state != nil && !replacing {
-		// Spelled as the object has it (flinkconf.Respell): an adopted
-		// object's deprecated keys and equivalent values are no change.
-		// Against what the object holds (the written configuration, not
-		// the keys the operator adds), as the apply does.
-		cfg = flinkconf.Respell(cfg, state.writtenConfig(ctx, stateUnwritten, &resp.Diagnostics))
-	}
-	plan.EffectiveConfig = plan.effectiveConfig(ctx, cfg, in, &resp.Diagnostics)
 	r.planRestores(ctx, &plan, state, replacing, unwritten, private, &resp.Diagnostics)
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
@@ -325,6 +305,46 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// planConfiguration plans the configuration of plan, a deployment or a
+// blue/green template as its active child, both resources alike: the one
+// expand, derived once (flinkdeploy.Want.Derive) and spelled as the state
+// wrote it (unless replacing: a new object), flinkconf's findings, own (the
+// resource's own checks) and the shared plan checks, then the derived
+// values flattened into plan. known is false while an input is unknown
+// (the derived values are then unknown); the checks' errors are in diags
+// (nothing is set).
+func planConfiguration(ctx context.Context, plan, state *deploymentModel, replacing bool, unwritten, stateUnwritten []string,
+	own func(flinkconf.Input), diags *diag.Diagnostics) (w flinkdeploy.Want, d flinkdeploy.Derived, known bool) {
+	w, ok := plan.expand(ctx, unwritten, diags)
+	if !ok {
+		plan.EffectiveConfig, plan.OperatorAddedConfig = types.MapUnknown(types.StringType), types.MapUnknown(types.StringType)
+		plan.EffectivePod = types.StringUnknown()
+		return w, d, false
+	}
+	prior := state
+	if replacing {
+		prior = nil
+	}
+	// Spelled as the object has it (flinkconf.Respell): an adopted
+	// object's deprecated keys and equivalent values are no change.
+	// Against what the object holds (the written configuration, not the
+	// keys the operator adds), as the apply does.
+	var was map[string]string
+	if prior != nil {
+		was = prior.written(ctx, stateUnwritten, diags)
+	}
+	d = w.Derive(was, nil)
+	addFindings(diags, d.ConfigFindings)
+	own(w.Input)
+	planIdentity(*plan, prior, diags)
+	addFindings(diags, d.PodFindings)
+	planSpecChecks(plan, state, w.Input, diags)
+	if !diags.HasError() {
+		plan.flatten(ctx, w, d, diags)
+	}
+	return w, d, true
 }
 
 // planDeploymentDestroy is the plan of a destroy: it says what happens to
@@ -402,23 +422,6 @@ func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentM
 				cfgMode.ValueString()))
 	}
 }
-
-// planPodTemplate sets effective_pod_template: pod_template merged with
-// what the provider adds (flinkconf.PodTemplate); unknown while pod_template is.
-func (m *deploymentModel) planPodTemplate(in flinkconf.Input, diags *diag.Diagnostics) {
-	m.EffectivePod = types.StringUnknown()
-	if !m.PodTemplate.IsUnknown() {
-		pod, pfs := flinkconf.PodTemplate(m.PodTemplate.ValueString(), in)
-		addFindings(diags, pfs)
-		if pod != nil {
-			m.EffectivePod = types.StringValue(canonicalJSON(pod))
-		}
-	}
-}
-
-// canonicalJSON renders a value with sorted keys and integral numbers as
-// integers (flinkdeploy.CanonicalJSON).
-func canonicalJSON(v any) string { return flinkdeploy.CanonicalJSON(v) }
 
 // deploymentSpecEqual tells whether the plan writes the same object as the
 // state describes: their rendered specs are equal (status attributes,
@@ -509,29 +512,22 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	rep.add(diags, waitFacts{err: err.Error() + reason, gone: gone, ns: ns, name: name, target: w.Target})
 }
 
-// render derives the configuration again, as the plan did (derive), and
-// renders the object to write: flinkConfiguration in the live object's
-// shape, a carried final savepoint as the path the first deployment
-// restores from, and the upgrade savepoint's annotation.
+// render derives the configuration again, as the plan did (deriveWant),
+// and renders the object to write once (flinkdeploy.Want.Render):
+// flinkConfiguration in the live object's shape, a carried final savepoint
+// as the path the first deployment restores from, and the upgrade
+// savepoint's annotation.
 func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
-	if !m.derive(ctx, op, diags) {
+	w, d, ok := m.deriveWant(ctx, op, diags)
+	if !ok {
 		return nil, false
 	}
-	spec, ok := m.spec(ctx, op.Unwritten, diags)
+	obj, ok := w.Render(d, liveConfiguration(op.Live), op.CarriedPath)
 	if !ok || diags.HasError() {
 		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")
 		return nil, false
 	}
-	if op.Live != nil {
-		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
-	}
-	if op.CarriedPath != "" && spec.Job != nil && spec.Job.InitialSavepointPath == "" {
-		// The replaced deployment's final savepoint: the first deployment
-		// restores from initialSavepointPath (ApplicationReconciler.deploy).
-		spec.Job.InitialSavepointPath = op.CarriedPath
-	}
-	obj := spec.Render(m.Namespace.ValueString(), m.Name.ValueString())
 	if p := m.UpgradeSavepoint.ValueString(); p != "" {
 		// In the same request as the spec it precedes: a run killed right
 		// after it still finds the savepoint (Read).

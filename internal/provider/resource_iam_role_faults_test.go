@@ -65,6 +65,7 @@ resource "flinkstate_iam_role" "r" {
 // and the endpoint; once it answers again, nothing has changed.
 func TestAccIAMRole_readTimeoutBoundsPlan(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFaultProxy(t)
 	f := newRoleFixture(t)
 	cfg := awsProxyProvider(p.URL) + iamRoleConfig(f.name, f.irsa, f.oneHCL, `  timeouts {

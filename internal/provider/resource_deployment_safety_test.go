@@ -144,6 +144,7 @@ func TestAccDeployment_failedUpdateStaysPending(t *testing.T) {
 // annotation, and destroying this configuration leaves it alone.
 func TestAccDeployment_createNeverAdopts(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	theirs := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1",

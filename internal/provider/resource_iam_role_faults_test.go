@@ -15,6 +15,7 @@ import (
 // command and the role keeps its policies.
 func TestAccIAMRole_createRefusesExisting(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	name := randName("flink-exist-")
 	ctx, c := context.Background(), testAWS(t).IAM
 	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`

@@ -135,6 +135,7 @@ func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 // block, plans no change (the triggers are stored on the object).
 func TestAccSnapshot_importKeepsTriggers(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	startOperator(t, ns)
 	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"})

@@ -85,6 +85,13 @@ func (p *podIdentityTarget) config(roleRef, sa string) string {
 	if p.eksURL == "" {
 		return podIdentityConfig(p.cluster, p.suffix, roleRef, sa)
 	}
+	return eksStandInProvider(p.eksURL) + podIdentityConfig(p.cluster, p.suffix, roleRef, sa)
+}
+
+// eksStandInProvider is a provider block that sends the provider's EKS
+// calls to an EKS stand-in (newEKSStandIn); the rest of AWS stays as the
+// environment says (the test bed's emulator).
+func eksStandInProvider(url string) string {
 	return fmt.Sprintf(`
 provider "flinkstate" {
   aws {
@@ -93,7 +100,7 @@ provider "flinkstate" {
     }
   }
 }
-`, p.eksURL) + podIdentityConfig(p.cluster, p.suffix, roleRef, sa)
+`, url)
 }
 
 // eks is the test's EKS client: the stand-in's, or the real EKS API's.

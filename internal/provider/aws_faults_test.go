@@ -65,6 +65,7 @@ func checkAWSKept(t *testing.T, bucket, role string) resource.TestCheckFunc {
 // (nothing was dropped from state, nothing is recreated).
 func TestAccAWS_notFoundEverywhereKeepsState(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFaultProxy(t)
 	bucket, role := randName("fs-404-"), randName("flink-404-")
 	cfg := awsThroughProxy(t, p.URL, bucket, role)
@@ -94,6 +95,7 @@ func TestAccAWS_notFoundEverywhereKeepsState(t *testing.T) {
 // message naming the endpoint; nothing is lost.
 func TestAccAWS_frozenEndpointFailsPlan(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFaultProxy(t)
 	bucket, role := randName("fs-frz-"), randName("flink-frz-")
 	cfg := awsThroughProxy(t, p.URL, bucket, role)

@@ -162,16 +162,17 @@ func TestAccExample_resourceIAMRole(t *testing.T) {
 }
 
 // The association example, with the payments role of the IAM role example
-// and EKS served by the stand-in (the emulator does not serve Pod Identity).
+// and EKS served by the stand-in (the emulator does not serve Pod Identity),
+// which the provider reaches through aws.endpoints.eks.
 func TestAccExample_resourcePodIdentityAssociation(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	_, srv := newEKSStandIn(t, "prod")
-	t.Setenv("AWS_ENDPOINT_URL_EKS", srv.URL)
 	suffix := randName("")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: iamRoleExample(t, suffix) + example(t, "resources/flinkstate_pod_identity_association/resource.tf"),
+			Config: eksStandInProvider(srv.URL) + iamRoleExample(t, suffix) + example(t, "resources/flinkstate_pod_identity_association/resource.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("flinkstate_pod_identity_association.payments", tfjsonPath("service_account"), knownvalue.StringExact("flink-payments")),
 				statecheck.CompareValuePairs("flinkstate_pod_identity_association.payments", tfjsonPath("role_arn"),

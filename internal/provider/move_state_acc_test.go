@@ -186,6 +186,7 @@ func TestAccMove_isAnImport(t *testing.T) {
 // from the object, and nothing else changes.
 func TestAccMove_takesOverFromManifest(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	startOperator(t, ns)
 	name := "ha-moved"

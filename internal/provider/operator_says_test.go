@@ -274,7 +274,7 @@ func jobManagerNeverReady(t *testing.T) string {
 func TestAccDeployment_upgradeNeverReadySaysOperatorWaits(t *testing.T) {
 	skipUnlessAcc(t)
 	t.Parallel()
-	resource.Test(t, upgradeNeverReadyCase(jobManagerNeverReady(t), "20s"))
+	resource.Test(t, upgradeNeverReadyCase(jobManagerNeverReady(t), "10s"))
 }
 
 // upgradeNeverReadyCase is row 6's case on ns, whose JobManagers never

@@ -81,6 +81,7 @@ func roleToAssume(t *testing.T, prefix, trust string) string {
 // creates a bucket with the role's credentials.
 func TestAccProviderAWS_assumeRole(t *testing.T) {
 	endpoint := needAWSEndpoint(t)
+	t.Parallel()
 	roleARN := roleToAssume(t, "fs-assumed-",
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"sts:AssumeRole"}]}`)
 	bucket := randName("fs-ar-")
@@ -109,6 +110,7 @@ func TestAccProviderAWS_assumeRole(t *testing.T) {
 // belong to (sts:GetCallerIdentity) decides, and nothing is created.
 func TestAccProviderAWS_accountNotAllowed(t *testing.T) {
 	endpoint := needAWSEndpoint(t)
+	t.Parallel()
 	id, err := testAWS(t).STS.GetCallerIdentity(context.Background(), &sts.GetCallerIdentityInput{})
 	if err != nil {
 		t.Fatal(err)
@@ -251,6 +253,7 @@ resource "flinkstate_service_account" "sa" {
 // and a second plan is empty (reading splits the tags back).
 func TestAccProviderAWS_defaultTags(t *testing.T) {
 	endpoint := needAWSEndpoint(t)
+	t.Parallel()
 	ctx := context.Background()
 	bucket := randName("fs-dt-")
 	role := randName("fs-dt-")
@@ -328,6 +331,7 @@ resource "flinkstate_iam_role" "job" {
 // provider authenticates with that certificate alone, no token.
 func TestAccProviderKube_clientCertificate(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	if testTarget != "testbed" {
 		t.Skip("needs the test bed's client certificate")
 	}

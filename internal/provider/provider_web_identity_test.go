@@ -26,6 +26,7 @@ import (
 // recording proxy in front of the emulator sees both.
 func TestAccProviderAWS_assumeRoleWithWebIdentity(t *testing.T) {
 	needAWSEndpoint(t)
+	t.Parallel()
 	roleARN := roleToAssume(t, "fs-web-identity-",
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"arn:aws:iam::000000000000:oidc-provider/oidc.example"},"Action":"sts:AssumeRoleWithWebIdentity"}]}`)
 	token := randName("oidc-token-")
@@ -59,6 +60,7 @@ func TestAccProviderAWS_assumeRoleWithWebIdentity(t *testing.T) {
 // naming the block and the file.
 func TestAccProviderAWS_webIdentityTokenFileMissing(t *testing.T) {
 	endpoint := needAWSEndpoint(t)
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "no-such-token")
 	bucket := randName("fs-wi-missing-")
 	resource.Test(t, resource.TestCase{

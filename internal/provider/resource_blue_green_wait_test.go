@@ -35,8 +35,8 @@ func TestAccBlueGreen_updateWaitRanOutSaysWhereTheTransitionStands(t *testing.T)
 			{Config: blueGreenConfig(ns, "flink:2.2.1-java17", "")},
 			{
 				PreConfig: func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true }) },
-				Config:    blueGreenConfig(ns, "flink:2.2.1-java21", bgShortWait("update", "40s")),
-				ExpectError: errorRE("timed out after 40s waiting for ACTIVE_GREEN", "the state is TRANSITIONING_TO_GREEN",
+				Config:    blueGreenConfig(ns, "flink:2.2.1-java21", bgShortWait("update", "10s")),
+				ExpectError: errorRE("timed out after 10s waiting for ACTIVE_GREEN", "the state is TRANSITIONING_TO_GREEN",
 					"the operator waits for orders-green to be STABLE with its job RUNNING", "aborts the transition (abort_grace_period)",
 					"orders-blue keeps running (its job RUNNING)", "next plan shows this deployment as a pending update"),
 			},
@@ -57,7 +57,7 @@ func TestAccBlueGreen_updateWaitRanOutIsPlannedAgain(t *testing.T) {
 	ns := testNamespace(t)
 	op := startOperator(t, ns)
 	rec := &diagRecorder{}
-	next := blueGreenConfig(ns, "flink:2.2.1-java21", bgShortWait("update", "20s"))
+	next := blueGreenConfig(ns, "flink:2.2.1-java21", bgShortWait("update", "10s"))
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
 		CheckDestroy:             checkBlueGreenGone(t, ns),
@@ -66,7 +66,7 @@ func TestAccBlueGreen_updateWaitRanOutIsPlannedAgain(t *testing.T) {
 			{
 				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true }) },
 				Config:      next,
-				ExpectError: errorRE("timed out after 20s waiting for ACTIVE_GREEN"),
+				ExpectError: errorRE("timed out after 10s waiting for ACTIVE_GREEN"),
 			},
 			{
 				PreConfig: func() {
@@ -78,7 +78,7 @@ func TestAccBlueGreen_updateWaitRanOutIsPlannedAgain(t *testing.T) {
 					plancheck.ExpectResourceAction(bgAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_GREEN")),
 					plancheck.ExpectKnownValue(bgAddr, tfjsonPath("effective_flink_configuration").AtMapKey("kubernetes.cluster-id"), knownString("orders-green")),
-					rec.planWarning("A wait that ran out: this apply waits again", "ACTIVE_GREEN", "timed out after 20s"),
+					rec.planWarning("A wait that ran out: this apply waits again", "ACTIVE_GREEN", "timed out after 10s"),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("blue_green_state"), knownString("ACTIVE_GREEN")),
@@ -100,7 +100,7 @@ func TestAccBlueGreen_createWaitRanOutIsKeptAndWaitedFor(t *testing.T) {
 	ns := testNamespace(t)
 	op := startOperator(t, ns)
 	rec := &diagRecorder{}
-	cfg := blueGreenConfig(ns, "flink:2.2.1-java17", bgShortWait("create", "20s"))
+	cfg := blueGreenConfig(ns, "flink:2.2.1-java17", bgShortWait("create", "10s"))
 	var uid string
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: rec.factories(),
@@ -113,7 +113,7 @@ func TestAccBlueGreen_createWaitRanOutIsKeptAndWaitedFor(t *testing.T) {
 					statecheck.ExpectKnownValue(bgAddr, tfjsonPath("active_deployment_name"), knownString("orders-blue")),
 					recordUID(t, ns, &uid),
 				},
-				Check:              rec.expectWarning("ApplyResourceChange", "created but not active yet", "timed out after 20s waiting for ACTIVE_BLUE", "orders-blue"),
+				Check:              rec.expectWarning("ApplyResourceChange", "created but not active yet", "timed out after 10s waiting for ACTIVE_BLUE", "orders-blue"),
 				ExpectNonEmptyPlan: true,
 			},
 			{
@@ -213,7 +213,7 @@ func TestAccBlueGreen_destroyWaitsForTheTransition(t *testing.T) {
 	ns := testNamespace(t)
 	op := startOperator(t, ns)
 	var jobID string
-	next := blueGreenConfig(ns, "flink:2.2.1-java21", "  timeouts {\n    update = \"20s\"\n    delete = \"20s\"\n  }")
+	next := blueGreenConfig(ns, "flink:2.2.1-java21", "  timeouts {\n    update = \"10s\"\n    delete = \"10s\"\n  }")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             checkBlueGreenGone(t, ns),
@@ -225,7 +225,7 @@ func TestAccBlueGreen_destroyWaitsForTheTransition(t *testing.T) {
 			{
 				PreConfig:   func() { op.SetFaults(func(f *testbed.Faults) { f.JobNeverRuns = true }) },
 				Config:      next,
-				ExpectError: errorRE("timed out after 20s waiting for ACTIVE_GREEN"),
+				ExpectError: errorRE("timed out after 10s waiting for ACTIVE_GREEN"),
 			},
 			{
 				Config:      next,

@@ -23,6 +23,7 @@ import (
 // Terraform shows in the next plan, and apply writes it back.
 func TestAccBucket_noncurrentRuleRemovedDrift(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	bucket := randName("fs-noncur-")
 	ctx, c := context.Background(), testAWS(t).S3
 	cfg := fmt.Sprintf(`
@@ -97,6 +98,7 @@ func (c noncurrentRuleCheck) CheckState(ctx context.Context, _ statecheck.CheckS
 // an unrelated prefix stays.
 func TestAccBucket_weakeningDriftRemoved(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	bucket := randName("fs-drift-")
 	ctx, c := context.Background(), testAWS(t).S3
 	cfg := storesConfig(bucket, true, false, true)

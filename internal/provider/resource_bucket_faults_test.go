@@ -21,6 +21,7 @@ import (
 // the bucket and its object are untouched.
 func TestAccBucket_createRefusesExisting(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	bucket := randName("fs-exist-")
 	ctx, c := context.Background(), testAWS(t).S3
 	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {

@@ -139,6 +139,7 @@ resource "flinkstate_bucket" "test" {
 // hardens the replacement.
 func TestAccBucket_createTimeoutKeepsBucketTracked(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	bucket := randName("fs-tmo-")
 	p := newFreezeProxy(t)
 	p.arm(s3Call(http.MethodPut, bucket, ""), true) // CreateBucket answered, then nothing
@@ -180,6 +181,7 @@ func TestAccBucket_createTimeoutKeepsBucketTracked(t *testing.T) {
 // answers again, nothing has changed.
 func TestAccBucket_readTimeoutBoundsPlan(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFaultProxy(t)
 	bucket := randName("fs-rtmo-")
 	cfg := bucketThroughProxy(p.URL, bucket, "", `    read = "5s"`)
@@ -197,6 +199,7 @@ func TestAccBucket_readTimeoutBoundsPlan(t *testing.T) {
 // in-place update, no replacement) and the next apply finishes it.
 func TestAccBucket_updateTimeout(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFreezeProxy(t)
 	bucket := randName("fs-utmo-")
 	tmo := `    update = "5s"`
@@ -227,6 +230,7 @@ func TestAccBucket_updateTimeout(t *testing.T) {
 // bucket stays, in state and in S3 (the next plan is empty).
 func TestAccBucket_deleteTimeoutKeepsBucket(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFreezeProxy(t)
 	bucket := randName("fs-dtmo-")
 	cfg := bucketThroughProxy(p.URL, bucket, "", `    delete = "5s"`)

@@ -26,6 +26,7 @@ func liveDeployment(t *testing.T, ns string) func() (*unstructured.Unstructured,
 // the wait rides it out, and the job is neither tainted nor replaced.
 func TestAccDeployment_apiServerStopDuringCreateWait(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	proxy, provider := kubeFaultProxy(t)
 	faultOver := stopAPIServerDuringWait(t, proxy, startOperator(t, ns), 3*time.Second, func() bool {
@@ -60,6 +61,7 @@ func TestAccDeployment_apiServerStopDuringCreateWait(t *testing.T) {
 // again, until the job runs; the object is never replaced.
 func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	// The operator is not running yet: nothing observes the deployment.
 	op := startOperator(t, ns)
@@ -111,6 +113,7 @@ func TestAccDeployment_slowerThanCreateTimeout(t *testing.T) {
 // An update whose job failed is not forgotten.
 func TestAccDeployment_failedUpdateStaysPending(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	op := startOperator(t, ns)
 	resource.Test(t, resource.TestCase{
@@ -141,6 +144,7 @@ func TestAccDeployment_failedUpdateStaysPending(t *testing.T) {
 // annotation, and destroying this configuration leaves it alone.
 func TestAccDeployment_createNeverAdopts(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	theirs := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1",

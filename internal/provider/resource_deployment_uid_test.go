@@ -76,6 +76,7 @@ func destroyThenCheck(config string, check resource.TestCheckFunc) resource.Test
 // create refuses it, and the destroy leaves it with its UID.
 func TestAccDeployment_replacedOutsideTerraformIsNotOurs(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	var theirUID ktypes.UID
 	config := deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "none"`)
@@ -107,6 +108,7 @@ func TestAccDeployment_replacedOutsideTerraformIsNotOurs(t *testing.T) {
 // FlinkDeployment (its UID is not ours).
 func TestAccDeployment_updateNeverRewritesReplacement(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	var theirUID ktypes.UID
 	resource.Test(t, resource.TestCase{
@@ -133,6 +135,7 @@ func TestAccDeployment_updateNeverRewritesReplacement(t *testing.T) {
 // (nothing of this configuration is left).
 func TestAccDeployment_destroyNeverDeletesReplacement(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	var theirUID ktypes.UID
 	config := deploymentConfig(ns, "flink:2.2.1-java17", `  wait_for = "none"`)

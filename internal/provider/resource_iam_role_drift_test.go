@@ -16,6 +16,7 @@ import (
 // removes them; the provider's own policy stays.
 func TestAccIAMRole_extraPoliciesRemoved(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	name := randName("flink-excl-")
 	ctx, c := context.Background(), testAWS(t).IAM
 	cfg := fmt.Sprintf(`

@@ -15,6 +15,7 @@ import (
 // command and the role keeps its policies.
 func TestAccIAMRole_createRefusesExisting(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	name := randName("flink-exist-")
 	ctx, c := context.Background(), testAWS(t).IAM
 	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`
@@ -65,6 +66,7 @@ resource "flinkstate_iam_role" "r" {
 // and the endpoint; once it answers again, nothing has changed.
 func TestAccIAMRole_readTimeoutBoundsPlan(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFaultProxy(t)
 	f := newRoleFixture(t)
 	cfg := awsProxyProvider(p.URL) + iamRoleConfig(f.name, f.irsa, f.oneHCL, `  timeouts {

@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
 )
 
 func podIdentityConfig(cluster, suffix, roleRef, sa string) string {
@@ -55,11 +57,13 @@ const piaAddr = "flinkstate_pod_identity_association.test"
 // Pod Identity calls go to an in-test STAND-IN (eksPodIdentityStandIn): the
 // AWS emulator does not serve them. With FLINKSTATE_TEST_EKS_CLUSTER=<name
 // of a real cluster> the same tests run against the real EKS API (and real
-// IAM, through the usual AWS settings). The stand-in is reached through the
-// environment (t.Setenv), so these tests run serially.
+// IAM, through the usual AWS settings). The stand-in is reached through
+// the provider's aws.endpoints.eks and the test's own EKS client (eks), not
+// the environment, so each test has its own and they run in parallel.
 type podIdentityTarget struct {
 	cluster, suffix string
 	standIn         *eksPodIdentityStandIn
+	eksURL          string // the stand-in's endpoint; "" against the real EKS API
 	currentID       string // association ID after the last check, for the out-of-band delete and CheckDestroy
 }
 
@@ -69,9 +73,8 @@ func newPodIdentityTarget(t *testing.T) *podIdentityTarget {
 		p.cluster = "flink-test"
 		var srv *httptest.Server
 		p.standIn, srv = newEKSStandIn(t, p.cluster)
-		// AWS_ENDPOINT_URL_EKS takes precedence over AWS_ENDPOINT_URL for EKS
-		// only: IAM and S3 stay on the emulator.
-		t.Setenv("AWS_ENDPOINT_URL_EKS", srv.URL)
+		// For EKS only: IAM and S3 stay on the emulator.
+		p.eksURL = srv.URL
 	} else {
 		t.Logf("running against the real EKS API, cluster %s", p.cluster)
 	}
@@ -79,7 +82,38 @@ func newPodIdentityTarget(t *testing.T) *podIdentityTarget {
 }
 
 func (p *podIdentityTarget) config(roleRef, sa string) string {
-	return podIdentityConfig(p.cluster, p.suffix, roleRef, sa)
+	if p.eksURL == "" {
+		return podIdentityConfig(p.cluster, p.suffix, roleRef, sa)
+	}
+	return eksStandInProvider(p.eksURL) + podIdentityConfig(p.cluster, p.suffix, roleRef, sa)
+}
+
+// eksStandInProvider is a provider block that sends the provider's EKS
+// calls to an EKS stand-in (newEKSStandIn); the rest of AWS stays as the
+// environment says (the test bed's emulator).
+func eksStandInProvider(url string) string {
+	return fmt.Sprintf(`
+provider "flinkstate" {
+  aws {
+    endpoints {
+      eks = %q
+    }
+  }
+}
+`, url)
+}
+
+// eks is the test's EKS client: the stand-in's, or the real EKS API's.
+func (p *podIdentityTarget) eks(t *testing.T) *eks.Client {
+	t.Helper()
+	if p.eksURL == "" {
+		return testAWS(t).EKS
+	}
+	c, err := awsclient.New(context.Background(), awsclient.Config{Endpoints: map[string]string{"eks": p.eksURL}})
+	if err != nil {
+		t.Fatalf("AWS clients: %v", err)
+	}
+	return c.EKS
 }
 
 // expectAssociation records the association's ID and reads it from EKS:
@@ -90,7 +124,7 @@ func (p *podIdentityTarget) expectAssociation(t *testing.T, roleRes, sa string) 
 		recordAttr(piaAddr, "association_id", &p.currentID),
 		recordAttr(roleRes, "arn", &roleARN),
 		expectAPI(func() error {
-			out, err := testAWS(t).EKS.DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
+			out, err := p.eks(t).DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
 				ClusterName: aws.String(p.cluster), AssociationId: aws.String(p.currentID)})
 			if err != nil {
 				return err
@@ -109,7 +143,7 @@ func (p *podIdentityTarget) checkDestroy(t *testing.T) resource.TestCheckFunc {
 		if p.currentID == "" {
 			return fmt.Errorf("no association was recorded")
 		}
-		_, err := testAWS(t).EKS.DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
+		_, err := p.eks(t).DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
 			ClusterName: aws.String(p.cluster), AssociationId: aws.String(p.currentID)})
 		if !isNotFound(err) {
 			return fmt.Errorf("association %s still exists after destroy (%v)", p.currentID, err)
@@ -124,6 +158,7 @@ func piaPlanAction(action plancheck.ResourceActionType) resource.ConfigPlanCheck
 
 func TestAccPodIdentityAssociation_basic(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newPodIdentityTarget(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -146,6 +181,7 @@ func TestAccPodIdentityAssociation_basic(t *testing.T) {
 
 func TestAccPodIdentityAssociation_import(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newPodIdentityTarget(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -171,6 +207,7 @@ func TestAccPodIdentityAssociation_import(t *testing.T) {
 // Another role: updated in place.
 func TestAccPodIdentityAssociation_update(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newPodIdentityTarget(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -192,6 +229,7 @@ func TestAccPodIdentityAssociation_update(t *testing.T) {
 // Another ServiceAccount: a new association.
 func TestAccPodIdentityAssociation_replaceOnServiceAccount(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newPodIdentityTarget(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -213,6 +251,7 @@ func TestAccPodIdentityAssociation_replaceOnServiceAccount(t *testing.T) {
 // Deleted out of band: planned as a create.
 func TestAccPodIdentityAssociation_disappears(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newPodIdentityTarget(t)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -224,7 +263,7 @@ func TestAccPodIdentityAssociation_disappears(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if _, err := testAWS(t).EKS.DeletePodIdentityAssociation(context.Background(), &eks.DeletePodIdentityAssociationInput{
+					if _, err := p.eks(t).DeletePodIdentityAssociation(context.Background(), &eks.DeletePodIdentityAssociationInput{
 						ClusterName: aws.String(p.cluster), AssociationId: aws.String(p.currentID)}); err != nil {
 						t.Fatalf("deleting out of band: %v", err)
 					}
@@ -241,6 +280,7 @@ func TestAccPodIdentityAssociation_disappears(t *testing.T) {
 // changed in place (a tag added, one removed), read back from EKS.
 func TestAccPodIdentityAssociation_tags(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newPodIdentityTarget(t)
 	withTags := func(tags string) string {
 		return strings.Replace(p.config("a", "flink-orders"), "  role_arn        = flinkstate_iam_role.a.arn\n",
@@ -248,7 +288,7 @@ func TestAccPodIdentityAssociation_tags(t *testing.T) {
 	}
 	eksTags := func(want map[string]string) statecheck.StateCheck {
 		return expectAPI(func() error {
-			out, err := testAWS(t).EKS.DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
+			out, err := p.eks(t).DescribePodIdentityAssociation(context.Background(), &eks.DescribePodIdentityAssociationInput{
 				ClusterName: aws.String(p.cluster), AssociationId: aws.String(p.currentID)})
 			if err != nil {
 				return err

@@ -18,6 +18,7 @@ import (
 // and destroying this configuration leaves it.
 func TestAccServiceAccount_createNeverAdoptsServiceAccount(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	const theirRole = "arn:aws:iam::210987654321:role/other-team"
 	theirs, err := testTyped(t).CoreV1().ServiceAccounts(ns).Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
@@ -53,6 +54,7 @@ func TestAccServiceAccount_createNeverAdoptsServiceAccount(t *testing.T) {
 // had just created is removed again.
 func TestAccServiceAccount_createNeverAdoptsRoleBinding(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	theirs, err := testTyped(t).RbacV1().RoleBindings(ns).Create(context.Background(), &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "flink-orders"},
@@ -97,6 +99,7 @@ func TestAccServiceAccount_createNeverAdoptsRoleBinding(t *testing.T) {
 // leaves it.
 func TestAccServiceAccount_replacedOutsideTerraformIsNotOurs(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	const theirRole = "arn:aws:iam::210987654321:role/other-team"
 	var theirUID string

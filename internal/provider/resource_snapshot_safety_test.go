@@ -46,6 +46,7 @@ func checkOneSnapshot(t *testing.T, ns string, name *string) resource.TestCheckF
 // savepoint: the wait rides it out; one snapshot, and nothing to do after.
 func TestAccSnapshot_apiServerStopDuringWait(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	proxy, provider := kubeFaultProxy(t)
 	op := startOperator(t, ns)
@@ -81,6 +82,7 @@ func TestAccSnapshot_apiServerStopDuringWait(t *testing.T) {
 // apply waits for the same object instead of triggering another savepoint.
 func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	op := startOperator(t, ns)
 	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"})
@@ -133,6 +135,7 @@ func TestAccSnapshot_slowerThanCreateTimeout(t *testing.T) {
 // block, plans no change (the triggers are stored on the object).
 func TestAccSnapshot_importKeepsTriggers(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	startOperator(t, ns)
 	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"})

@@ -241,6 +241,7 @@ func TestAccSnapshot_disappears(t *testing.T) {
 
 func TestAccSnapshot_operatorFailures(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	cases := map[string]struct {
 		setup func(t *testing.T, ns string)
 		want  []string
@@ -282,6 +283,7 @@ func TestAccSnapshot_operatorFailures(t *testing.T) {
 	}
 	for state, tc := range cases {
 		t.Run(state, func(t *testing.T) {
+			t.Parallel()
 			ns := testNamespace(t)
 			tc.setup(t, ns)
 			resource.Test(t, resource.TestCase{

@@ -21,6 +21,7 @@ import (
 // the UID precondition leaves the other object alone.
 func TestAccSnapshot_destroyNeverDeletesReplacement(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	ns := testNamespace(t)
 	startOperator(t, ns)
 	runningJob(t, ns, "orders", map[string]any{"execution.checkpointing.savepoint-dir": "s3://acme-flink-state/flink/orders/savepoints"})

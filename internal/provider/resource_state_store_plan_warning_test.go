@@ -44,6 +44,7 @@ resource "flinkstate_state_store" "orders" {
 // checkpoint, before anything is applied.
 func TestAccStateStore_forceDestroyAnnouncedAtPlan(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	bucket := randName("fs-plan-warn-")
 	const addr = "flinkstate_state_store.orders"
 	rec := &diagRecorder{}
@@ -89,6 +90,7 @@ func TestAccStateStore_forceDestroyAnnouncedAtPlan(t *testing.T) {
 // deletes.
 func TestAccBucket_forceDestroyAnnouncedAtPlan(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	bucket := randName("fs-plan-warn-")
 	const addr = "flinkstate_bucket.state"
 	rec := &diagRecorder{}

@@ -63,6 +63,7 @@ func objectPut(bucket string) func(*http.Request) bool {
 // next apply creates the store.
 func TestAccStateStore_createTimeout(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFreezeProxy(t)
 	bucket := randName("fs-sctmo-")
 	tmo := `    create = "5s"`
@@ -93,6 +94,7 @@ func TestAccStateStore_createTimeout(t *testing.T) {
 // again, nothing has changed.
 func TestAccStateStore_readTimeoutBoundsPlan(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	p := newFaultProxy(t)
 	// The bucket is made here, not by the configuration: a refresh of the
 	// bucket would run first (the store depends on it) and fail at the

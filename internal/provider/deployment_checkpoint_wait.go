@@ -32,12 +32,10 @@ type checkpointBaseline struct {
 func (m *deploymentModel) checkpointStore(ctx context.Context) (bucket, dir string, ok bool) {
 	var d diag.Diagnostics
 	cfg := stringMap(ctx, m.EffectiveConfig, &d)
-	uri := firstValue(cfg, "execution.checkpointing.dir", "state.checkpoints.dir")
-	if uri == "" || d.HasError() {
+	if d.HasError() {
 		return "", "", false
 	}
-	bucket, dir, err := checkpoint.ParseS3URI(uri)
-	return bucket, dir, err == nil
+	return checkpoint.StoreOf(cfg)
 }
 
 // baseline reads the checkpoint baseline before the spec is written; only

@@ -213,3 +213,22 @@ func TestHandover_words(t *testing.T) {
 		t.Error("capitalize")
 	}
 }
+
+func TestCrossingNotice(t *testing.T) {
+	cases := []struct {
+		from, to string
+		keeps    bool
+		want     bool
+	}{
+		{"1.20.1", "2.2.1", true, true},
+		{"1.20.1", "2.2.1", false, false},
+		{"2.1.1", "2.2.1", true, false},
+		{"1.19.1", "1.20.1", true, false},
+	}
+	for _, c := range cases {
+		f, ok := CrossingNotice(c.from, c.to, c.keeps)
+		if ok != c.want || (ok && (f.Path[0] != "flink_version" || !strings.HasPrefix(f.Detail, "flink_version moves from "+c.from+" to "+c.to))) {
+			t.Errorf("%+v: %v %+v", c, ok, f)
+		}
+	}
+}

@@ -67,3 +67,22 @@ func WaitUnready(jobID string, store bool) (cause, todo string) {
 	return fmt.Sprintf("wait_for = \"checkpoint\" needs a job id (the operator reports %q) and an s3:// checkpoint directory (execution.checkpointing.dir)", jobID),
 		"Set wait_for = \"running\", or give the job a checkpoint directory (the state block)."
 }
+
+// ReadNewest reads the newest completed checkpoint of jobID under
+// bucket/dir and its _metadata: what a last-state upgrade restores, and
+// what records the operators a savepoint of the job will. meta is nil when
+// there is no completed checkpoint; why says, worded by describe, that a
+// read failed.
+func ReadNewest(ctx context.Context, c S3Reader, bucket, dir, jobID string, describe func(error) string) (cp *Checkpoint, meta *Metadata, why string) {
+	cp, err := Latest(ctx, c, bucket, dir, jobID)
+	if err != nil {
+		return nil, nil, describe(err)
+	}
+	if cp == nil {
+		return nil, nil, ""
+	}
+	if meta, err = ReadMetadataAt(ctx, c, cp.Path); err != nil {
+		return nil, nil, fmt.Sprintf("reading %s: %s", cp.MetadataPath, describe(err))
+	}
+	return cp, meta, ""
+}

@@ -73,3 +73,23 @@ func TestWaitUnready(t *testing.T) {
 		}
 	}
 }
+
+func TestReadNewest(t *testing.T) {
+	s, _ := waitBucket(t)
+	describe := func(err error) string { return "said " + err.Error() }
+	cp, md, why := ReadNewest(context.Background(), s, "b", "cp", waitJob, describe)
+	if why != "" || cp == nil || cp.ID != 3 || md == nil || len(md.Operators) == 0 {
+		t.Fatalf("%+v %v %q", cp, md, why)
+	}
+	if cp, md, why := ReadNewest(context.Background(), s, "b", "elsewhere", waitJob, describe); cp != nil || md != nil || why != "" {
+		t.Errorf("no checkpoint: %+v %v %q", cp, md, why)
+	}
+	s.put("cp/"+waitJob+"/chk-4/_metadata", []byte("not metadata"), t0.Add(time.Minute))
+	if _, md, why := ReadNewest(context.Background(), s, "b", "cp", waitJob, describe); md != nil ||
+		!strings.HasPrefix(why, "reading s3://b/cp/"+waitJob+"/chk-4/_metadata: said ") {
+		t.Errorf("unreadable: %v %q", md, why)
+	}
+	if _, _, why := ReadNewest(context.Background(), failingS3{}, "b", "cp", waitJob, describe); !strings.HasPrefix(why, "said listing s3://b/cp/") {
+		t.Errorf("S3 fails: %q", why)
+	}
+}

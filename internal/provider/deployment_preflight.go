@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -140,11 +139,10 @@ func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, sta
 }
 
 // newestCheckpoint reads the newest completed checkpoint of m's job (its
-// job_id, under its checkpoint directory) and the checkpoint's _metadata,
-// within d: what a last-state upgrade restores, and what records the
-// operators a savepoint of the job will. meta is nil when there is nothing
-// to read (no job id, no s3:// checkpoint directory, no completed
-// checkpoint); why says, worded, that a read failed.
+// job_id, under its checkpoint directory) and its _metadata within d
+// (checkpoint.ReadNewest). meta is nil when there is nothing to read (no
+// job id, no s3:// checkpoint directory, no completed checkpoint); why
+// says, worded, that a read failed.
 func (r *resourceBase) newestCheckpoint(ctx context.Context, m *deploymentModel, d time.Duration) (cp *checkpoint.Checkpoint, meta *checkpoint.Metadata, why string) {
 	bucket, dir, ok := m.checkpointStore(ctx)
 	jobID := m.JobID.ValueString()
@@ -157,15 +155,5 @@ func (r *resourceBase) newestCheckpoint(ctx context.Context, m *deploymentModel,
 	}
 	actx, cancel := r.meta.boundAWS(ctx, d)
 	defer cancel()
-	cp, err = checkpoint.Latest(actx, a.S3, bucket, dir, jobID)
-	if err != nil {
-		return nil, nil, awsErr(actx, err)
-	}
-	if cp == nil {
-		return nil, nil, ""
-	}
-	if meta, err = checkpoint.ReadMetadataAt(actx, a.S3, cp.Path); err != nil {
-		return nil, nil, fmt.Sprintf("reading %s: %s", cp.MetadataPath, awsErr(actx, err))
-	}
-	return cp, meta, ""
+	return checkpoint.ReadNewest(actx, a.S3, bucket, dir, jobID, func(err error) string { return awsErr(actx, err) })
 }

@@ -48,3 +48,24 @@ func Disposal(ns, name, target string, e SnapshotEntry, after, now time.Time) fl
 		Detail: what + ", from " + after.UTC().Format(time.RFC3339) + " on: the job restores from it now, but a later restore from the same path " +
 			"would find nothing. " + ways}
 }
+
+// Disposals are the findings on FlinkDeployment ns/name restoring target,
+// for the FlinkStateSnapshots recording it (entries: SnapshotsAtPath):
+// fate says what the cleanup does to one (CleanupFate's "delete_and_dispose",
+// from after on; an error skips it). The first disposal due now ends the
+// list: the restore is refused.
+func Disposals(ns, name, target string, entries []SnapshotEntry, now time.Time,
+	fate func(e SnapshotEntry) (string, time.Time, error)) []flinkconf.Finding {
+	var out []flinkconf.Finding
+	for _, e := range entries {
+		what, after, err := fate(e)
+		if err != nil || what != "delete_and_dispose" {
+			continue
+		}
+		f := Disposal(ns, name, target, e, after, now)
+		if out = append(out, f); f.Severity == flinkconf.Error {
+			break
+		}
+	}
+	return out
+}

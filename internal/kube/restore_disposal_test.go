@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -34,5 +35,31 @@ func TestDisposal(t *testing.T) {
 	if f := DisposalUnchecked("ns", "orders", "s3://b/sp", "forbidden"); f.Severity != flinkconf.Warning ||
 		!strings.HasSuffix(f.Detail, "disposes s3://b/sp could not be read (forbidden).") {
 		t.Errorf("%+v", f)
+	}
+}
+
+// Only the snapshots the cleanup disposes count; the first due now ends
+// the list.
+func TestDisposals(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	entries := []SnapshotEntry{{Name: "kept"}, {Name: "unread"}, {Name: "later"}, {Name: "due"}, {Name: "after-due"}}
+	fate := func(e SnapshotEntry) (string, time.Time, error) {
+		switch e.Name {
+		case "kept":
+			return "keep", now, nil
+		case "unread":
+			return "delete_and_dispose", now, errors.New("forbidden")
+		case "later":
+			return "delete_and_dispose", now.Add(time.Hour), nil
+		}
+		return "delete_and_dispose", now, nil
+	}
+	fs := Disposals("ns", "orders", "s3://b/sp", entries, now, fate)
+	if len(fs) != 2 || fs[0].Severity != flinkconf.Warning || !strings.Contains(fs[0].Detail, "ns/later") ||
+		fs[1].Severity != flinkconf.Error || !strings.Contains(fs[1].Detail, "ns/due") {
+		t.Errorf("%+v", fs)
+	}
+	if fs := Disposals("ns", "orders", "s3://b/sp", entries[:1], now, fate); len(fs) != 0 {
+		t.Errorf("kept: %+v", fs)
 	}
 }

@@ -76,6 +76,17 @@ type Upgrade struct {
 	JobID string
 }
 
+// Applies tells whether the pre-flight runs: the running job (Prior runs
+// its job) is upgraded with its state restored from what the operator
+// picks, not from a path (flinkdeploy.Restores).
+func (u Upgrade) Applies() bool {
+	if !u.Prior.HasJob || !u.Planned.HasJob || u.Prior.RunState() != flinkdeploy.JobRunning {
+		return false
+	}
+	restoring, from := flinkdeploy.Restores(u.Prior, u.Planned)
+	return restoring && from == ""
+}
+
 // Desired is what the upgrade asks of the restore.
 func (u Upgrade) Desired() Desired {
 	newCfg, oldCfg := u.PlannedConfig, u.PriorConfig

@@ -232,3 +232,36 @@ func TestCrossingNotice(t *testing.T) {
 		}
 	}
 }
+
+// The upgrade pre-flight runs on an upgrade of a running job whose state
+// the operator restores (flinkdeploy.Restores with no path).
+func TestUpgrade_applies(t *testing.T) {
+	spec := func(image string) *flinkdeploy.Spec {
+		return &flinkdeploy.Spec{Image: image, Job: &flinkdeploy.Job{JarURI: "local:///a.jar"}}
+	}
+	running := func(mode, image string) flinkdeploy.Desired {
+		return flinkdeploy.Desired{HasJob: true, UpgradeMode: mode, Spec: spec(image)}
+	}
+	suspended := running("last-state", "flink:1")
+	suspended.JobState = flinkdeploy.JobSuspended
+	redeploy := running("last-state", "flink:1")
+	redeploy.RestorePath = "s3://b/sp"
+	cases := []struct {
+		name           string
+		prior, planned flinkdeploy.Desired
+		want           bool
+	}{
+		{"last-state upgrade", running("last-state", "flink:1"), running("last-state", "flink:2"), true},
+		{"savepoint upgrade", running("savepoint", "flink:1"), running("savepoint", "flink:2"), true},
+		{"stateless upgrade", running("stateless", "flink:1"), running("stateless", "flink:2"), false},
+		{"no change", running("last-state", "flink:1"), running("last-state", "flink:1"), false},
+		{"a redeploy restores its path", running("last-state", "flink:1"), redeploy, false},
+		{"resume of a suspended job", suspended, running("last-state", "flink:1"), false},
+		{"session cluster", flinkdeploy.Desired{}, flinkdeploy.Desired{}, false},
+	}
+	for _, c := range cases {
+		if got := (Upgrade{Prior: c.prior, Planned: c.planned}).Applies(); got != c.want {
+			t.Errorf("%s: Applies() = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
@@ -35,17 +34,13 @@ func addNotices(diags *diag.Diagnostics, fs []flinkconf.Finding) {
 // written then: the old job keeps running. When the checkpoint cannot be
 // found or read, the update goes on with a warning.
 func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, timeout time.Duration, diags *diag.Diagnostics) {
-	if diags.HasError() || plan.Job == nil || state.Job == nil || state.jobState() != "running" {
-		return
-	}
-	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
-	if restoring, from := flinkdeploy.Restores(prior, planned); !restoring || from != "" {
+	u := preflight.Upgrade{Subject: plan.subject(), Prior: state.desired(ctx, unwritten), Planned: plan.desired(ctx, unwritten)}
+	if diags.HasError() || !u.Applies() {
 		return
 	}
 	var d diag.Diagnostics
-	u := preflight.Upgrade{Subject: plan.subject(), Prior: prior, Planned: planned, JobID: state.JobID.ValueString(),
-		PriorConfig: stringMap(ctx, state.EffectiveConfig, &d), PlannedConfig: stringMap(ctx, plan.EffectiveConfig, &d),
-		PreviousParallelism: int(state.Job.Parallelism.ValueInt64()), Parallelism: int(plan.Job.Parallelism.ValueInt64())}
+	u.PriorConfig, u.PlannedConfig = stringMap(ctx, state.EffectiveConfig, &d), stringMap(ctx, plan.EffectiveConfig, &d)
+	u.PreviousParallelism, u.Parallelism, u.JobID = int(state.Job.Parallelism.ValueInt64()), int(plan.Job.Parallelism.ValueInt64()), state.JobID.ValueString()
 	if d.HasError() {
 		return
 	}

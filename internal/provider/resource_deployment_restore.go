@@ -147,17 +147,10 @@ func (r *deploymentResource) checkDisposal(ctx context.Context, plan *deployment
 		addNotices(diags, []flinkconf.Finding{kube.DisposalUnchecked(ns, name, target, readableAPIError(err))})
 		return
 	}
-	now := time.Now()
-	for _, e := range entries {
+	addNotices(diags, kube.Disposals(ns, name, target, entries, time.Now(), func(e kube.SnapshotEntry) (string, time.Time, error) {
 		_, fate, after, err := cleanupFate(ctx, c, ns, e.Deployment, e.Name)
-		if err != nil || fate != "delete_and_dispose" {
-			continue
-		}
-		f := kube.Disposal(ns, name, target, e, after, now)
-		if addNotices(diags, []flinkconf.Finding{f}); f.Severity == flinkconf.Error {
-			return
-		}
-	}
+		return fate, after, err
+	}))
 }
 
 // verifyCarried checks the final savepoint a replacement starts from

@@ -74,21 +74,24 @@ func RefusalFindings(prior, planned Desired) []flinkconf.Finding {
 	return out
 }
 
-// NotRunningNotice is the plan's warning (ok false: none) for an update
+// NotRunningNotice is the plan's warning (none: nil) for an update
 // savepoint_before_upgrade covers while the job is not running (observed:
 // the job state the operator last reported, "" unknown): no savepoint can
 // be taken and the new spec starts from NotRunningStart; the apply reads
 // the operator's status again and decides (kube.NotRunningUpgrade).
 // subject names the deployment ("FlinkDeployment ns/name").
-func NotRunningNotice(subject string, prior, planned Desired, observed, recorded string) (f flinkconf.Finding, ok bool) {
+func NotRunningNotice(subject string, prior, planned Desired, observed, recorded string) []flinkconf.Finding {
 	if !planned.SavepointFirst || prior.RunState() == JobSuspended || observed == "RUNNING" || observed == "" {
-		return f, false
+		return nil
 	}
 	if changed, known := JobChanged(prior, planned); !known || !changed {
-		return f, false
+		return nil
 	}
-	return warning([]string{"savepoint_before_upgrade"}, "No savepoint can be taken before this change",
+	return one(warning([]string{"savepoint_before_upgrade"}, "No savepoint can be taken before this change",
 		fmt.Sprintf("The job of %s is %s, not running, so no savepoint can be taken first (the operator abandons a "+
 			"savepoint of a job that is not running). The new spec starts from %s.", subject, observed,
-			NotRunningStart(prior, planned, recorded))), true
+			NotRunningStart(prior, planned, recorded))))
 }
+
+// one is f as a list of findings.
+func one(f flinkconf.Finding) []flinkconf.Finding { return []flinkconf.Finding{f} }

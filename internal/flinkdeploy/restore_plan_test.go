@@ -119,14 +119,23 @@ func TestNotRunningNotice(t *testing.T) {
 		{"spec unknown", job("last-state").with(first), prior, "FAILED", false, ""},
 	}
 	for _, c := range cases {
-		f, ok := NotRunningNotice("FlinkDeployment ns/a", c.prior, c.planned, c.observed, "")
-		if ok != c.want {
+		fs := NotRunningNotice("FlinkDeployment ns/a", c.prior, c.planned, c.observed, "")
+		ok := len(fs) == 1
+		if ok != c.want || len(fs) > 1 {
 			t.Errorf("%s: notice %v, want %v", c.name, ok, c.want)
 			continue
 		}
-		if ok && (!strings.Contains(f.Detail, "The job of FlinkDeployment ns/a "+c.wantInDetail) || f.Summary != "No savepoint can be taken before this change" ||
+		if f := firstFinding(fs); ok && (!strings.Contains(f.Detail, "The job of FlinkDeployment ns/a "+c.wantInDetail) || f.Summary != "No savepoint can be taken before this change" ||
 			!reflect.DeepEqual(f.Path, []string{"savepoint_before_upgrade"})) {
 			t.Errorf("%s: %+v", c.name, f)
 		}
 	}
+}
+
+// firstFinding is fs's first finding (the zero one for none).
+func firstFinding(fs []flinkconf.Finding) flinkconf.Finding {
+	if len(fs) == 0 {
+		return flinkconf.Finding{}
+	}
+	return fs[0]
 }

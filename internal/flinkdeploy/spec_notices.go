@@ -23,7 +23,7 @@ const s3aDefaultChain = "Hadoop S3A's default chain (static keys in the configur
 
 var identityAttr = []string{"identity"}
 
-// IdentityNotice is the plan's warning (ok false: none) on what identity
+// IdentityNotice is the plan's warning (none: nil) on what identity
 // does to the credentials class: want is the planned identity, had the
 // prior one (create: a new deployment). Every flinkConfiguration key is
 // part of the spec the operator diffs (flink-kubernetes-operator
@@ -31,32 +31,32 @@ var identityAttr = []string{"identity"}
 // an existing deployment setting, changing or removing identity is an
 // upgrade: a restart. A new deployment without it gets no credentials
 // class, which is allowed and said.
-func IdentityNotice(had, want string, create bool) (f flinkconf.Finding, ok bool) {
+func IdentityNotice(had, want string, create bool) []flinkconf.Finding {
 	class := map[string]string{flinkconf.IdentityIRSA: flinkconf.IRSACredentialsProvider, flinkconf.IdentityPodIdentity: flinkconf.PodIdentityCredentialsProvider}
 	if create {
 		if want != "" {
-			return f, false
+			return nil
 		}
-		return warning(identityAttr, "No S3 credentials class",
+		return one(warning(identityAttr, "No S3 credentials class",
 			"identity is unset, so the provider writes no fs.s3a.aws.credentials.provider: the job gets AWS credentials from a "+
 				"class configured outside this FlinkDeployment, or from "+s3aDefaultChain+". Set identity = \"irsa\" or "+
-				"\"pod_identity\" to have the provider write the class; setting it later restarts the job."), true
+				"\"pod_identity\" to have the provider write the class; setting it later restarts the job."))
 	}
 	restart := "a spec change the operator applies as an upgrade (a restart with the job's upgrade mode)"
 	switch {
 	case had == want:
-		return f, false
+		return nil
 	case had == "":
-		return warning(identityAttr, "Setting identity restarts the job",
+		return one(warning(identityAttr, "Setting identity restarts the job",
 			fmt.Sprintf("identity = %q writes fs.s3a.aws.credentials.provider = %s into the FlinkDeployment, which has no "+
-				"credentials class now: %s. Leave identity unset to keep the job's credentials as they are.", want, class[want], restart)), true
+				"credentials class now: %s. Leave identity unset to keep the job's credentials as they are.", want, class[want], restart)))
 	case want == "":
-		return warning(identityAttr, "Removing identity restarts the job",
+		return one(warning(identityAttr, "Removing identity restarts the job",
 			fmt.Sprintf("identity was %q: removing it removes fs.s3a.aws.credentials.provider (%s) from the FlinkDeployment, %s. "+
-				"The job then gets credentials from a class configured outside it, or from %s.", had, class[had], restart, s3aDefaultChain)), true
+				"The job then gets credentials from a class configured outside it, or from %s.", had, class[had], restart, s3aDefaultChain)))
 	}
-	return warning(identityAttr, "Changing identity restarts the job",
-		fmt.Sprintf("identity %q -> %q changes fs.s3a.aws.credentials.provider from %s to %s, %s.", had, want, class[had], class[want], restart)), true
+	return one(warning(identityAttr, "Changing identity restarts the job",
+		fmt.Sprintf("identity %q -> %q changes fs.s3a.aws.credentials.provider from %s to %s, %s.", had, want, class[had], class[want], restart)))
 }
 
 // UnusedIRSARole is the warning on a deployment without identity whose
@@ -76,33 +76,33 @@ func UnusedIRSARole(sa string) flinkconf.Finding {
 // without high availability: standby JobManagers take over through leader
 // election, which only an HA service provides (Flink docs, "JobManager
 // High Availability").
-func StandbyWithoutHA(replicas int64, ha bool) (f flinkconf.Finding, ok bool) {
+func StandbyWithoutHA(replicas int64, ha bool) []flinkconf.Finding {
 	if replicas <= 1 || ha {
-		return f, false
+		return nil
 	}
-	return flinkconf.Finding{Severity: flinkconf.Error, Path: []string{"job_manager", "replicas"}, Summary: "Standby JobManagers need high availability",
-		Detail: "more than one JobManager replica needs high_availability (leader election)."}, true
+	return one(flinkconf.Finding{Severity: flinkconf.Error, Path: []string{"job_manager", "replicas"}, Summary: "Standby JobManagers need high availability",
+		Detail: "more than one JobManager replica needs high_availability (leader election)."})
 }
 
 // NoJobToCheckpoint is the refusal of wait_for = "checkpoint" on a
 // deployment without a job block (a session cluster).
-func NoJobToCheckpoint(waitFor string, hasJob bool) (f flinkconf.Finding, ok bool) {
+func NoJobToCheckpoint(waitFor string, hasJob bool) []flinkconf.Finding {
 	if waitFor != WaitCheckpoint || hasJob {
-		return f, false
+		return nil
 	}
-	return flinkconf.Finding{Severity: flinkconf.Error, Path: []string{"wait_for"}, Summary: "Nothing to checkpoint",
+	return one(flinkconf.Finding{Severity: flinkconf.Error, Path: []string{"wait_for"}, Summary: "Nothing to checkpoint",
 		Detail: "wait_for = \"checkpoint\" waits for a checkpoint of the deployment's job, and this deployment has no job block (a session cluster): " +
-			"set wait_for = \"deployed\" (or \"running\")."}, true
+			"set wait_for = \"deployed\" (or \"running\")."})
 }
 
-// SavepointFormatRefusal is the refusal (ok false: none) of a
+// SavepointFormatRefusal is the refusal (none: nil) of a
 // savepoint_before_upgrade.format_type the backend cannot take
 // (flinkconf.SavepointFormatFor: ForSt takes NATIVE only).
-func SavepointFormatRefusal(backend, format string) (f flinkconf.Finding, ok bool) {
+func SavepointFormatRefusal(backend, format string) []flinkconf.Finding {
 	if _, ok := flinkconf.SavepointFormatFor(backend, format); ok {
-		return f, false
+		return nil
 	}
-	return flinkconf.Finding{Severity: flinkconf.Error, Path: []string{"savepoint_before_upgrade", "format_type"}, Summary: "Savepoint format ForSt cannot take",
+	return one(flinkconf.Finding{Severity: flinkconf.Error, Path: []string{"savepoint_before_upgrade", "format_type"}, Summary: "Savepoint format ForSt cannot take",
 		Detail: "state.backend is \"forst\": " + flinkconf.ForStFormatAdvice + " Set format_type = \"NATIVE\", or leave it unset (the " +
-			"provider then asks ForSt jobs for NATIVE savepoints)."}, true
+			"provider then asks ForSt jobs for NATIVE savepoints)."})
 }

@@ -25,8 +25,9 @@ func TestIdentityNotice(t *testing.T) {
 			"from " + flinkconf.IRSACredentialsProvider + " to " + flinkconf.PodIdentityCredentialsProvider},
 	}
 	for _, c := range cases {
-		f, ok := IdentityNotice(c.had, c.want, c.create)
-		if ok != (c.summary != "") || f.Summary != c.summary || !strings.Contains(f.Detail, c.inDetail) {
+		fs := IdentityNotice(c.had, c.want, c.create)
+		f, ok := firstFinding(fs), len(fs) == 1
+		if len(fs) > 1 || ok != (c.summary != "") || f.Summary != c.summary || !strings.Contains(f.Detail, c.inDetail) {
 			t.Errorf("%s: %v %+v, want %q with %q", c.name, ok, f, c.summary, c.inDetail)
 		}
 		if ok && (f.Severity != flinkconf.Warning || f.Path[0] != "identity") {
@@ -55,27 +56,32 @@ func TestSpecRefusals(t *testing.T) {
 			path    string
 		}{name, f, ok, want, path})
 	}
-	f, ok := StandbyWithoutHA(2, false)
+	f, ok := firstOf(StandbyWithoutHA(2, false))
 	add("standby without HA", f, ok, true, "job_manager.replicas")
-	f, ok = StandbyWithoutHA(2, true)
+	f, ok = firstOf(StandbyWithoutHA(2, true))
 	add("standby with HA", f, ok, false, "")
-	f, ok = StandbyWithoutHA(1, false)
+	f, ok = firstOf(StandbyWithoutHA(1, false))
 	add("one JobManager", f, ok, false, "")
-	f, ok = NoJobToCheckpoint(WaitCheckpoint, false)
+	f, ok = firstOf(NoJobToCheckpoint(WaitCheckpoint, false))
 	add("checkpoint of a session cluster", f, ok, true, "wait_for")
-	f, ok = NoJobToCheckpoint(WaitCheckpoint, true)
+	f, ok = firstOf(NoJobToCheckpoint(WaitCheckpoint, true))
 	add("checkpoint of a job", f, ok, false, "")
-	f, ok = NoJobToCheckpoint("running", false)
+	f, ok = firstOf(NoJobToCheckpoint("running", false))
 	add("session cluster running", f, ok, false, "")
-	f, ok = SavepointFormatRefusal(flinkconf.BackendForSt, "CANONICAL")
+	f, ok = firstOf(SavepointFormatRefusal(flinkconf.BackendForSt, "CANONICAL"))
 	add("ForSt canonical", f, ok, true, "savepoint_before_upgrade.format_type")
-	f, ok = SavepointFormatRefusal(flinkconf.BackendForSt, "NATIVE")
+	f, ok = firstOf(SavepointFormatRefusal(flinkconf.BackendForSt, "NATIVE"))
 	add("ForSt native", f, ok, false, "")
-	f, ok = SavepointFormatRefusal("rocksdb", "CANONICAL")
+	f, ok = firstOf(SavepointFormatRefusal("rocksdb", "CANONICAL"))
 	add("RocksDB canonical", f, ok, false, "")
 	for _, c := range cases {
 		if c.ok != c.refused || (c.ok && (c.f.Severity != flinkconf.Error || strings.Join(c.f.Path, ".") != c.path || c.f.Detail == "")) {
 			t.Errorf("%s: %v %+v, want refused %v on %s", c.name, c.ok, c.f, c.refused, c.path)
 		}
 	}
+}
+
+// firstOf is fs's only finding, and whether there is one.
+func firstOf(fs []flinkconf.Finding) (flinkconf.Finding, bool) {
+	return firstFinding(fs), len(fs) == 1
 }

@@ -301,13 +301,13 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// CrossingNotice is the plan's warning (ok false: none) when the job
+// CrossingNotice is the plan's warning (none: nil) when the job
 // restores its state (keepsState) across a flink_version change from
 // Flink 1.x to Flink 2 (CrossesToFlink2).
-func CrossingNotice(from, to string, keepsState bool) (f flinkconf.Finding, ok bool) {
+func CrossingNotice(from, to string, keepsState bool) []flinkconf.Finding {
 	if !keepsState || !CrossesToFlink2(from, to) {
-		return f, false
+		return nil
 	}
-	return warning([]string{"flink_version"}, "Flink 1.x state restored by Flink 2",
-		fmt.Sprintf("flink_version moves from %s to %s, and the job restores its state across it. %s", from, to, Flink2StateAdvice)), true
+	return []flinkconf.Finding{warning([]string{"flink_version"}, "Flink 1.x state restored by Flink 2",
+		fmt.Sprintf("flink_version moves from %s to %s, and the job restores its state across it. %s", from, to, Flink2StateAdvice))}
 }

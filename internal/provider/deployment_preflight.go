@@ -14,7 +14,7 @@ import (
 
 // addNotices reports a domain package's findings: on their attribute, or
 // on none when they name no path.
-func addNotices(diags *diag.Diagnostics, fs []flinkconf.Finding) {
+func addNotices(diags *diag.Diagnostics, fs ...flinkconf.Finding) {
 	for _, f := range fs {
 		switch {
 		case len(f.Path) > 0:
@@ -47,9 +47,9 @@ func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *
 	cp, meta, why := r.newestCheckpoint(ctx, state, timeout)
 	switch {
 	case why != "":
-		addNotices(diags, []flinkconf.Finding{u.Skipped(why)})
+		addNotices(diags, u.Skipped(why))
 	case meta != nil: // else no job, checkpoint directory or completed checkpoint: the job starts without checkpointed state
-		addNotices(diags, u.Findings(cp.Path, meta))
+		addNotices(diags, u.Findings(cp.Path, meta)...)
 	}
 }
 
@@ -83,10 +83,10 @@ func (r *deploymentResource) preflightPath(ctx context.Context, plan *deployment
 	defer cancel()
 	meta, err := checkpoint.ReadMetadataAt(actx, a.S3, target)
 	if err != nil {
-		addNotices(diags, []flinkconf.Finding{p.Skipped(awsErr(actx, err))})
+		addNotices(diags, p.Skipped(awsErr(actx, err)))
 		return
 	}
-	addNotices(diags, p.Findings(meta))
+	addNotices(diags, p.Findings(meta)...)
 }
 
 // preflightHandover is the pre-flight of a replacement that carries the
@@ -127,9 +127,9 @@ func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, sta
 	cp, meta, why := b.newestCheckpoint(ctx, state, kube.RequestTimeout)
 	switch {
 	case why != "":
-		addNotices(diags, []flinkconf.Finding{h.SkippedWarning(why)})
+		addNotices(diags, h.SkippedWarning(why))
 	case meta != nil:
-		addNotices(diags, h.Findings(cp.Path, meta))
+		addNotices(diags, h.Findings(cp.Path, meta)...)
 	}
 }
 

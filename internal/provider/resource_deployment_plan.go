@@ -31,13 +31,9 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 		return
 	}
 	in, ok := specChecks(ctx, &m.deploymentSpecModel, &resp.Diagnostics)
-	if f, refused := flinkdeploy.NoJobToCheckpoint(m.WaitFor.ValueString(), m.Job != nil); refused {
-		addNotices(&resp.Diagnostics, []flinkconf.Finding{f})
-	}
+	addNotices(&resp.Diagnostics, flinkdeploy.NoJobToCheckpoint(m.WaitFor.ValueString(), m.Job != nil)...)
 	if ok && m.SavepointFirst != nil && !m.SavepointFirst.FormatType.IsUnknown() {
-		if f, refused := flinkdeploy.SavepointFormatRefusal(in.State.Backend, m.SavepointFirst.FormatType.ValueString()); refused {
-			addNotices(&resp.Diagnostics, []flinkconf.Finding{f})
-		}
+		addNotices(&resp.Diagnostics, flinkdeploy.SavepointFormatRefusal(in.State.Backend, m.SavepointFirst.FormatType.ValueString())...)
 	}
 }
 
@@ -64,14 +60,10 @@ func specChecks(ctx context.Context, m *deploymentSpecModel, diags *diag.Diagnos
 // template's): state is the prior spec, nil for a new object.
 func planSpecChecks(plan, state *deploymentModel, in flinkconf.Input, diags *diag.Diagnostics) {
 	if plan.JobManager != nil {
-		if f, refused := flinkdeploy.StandbyWithoutHA(plan.JobManager.Replicas.ValueInt64(), in.HAEnabled()); refused {
-			addNotices(diags, []flinkconf.Finding{f})
-		}
+		addNotices(diags, flinkdeploy.StandbyWithoutHA(plan.JobManager.Replicas.ValueInt64(), in.HAEnabled())...)
 	}
 	if state != nil {
-		if f, ok := preflight.CrossingNotice(state.FlinkVersion.ValueString(), plan.FlinkVersion.ValueString(), state.keepsState()); ok {
-			addNotices(diags, []flinkconf.Finding{f})
-		}
+		addNotices(diags, preflight.CrossingNotice(state.FlinkVersion.ValueString(), plan.FlinkVersion.ValueString(), state.keepsState())...)
 	}
 }
 
@@ -161,13 +153,11 @@ func planIdentity(plan deploymentModel, state *deploymentModel, diags *diag.Diag
 	if state != nil {
 		had = state.Identity.ValueString()
 	}
-	if f, ok := flinkdeploy.IdentityNotice(had, plan.Identity.ValueString(), state == nil); ok {
-		addNotices(diags, []flinkconf.Finding{f})
-	}
+	addNotices(diags, flinkdeploy.IdentityNotice(had, plan.Identity.ValueString(), state == nil)...)
 }
 
 // unusedIRSARole: a deployment without identity whose ServiceAccount (sa)
 // this configuration gives an IRSA role (flinkdeploy.UnusedIRSARole).
 func unusedIRSARole(sa string, diags *diag.Diagnostics) {
-	addNotices(diags, []flinkconf.Finding{flinkdeploy.UnusedIRSARole(sa)})
+	addNotices(diags, flinkdeploy.UnusedIRSARole(sa))
 }

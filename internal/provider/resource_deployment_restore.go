@@ -45,7 +45,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []
 	if plan.Job != nil {
 		opts.AllowNonRestoredState, opts.ClaimMode = plan.Job.AllowNonRestoredState.ValueBool(), plan.Job.ClaimMode.ValueString()
 	}
-	addNotices(diags, opts.Notices())
+	addNotices(diags, opts.Notices()...)
 	if state == nil {
 		plan.RedeployNonce = types.Int64Null()
 		plan.UpgradeSavepoint = types.StringNull()
@@ -61,14 +61,14 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []
 	// The spec changes the operator refuses on an existing deployment
 	// (flinkdeploy.Refusals), refused at plan: its rejection would leave
 	// the old spec running and the apply waiting out its timeout.
-	addNotices(diags, flinkdeploy.RefusalFindings(state.shape(), plan.shape()))
+	addNotices(diags, flinkdeploy.RefusalFindings(state.shape(), plan.shape())...)
 	plan.RedeployNonce = state.RedeployNonce
 	switch {
 	case plan.restorePath().IsUnknown():
 		plan.RedeployNonce = types.Int64Unknown()
 	case redeploys(plan, state):
 		plan.RedeployNonce = nextNonce(state)
-		addNotices(diags, []flinkconf.Finding{flinkdeploy.RedeployNotice(plan.RedeployNonce.ValueInt64(), plan.restorePath().ValueString())})
+		addNotices(diags, flinkdeploy.RedeployNotice(plan.RedeployNonce.ValueInt64(), plan.restorePath().ValueString()))
 	}
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
 	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
@@ -111,7 +111,7 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 		// Checked again here, not only by the schema's validator: nothing
 		// planned to restore is deployed without its path.
 		if msg := checkpoint.ValidateRestorePath(p.ValueString()); msg != "" {
-			addNotices(diags, []flinkconf.Finding{checkpoint.InvalidRestorePath(plan.subject(), p.ValueString(), msg)})
+			addNotices(diags, checkpoint.InvalidRestorePath(plan.subject(), p.ValueString(), msg))
 			return
 		}
 	}
@@ -125,7 +125,7 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 	ctx, cancel := r.meta.boundAWS(ctx, timeout)
 	defer cancel()
 	if prob := checkRestoreTarget(ctx, c.S3, p.ValueString()); prob != nil {
-		addNotices(diags, []flinkconf.Finding{prob.PathRefusal(plan.subject())})
+		addNotices(diags, prob.PathRefusal(plan.subject()))
 		return
 	}
 	r.checkDisposal(ctx, plan, p.ValueString(), diags)
@@ -144,13 +144,13 @@ func (r *deploymentResource) checkDisposal(ctx context.Context, plan *deployment
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	entries, err := kube.SnapshotsAtPath(ctx, c.Dynamic, ns, target)
 	if err != nil {
-		addNotices(diags, []flinkconf.Finding{kube.DisposalUnchecked(ns, name, target, readableAPIError(err))})
+		addNotices(diags, kube.DisposalUnchecked(ns, name, target, readableAPIError(err)))
 		return
 	}
 	addNotices(diags, kube.Disposals(ns, name, target, entries, time.Now(), func(e kube.SnapshotEntry) (string, time.Time, error) {
 		_, fate, after, err := cleanupFate(ctx, c, ns, e.Deployment, e.Name)
 		return fate, after, err
-	}))
+	})...)
 }
 
 // verifyCarried checks the final savepoint a replacement starts from
@@ -217,7 +217,7 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 		return ok && in.HAEnabled()
 	}
 	p, fs := u.Run(ctx, c.Dynamic)
-	if addNotices(diags, fs); p != "" {
+	if addNotices(diags, fs...); p != "" {
 		plan.UpgradeSavepoint = types.StringValue(p)
 	}
 }
@@ -232,7 +232,5 @@ func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, un
 		return
 	}
 	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
-	if f, ok := flinkdeploy.NotRunningNotice(plan.subject(), prior, planned, state.JobState.ValueString(), recorded); ok {
-		addNotices(diags, []flinkconf.Finding{f})
-	}
+	addNotices(diags, flinkdeploy.NotRunningNotice(plan.subject(), prior, planned, state.JobState.ValueString(), recorded)...)
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -17,27 +16,19 @@ import (
 // checkpoint.
 const checkpointPoll = time.Second
 
-// checkpointBaseline is what wait_for = "checkpoint" compares with: the
-// job id the live object reports before the change and the newest
-// completed checkpoint id of that job (0 for none). A job that keeps its
-// id across the change (a last-state upgrade: the operator resumes the same
-// job from its HA metadata) numbers its checkpoints on from there.
-type checkpointBaseline struct {
-	JobID string
-	After int64
-}
+// checkpointBaseline is what wait_for = "checkpoint" compares with
+// (checkpoint.Baseline).
+type checkpointBaseline = checkpoint.Baseline
 
 // checkpointStore is the deployment's checkpoint directory as bucket and key
-// prefix (execution.checkpointing.dir, or its deprecated key).
+// prefix (checkpoint.StoreOf).
 func (m *deploymentModel) checkpointStore(ctx context.Context) (bucket, dir string, ok bool) {
 	var d diag.Diagnostics
 	cfg := stringMap(ctx, m.EffectiveConfig, &d)
-	uri := firstValue(cfg, "execution.checkpointing.dir", "state.checkpoints.dir")
-	if uri == "" || d.HasError() {
+	if d.HasError() {
 		return "", "", false
 	}
-	bucket, dir, err := checkpoint.ParseS3URI(uri)
-	return bucket, dir, err == nil
+	return checkpoint.StoreOf(cfg)
 }
 
 // baseline reads the checkpoint baseline before the spec is written; only
@@ -53,81 +44,46 @@ func (r *deploymentResource) baseline(ctx context.Context, plan *deploymentModel
 	}
 	a, err := r.meta.AWS(ctx)
 	if err != nil {
-		diags.AddWarning("Checkpoint baseline not read", "wait_for = \"checkpoint\": "+err.Error()+"; the wait takes any completed checkpoint of a new job id, and of this one only its next one.")
+		diags.AddWarning("Checkpoint baseline not read", checkpoint.BaselineWarning(err.Error(), true))
 		return checkpointBaseline{JobID: jobID, After: -1}
 	}
 	actx, cancel := r.meta.boundAWS(ctx, kube.RequestTimeout)
 	defer cancel()
-	cp, err := checkpoint.Latest(actx, a.S3, bucket, dir, jobID)
-	switch {
-	case err != nil:
-		diags.AddWarning("Checkpoint baseline not read", "wait_for = \"checkpoint\": "+awsErr(actx, err)+"; the wait waits for a checkpoint of the job it finds running after the change.")
-		return checkpointBaseline{JobID: jobID, After: -1}
-	case cp == nil:
-		return checkpointBaseline{JobID: jobID}
+	b, warning := checkpoint.ReadBaseline(actx, a.S3, bucket, dir, jobID, func(err error) string { return awsErr(actx, err) })
+	if warning != "" {
+		diags.AddWarning("Checkpoint baseline not read", warning)
 	}
-	return checkpointBaseline{JobID: jobID, After: cp.ID}
+	return b
 }
 
 // waitCheckpoint is the end of wait_for = "checkpoint": once the job runs,
-// a checkpoint of it completes after the change, and its _metadata reads.
-// False (with the error in diags) when none did before until, or the job
-// failed meanwhile.
+// a checkpoint of it completes after the change (newer than base), and its
+// _metadata reads (checkpoint.WaitNew, kube.JobWatch). False (with the
+// error in diags) when none did before until, or the job failed meanwhile.
 //
 // The wait ends at until (the resource's timeout from the write); its calls
 // have their own deadlines.
 func (r *deploymentResource) waitCheckpoint(ctx context.Context, c *kube.Client, plan *deploymentModel, base checkpointBaseline, jobID string, until time.Time, diags *diag.Diagnostics) bool {
 	ctx, cancel := context.WithDeadline(ctx, until)
 	defer cancel()
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	what := "FlinkDeployment " + ns + "/" + name
 	bucket, dir, ok := plan.checkpointStore(ctx)
-	if !ok || !checkpoint.ValidJobID(jobID) {
-		addProblem(diags, "Waiting for a checkpoint of", what, fmt.Sprintf("wait_for = \"checkpoint\" needs a job id (the operator reports %q) and an s3:// checkpoint directory (execution.checkpointing.dir)", jobID),
-			"Set wait_for = \"running\", or give the job a checkpoint directory (the state block).")
+	if cause, todo := checkpoint.WaitUnready(jobID, ok); cause != "" {
+		addProblem(diags, "Waiting for a checkpoint of", plan.subject(), cause, todo)
 		return false
 	}
 	a := r.meta.awsOrDiag(ctx, diags)
 	if a == nil {
 		return false
 	}
-	after := int64(0)
-	if jobID == base.JobID {
-		after = base.After
-	}
-	if after < 0 {
-		// The baseline could not be read: a checkpoint completed from now on
-		// is new.
-		actx, cancel := r.meta.boundAWS(ctx, kube.RequestTimeout)
-		cp, err := checkpoint.Latest(actx, a.S3, bucket, dir, jobID)
-		cancel()
-		after = 0
-		if err == nil && cp != nil {
-			after = cp.ID
-		}
-	}
-	var last kube.DeploymentStatus
-	still := func(ctx context.Context) error {
-		rctx, cancel := context.WithTimeout(ctx, kube.RequestTimeout)
-		defer cancel()
-		live, err := kube.GetFlinkDeployment(rctx, c.Dynamic, ns, name)
-		if err != nil {
-			return nil // read again at the next poll
-		}
-		last = kube.ReadDeploymentStatus(live)
-		if last.JobState == "FAILED" || last.LifecycleState == "FAILED" {
-			return fmt.Errorf("the job is %s (lifecycle %s) before it completed a checkpoint: %s", orNoneState(last.JobState), orNoneState(last.LifecycleState), kube.OperatorMessage(last.Error))
-		}
-		return nil
-	}
-	cp, _, err := checkpoint.WaitNew(ctx, a.S3, checkpoint.NewCheckpoint{Bucket: bucket, Dir: dir, JobID: jobID, After: after, Every: checkpointPoll, CallTimeout: kube.RequestTimeout}, still)
+	actx, cancelAWS := r.meta.boundAWS(ctx, kube.RequestTimeout)
+	after := base.AfterFor(actx, a.S3, bucket, dir, jobID)
+	cancelAWS()
+	watch := &kube.JobWatch{Dyn: c.Dynamic, Namespace: plan.Namespace.ValueString(), Name: plan.Name.ValueString(), CallTimeout: kube.RequestTimeout}
+	cp, _, err := checkpoint.WaitNew(ctx, a.S3, checkpoint.NewCheckpoint{Bucket: bucket, Dir: dir, JobID: jobID, After: after,
+		Every: checkpointPoll, CallTimeout: kube.RequestTimeout}, watch.Still)
 	if err != nil {
-		addProblem(diags, "Waiting for a checkpoint of", what,
-			fmt.Sprintf("%s; the operator last reported the job %s (lifecycle %s)", err, orNoneState(last.JobState), orNoneState(last.LifecycleState)),
-			"The spec is written and the job was RUNNING, but Flink completed no checkpoint of it: its tasks may wait for slots or restart in a loop, "+
-				"or every checkpoint fails (a role that cannot write the checkpoint directory, a checkpoint timeout). Without "+
-				"execution.checkpointing.interval only the job's own code turns checkpointing on. The next apply waits again; "+
-				"wait_for = \"running\" ends at RUNNING.")
+		cause, todo := watch.NoCheckpoint(err)
+		addProblem(diags, "Waiting for a checkpoint of", plan.subject(), cause, todo)
 		return false
 	}
 	tflog.Info(ctx, "wait_for checkpoint: a checkpoint completed after the change", map[string]any{"path": cp.Path, "id": cp.ID})

@@ -31,20 +31,9 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 		return
 	}
 	in, ok := specChecks(ctx, &m.deploymentSpecModel, &resp.Diagnostics)
-	if m.WaitFor.ValueString() == flinkdeploy.WaitCheckpoint && m.Job == nil {
-		resp.Diagnostics.AddAttributeError(path.Root("wait_for"), "Nothing to checkpoint",
-			"wait_for = \"checkpoint\" waits for a checkpoint of the deployment's job, and this deployment has no job block (a session cluster): "+
-				"set wait_for = \"deployed\" (or \"running\").")
-	}
-	if !ok {
-		return
-	}
-	if m.SavepointFirst != nil && !m.SavepointFirst.FormatType.IsUnknown() {
-		if _, ok := flinkconf.SavepointFormatFor(in.State.Backend, m.SavepointFirst.FormatType.ValueString()); !ok {
-			resp.Diagnostics.AddAttributeError(path.Root("savepoint_before_upgrade").AtName("format_type"), "Savepoint format ForSt cannot take",
-				"state.backend is \"forst\": "+flinkconf.ForStFormatAdvice+" Set format_type = \"NATIVE\", or leave it unset (the "+
-					"provider then asks ForSt jobs for NATIVE savepoints).")
-		}
+	addNotices(&resp.Diagnostics, flinkdeploy.NoJobToCheckpoint(m.WaitFor.ValueString(), m.Job != nil)...)
+	if ok && m.SavepointFirst != nil && !m.SavepointFirst.FormatType.IsUnknown() {
+		addNotices(&resp.Diagnostics, flinkdeploy.SavepointFormatRefusal(in.State.Backend, m.SavepointFirst.FormatType.ValueString())...)
 	}
 }
 
@@ -70,17 +59,11 @@ func specChecks(ctx context.Context, m *deploymentSpecModel, diags *diag.Diagnos
 // both resources make besides flinkconf's (planIdentity, the pod
 // template's): state is the prior spec, nil for a new object.
 func planSpecChecks(plan, state *deploymentModel, in flinkconf.Input, diags *diag.Diagnostics) {
-	if plan.JobManager != nil && plan.JobManager.Replicas.ValueInt64() > 1 && !in.HAEnabled() {
-		// Standby JobManagers take over through leader election, which
-		// only an HA service provides (Flink docs, "JobManager High
-		// Availability").
-		diags.AddAttributeError(path.Root("job_manager").AtName("replicas"), "Standby JobManagers need high availability",
-			"more than one JobManager replica needs high_availability (leader election).")
+	if plan.JobManager != nil {
+		addNotices(diags, flinkdeploy.StandbyWithoutHA(plan.JobManager.Replicas.ValueInt64(), in.HAEnabled())...)
 	}
-	if state != nil && state.keepsState() && preflight.CrossesToFlink2(state.FlinkVersion.ValueString(), plan.FlinkVersion.ValueString()) {
-		diags.AddAttributeWarning(path.Root("flink_version"), "Flink 1.x state restored by Flink 2",
-			fmt.Sprintf("flink_version moves from %s to %s, and the job restores its state across it. %s", state.FlinkVersion.ValueString(),
-				plan.FlinkVersion.ValueString(), preflight.Flink2StateAdvice))
+	if state != nil {
+		addNotices(diags, preflight.CrossingNotice(state.FlinkVersion.ValueString(), plan.FlinkVersion.ValueString(), state.keepsState())...)
 	}
 }
 
@@ -160,66 +143,21 @@ func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentMo
 	}
 }
 
-// s3aDefaultChain says what the pods use without a credentials class: the
-// S3 plugin's Hadoop S3A (3.3.4 in Flink's flink-s3-fs-hadoop) then reads
-// its default list (core-default.xml fs.s3a.aws.credentials.provider,
-// S3AUtils.STANDARD_AWS_PROVIDERS): TemporaryAWSCredentialsProvider,
-// SimpleAWSCredentialsProvider, EnvironmentVariableCredentialsProvider and
-// IAMInstanceCredentialsProvider, which wraps the SDK's
-// EC2ContainerCredentialsProviderWrapper (container credentials, else the
-// instance role). WebIdentityTokenCredentialsProvider is not in it.
-const s3aDefaultChain = "Hadoop S3A's default chain (static keys in the configuration, AWS_* environment variables, container " +
-	"credentials such as EKS Pod Identity's, then the node's instance role; not IRSA's web identity token)"
-
-// planIdentity says at plan what identity does to the credentials class.
-// Every flinkConfiguration key is part of the spec the operator diffs
-// (flink-kubernetes-operator release-1.15.0, ReflectiveDiffBuilder over
-// FlinkDeploymentSpec), so on an existing deployment setting, changing or
-// removing identity is an upgrade: a restart. A new deployment without it
-// gets no credentials class, which is allowed and said.
+// planIdentity says at plan what identity does to the credentials class
+// (flinkdeploy.IdentityNotice); state is nil for a new object.
 func planIdentity(plan deploymentModel, state *deploymentModel, diags *diag.Diagnostics) {
-	if plan.Identity.IsUnknown() {
+	if plan.Identity.IsUnknown() || (state != nil && state.Identity.IsUnknown()) {
 		return
 	}
-	want := plan.Identity.ValueString()
-	class := map[string]string{flinkconf.IdentityIRSA: flinkconf.IRSACredentialsProvider, flinkconf.IdentityPodIdentity: flinkconf.PodIdentityCredentialsProvider}
-	if state == nil {
-		if want == "" {
-			diags.AddAttributeWarning(path.Root("identity"), "No S3 credentials class",
-				"identity is unset, so the provider writes no fs.s3a.aws.credentials.provider: the job gets AWS credentials from a "+
-					"class configured outside this FlinkDeployment, or from "+s3aDefaultChain+". Set identity = \"irsa\" or "+
-					"\"pod_identity\" to have the provider write the class; setting it later restarts the job.")
-		}
-		return
+	had := ""
+	if state != nil {
+		had = state.Identity.ValueString()
 	}
-	had := state.Identity.ValueString()
-	if state.Identity.IsUnknown() || had == want {
-		return
-	}
-	restart := "a spec change the operator applies as an upgrade (a restart with the job's upgrade mode)"
-	switch {
-	case had == "":
-		diags.AddAttributeWarning(path.Root("identity"), "Setting identity restarts the job",
-			fmt.Sprintf("identity = %q writes fs.s3a.aws.credentials.provider = %s into the FlinkDeployment, which has no "+
-				"credentials class now: %s. Leave identity unset to keep the job's credentials as they are.", want, class[want], restart))
-	case want == "":
-		diags.AddAttributeWarning(path.Root("identity"), "Removing identity restarts the job",
-			fmt.Sprintf("identity was %q: removing it removes fs.s3a.aws.credentials.provider (%s) from the FlinkDeployment, %s. "+
-				"The job then gets credentials from a class configured outside it, or from %s.", had, class[had], restart, s3aDefaultChain))
-	default:
-		diags.AddAttributeWarning(path.Root("identity"), "Changing identity restarts the job",
-			fmt.Sprintf("identity %q -> %q changes fs.s3a.aws.credentials.provider from %s to %s, %s.", had, want, class[had], class[want], restart))
-	}
+	addNotices(diags, flinkdeploy.IdentityNotice(had, plan.Identity.ValueString(), state == nil)...)
 }
 
-// unusedIRSARole: a deployment without identity whose ServiceAccount this
-// configuration gives an IRSA role. The IRSA webhook only injects
-// AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE; without a credentials class
-// S3A's default chain (s3aDefaultChain) never reads them, so the job runs
-// with the node's role unless a class is configured elsewhere.
+// unusedIRSARole: a deployment without identity whose ServiceAccount (sa)
+// this configuration gives an IRSA role (flinkdeploy.UnusedIRSARole).
 func unusedIRSARole(sa string, diags *diag.Diagnostics) {
-	diags.AddAttributeWarning(path.Root("identity"), "IRSA role not used",
-		fmt.Sprintf("The ServiceAccount %s gets an IRSA role (irsa_role_arn), but identity is unset, so the provider writes no "+
-			"credentials class and the S3 plugin uses %s: the job would run with the node's role, not the IRSA one, unless a "+
-			"class is configured outside this FlinkDeployment. Set identity = \"irsa\".", sa, s3aDefaultChain))
+	addNotices(diags, flinkdeploy.UnusedIRSARole(sa))
 }

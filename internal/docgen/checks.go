@@ -93,6 +93,51 @@ var CheckSources = []string{
 	"internal/provider/resource_bucket_replication_plan.go",
 	"internal/provider/partition.go",
 	"internal/provider/resource_blue_green_deployment_plan.go",
+	"internal/flinkdeploy/spec_notices.go",
+	"internal/preflight/plan.go",
+}
+
+// domainCheckFuncs assigns the plan checks the domain packages word (the
+// provider reports their findings: addNotices) to the resources whose plan
+// runs them, by "file:Func" (a method: "file:Type.Method"). A function of
+// these files that makes a check and is in neither map fails go generate,
+// as checkFuncs does for the provider's.
+var domainCheckFuncs = map[string][]assignment{
+	// Called by planIdentity, planSpecChecks and ValidateResource; the
+	// spec's checks both resources make, except the deployment's own
+	// wait_for and savepoint_before_upgrade.
+	"internal/flinkdeploy/spec_notices.go:IdentityNotice":         {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	"internal/flinkdeploy/spec_notices.go:UnusedIRSARole":         {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	"internal/flinkdeploy/spec_notices.go:StandbyWithoutHA":       {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	"internal/flinkdeploy/spec_notices.go:NoJobToCheckpoint":      {{"flinkstate_deployment", ""}},
+	"internal/flinkdeploy/spec_notices.go:SavepointFormatRefusal": {{"flinkstate_deployment", ""}},
+	"internal/preflight/plan.go:CrossingNotice":                   {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+}
+
+// domainNotChecks are the functions of those files that make findings the
+// lists leave out: the restore pre-flight's, which read the job's
+// checkpoint (not the configuration alone), and the helpers that build a
+// finding from their arguments.
+var domainNotChecks = map[string]bool{
+	"internal/preflight/plan.go:warning": true, "internal/preflight/plan.go:refusal": true,
+	"internal/preflight/plan.go:Upgrade.Skipped": true, "internal/preflight/plan.go:Upgrade.Findings": true,
+	"internal/preflight/plan.go:Path.Skipped": true, "internal/preflight/plan.go:Path.Findings": true,
+	"internal/preflight/plan.go:Handover.SkippedWarning": true, "internal/preflight/plan.go:Handover.Findings": true,
+}
+
+// funcKey is "file:Func", or "file:Type.Method" for a method.
+func funcKey(file string, fd *ast.FuncDecl) string {
+	name := fd.Name.Name
+	if fd.Recv != nil && len(fd.Recv.List) == 1 {
+		t := fd.Recv.List[0].Type
+		if st, ok := t.(*ast.StarExpr); ok {
+			t = st.X
+		}
+		if id, ok := t.(*ast.Ident); ok {
+			name = id.Name + "." + name
+		}
+	}
+	return file + ":" + name
 }
 
 // Checks reads the checks from the source: every add(Error|Warning,
@@ -136,8 +181,14 @@ func Checks(root string) ([]Check, error) {
 				continue
 			}
 			targets := []assignment{{"flinkstate_deployment", ""}}
-			if strings.HasPrefix(f, "internal/provider/") {
+			domain := !strings.HasPrefix(f, "internal/provider/") && !strings.HasPrefix(f, "internal/flinkconf/")
+			switch {
+			case strings.HasPrefix(f, "internal/provider/"):
 				targets = checkFuncs[fd.Name.Name]
+			case domain && domainNotChecks[funcKey(f, fd)]:
+				continue
+			case domain:
+				targets = domainCheckFuncs[funcKey(f, fd)]
 			}
 			var err error
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -152,7 +203,8 @@ func Checks(root string) ([]Check, error) {
 					return true
 				}
 				if len(targets) == 0 {
-					err = fmt.Errorf("%s: %s makes a check (%q) that docgen does not assign to a resource: add it to checkFuncs", f, fd.Name.Name, c.Summary)
+					err = fmt.Errorf("%s: %s makes a check (%q) that docgen does not assign to a resource: add it to checkFuncs "+
+						"(domainCheckFuncs in a domain package)", f, fd.Name.Name, c.Summary)
 					return false
 				}
 				for _, t := range targets {
@@ -278,6 +330,10 @@ func severity(x ast.Expr) (isError, ok bool) {
 func (e extractor) call(n *ast.CallExpr) *Check {
 	switch fun := n.Fun.(type) {
 	case *ast.Ident:
+		// flinkdeploy, preflight: warning([]string{"a", "b"}, summary, detail)
+		if fun.Name == "warning" && len(n.Args) == 3 {
+			return &Check{Path: e.pathList(n.Args[0]), Summary: e.text(n.Args[1], 0), Detail: e.text(n.Args[2], 0)}
+		}
 		// flinkconf: add(Error, summary, detail, path...)
 		if fun.Name != "add" || len(n.Args) < 3 {
 			return nil
@@ -329,8 +385,19 @@ func (e extractor) attrPath(x ast.Expr) string {
 
 // finding reads Finding{Severity: Error, Path: []string{...}, Summary: ..., Detail: ...}.
 func (e extractor) finding(n *ast.CompositeLit) *Check {
-	// Finding{...}, or an element of []Finding{{...}} whose type is elided.
-	if id, ok := n.Type.(*ast.Ident); n.Type != nil && (!ok || id.Name != "Finding") {
+	// Finding{...} (flinkconf.Finding{...} in another package), or an
+	// element of []Finding{{...}} whose type is elided.
+	switch t := n.Type.(type) {
+	case nil:
+	case *ast.Ident:
+		if t.Name != "Finding" {
+			return nil
+		}
+	case *ast.SelectorExpr:
+		if t.Sel.Name != "Finding" {
+			return nil
+		}
+	default:
 		return nil
 	}
 	c := &Check{}
@@ -352,19 +419,31 @@ func (e extractor) finding(n *ast.CompositeLit) *Check {
 		case "Detail":
 			c.Detail = e.text(kv.Value, 0)
 		case "Path":
-			if lit, ok := kv.Value.(*ast.CompositeLit); ok {
-				var parts []string
-				for _, p := range lit.Elts {
-					parts = append(parts, e.text(p, 0))
-				}
-				c.Path = strings.Join(parts, ".")
-			}
+			c.Path = e.pathList(kv.Value)
 		}
 	}
 	if !sev {
 		return nil
 	}
 	return c
+}
+
+// pathList renders []string{"a", "b"} (or a variable holding it) as a.b.
+func (e extractor) pathList(x ast.Expr) string {
+	if id, ok := x.(*ast.Ident); ok {
+		if v, ok := e.vars[id.Name]; ok {
+			x = v
+		}
+	}
+	lit, ok := x.(*ast.CompositeLit)
+	if !ok {
+		return ""
+	}
+	var parts []string
+	for _, p := range lit.Elts {
+		parts = append(parts, e.text(p, 0))
+	}
+	return strings.Join(parts, ".")
 }
 
 // PlanChecksFor renders the checks of one resource as its page's list.

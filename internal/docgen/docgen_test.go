@@ -145,3 +145,49 @@ func TestTimeouts(t *testing.T) {
 		t.Errorf("timeouts of %d resources, want 7 (all but flinkstate_service_account): %v", len(ts), ts)
 	}
 }
+
+// A check worded in a domain package (flinkdeploy, preflight) by a
+// function docgen does not know fails generation too: the words moved out
+// of the provider are still listed.
+func TestChecksUnassignedDomainFunctionFails(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range CheckSources {
+		body := "package x\n"
+		if f == "internal/flinkdeploy/spec_notices.go" {
+			body = "package flinkdeploy\nfunc NewNotice() []flinkconf.Finding { return one(warning([]string{\"x\"}, \"New notice\", \"why\")) }\n"
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Checks(dir); err == nil || !strings.Contains(err.Error(), "NewNotice") {
+		t.Errorf("got %v, want an error naming NewNotice", err)
+	}
+}
+
+// The spec checks whose words moved to flinkdeploy and preflight are
+// listed for the resources whose plan makes them.
+func TestChecksFromTheDomain(t *testing.T) {
+	cs, err := Checks("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct{ resource, path, summary string }{
+		{"flinkstate_deployment", "identity", "No S3 credentials class"},
+		{"flinkstate_blue_green_deployment", "identity", "Changing identity restarts the job"},
+		{"flinkstate_deployment", "job_manager.replicas", "Standby JobManagers need high availability"},
+		{"flinkstate_deployment", "wait_for", "Nothing to checkpoint"},
+		{"flinkstate_blue_green_deployment", "flink_version", "Flink 1.x state restored by Flink 2"},
+	} {
+		found := false
+		for _, c := range cs {
+			found = found || (c.Resource == want.resource && c.Path == want.path && c.Summary == want.summary)
+		}
+		if !found {
+			t.Errorf("%s: %s %q is not listed", want.resource, want.path, want.summary)
+		}
+	}
+}

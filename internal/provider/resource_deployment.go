@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -595,28 +594,8 @@ type setter interface {
 	Set(ctx context.Context, val any) diag.Diagnostics
 }
 
-// readableAPIError keeps the API server's message (CRD validation errors
-// name the field) and drops Go error wrapping.
-func readableAPIError(err error) string {
-	// A finder's "does not exist" (kube.GetFlinkDeployment) reads as the
-	// API server's answer it wraps.
-	if nf, ok := err.(*notfound.Error); ok {
-		err = nf.Err
-	}
-	if se, ok := err.(apierrors.APIStatus); ok {
-		st := se.Status()
-		msg := st.Message
-		if st.Details != nil {
-			for _, c := range st.Details.Causes {
-				if c.Field != "" && !strings.Contains(msg, c.Field) {
-					msg += "; " + c.Field + ": " + c.Message
-				}
-			}
-		}
-		return msg
-	}
-	return err.Error()
-}
+// readableAPIError keeps the API server's message (kube.ReadableError).
+func readableAPIError(err error) string { return kube.ReadableError(err) }
 
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan deploymentModel

@@ -194,7 +194,7 @@ func planCarry(plan *deploymentModel, private *deploymentPrivate) {
 const finalStopNotRunningFor = 30 * time.Second
 
 // takeFinalSavepoint runs before a FlinkDeployment is deleted
-// (kube.FinalStop) and reports its end (finalStopReports). An error means
+// (kube.FinalStop) and reports its end (kube.FinalStopResult.Report). An error means
 // the delete must not happen. Only the object this resource owns (uid; ""
 // for any) is snapshotted: deleteOwned leaves another one of that name
 // alone.
@@ -209,115 +209,10 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 	if res.AnnotateErr != nil {
 		tflog.Warn(ctx, "recording the failed final savepoint on the FlinkDeployment", map[string]any{"error": res.AnnotateErr.Error()})
 	}
-	report, ok := finalStopReports[res.Kind]
-	if !ok {
-		return
+	at := kube.FinalStopPlaces{CheckpointDir: state.checkpointDir(ctx), HADir: state.haDir(ctx)}
+	if rep, ok := res.Report(q, at); ok {
+		addReport(diags, "FlinkDeployment "+q.Namespace+"/"+q.Name, rep)
 	}
-	f := finalStopFacts{q: q, res: res, state: state}
-	if report.warning != "" {
-		diags.AddWarning(report.warning, report.message(ctx, f))
-		return
-	}
-	addProblem(diags, "Destroying", "FlinkDeployment "+q.Namespace+"/"+q.Name, report.message(ctx, f), report.advice(ctx, f))
-}
-
-// finalStopFacts is what a final stop's report reads.
-type finalStopFacts struct {
-	q     kube.FinalStopRequest
-	res   kube.FinalStopResult
-	state *deploymentModel
-}
-
-func (f finalStopFacts) id() string { return f.q.Namespace + "/" + f.q.Name }
-
-// finalStopReport words one end of a final stop: a warning (its summary
-// and message), or a refusal of the destroy (no warning: addProblem with
-// message as its cause and advice as what to do).
-type finalStopReport struct {
-	warning         string
-	message, advice func(ctx context.Context, f finalStopFacts) string
-}
-
-// finalStopReports words each end of kube.FinalStop; FinalStopGone says
-// nothing.
-var finalStopReports = map[kube.FinalStopKind]finalStopReport{
-	kube.FinalStopUnreadable: {
-		message: func(_ context.Context, f finalStopFacts) string {
-			return "reading it before its final savepoint: " + readableAPIError(f.res.Err)
-		},
-		advice: func(context.Context, finalStopFacts) string {
-			return "Nothing was deleted. Apply again once the API server answers."
-		},
-	},
-	kube.FinalStopNotRunning: {
-		warning: "No final savepoint",
-		message: func(ctx context.Context, f finalStopFacts) string {
-			return fmt.Sprintf("The job of FlinkDeployment %s is %s (lifecycle %s), so no savepoint can be taken before it is deleted. "+
-				"The checkpoints it retained stay under %s (data.flinkstate_latest_checkpoint finds them).",
-				f.id(), orNoneState(f.res.Before.JobState), orNoneState(f.res.Before.LifecycleState), f.state.checkpointDir(ctx))
-		},
-	},
-	kube.FinalStopCarryUnlistable: {
-		message: func(_ context.Context, f finalStopFacts) string {
-			return "its replacement " + f.q.CarryTo + " is in another namespace, and would find the final savepoint (kept in " +
-				f.q.Namespace + ", with its deployment) by listing FlinkStateSnapshots in all namespaces, which failed: " + readableAPIError(f.res.Err)
-		},
-		advice: func(context.Context, finalStopFacts) string {
-			return "Nothing was deleted. Allow list on flinkstatesnapshots.flink.apache.org in all namespaces, or take a savepoint " +
-				"(flinkstate_snapshot) and set job.initial_savepoint_path of the new deployment to its path."
-		},
-	},
-	kube.FinalStopUnrecorded: {
-		message: func(_ context.Context, f finalStopFacts) string {
-			return "recording its final savepoint " + f.res.Path + " in a FlinkStateSnapshot: " + readableAPIError(f.res.Err)
-		},
-		advice: func(context.Context, finalStopFacts) string {
-			return "Nothing was deleted; the job is stopped (suspended) with that savepoint recorded in the FlinkDeployment's status, which the " +
-				"next destroy records again. Fix the cause and apply again, or set final_savepoint = false (and apply) to delete it without one."
-		},
-	},
-	// A final savepoint that did not complete: what the operator reported
-	// (the step's end and the deployment's status as it is now), what
-	// survives and the choices; the next destroy's plan says that no
-	// final savepoint is possible now (planDestroy).
-	kube.FinalStopFailed: {
-		message: func(_ context.Context, f finalStopFacts) string {
-			now := "its status could not be read again"
-			if f.res.AfterRead {
-				now = fmt.Sprintf("the operator now reports its job %s (lifecycle %s, JobManager %s)", orNoneState(f.res.After.JobState),
-					orNoneState(f.res.After.LifecycleState), orNoneState(f.res.AfterJobManager))
-			}
-			return fmt.Sprintf("its final savepoint did not complete (%s): %s; %s", f.res.Step, f.res.Err, now)
-		},
-		advice: func(ctx context.Context, f finalStopFacts) string {
-			next := "destroy again once it is fixed: a savepoint is taken then"
-			if f.res.AfterRead && f.res.After.JobState != "RUNNING" {
-				next = "bring the JobManager back until the job runs again, then destroy again: a savepoint is taken then. A destroy " +
-					"while the job is not running cannot take one: its plan says so, and it deletes the FlinkDeployment without a savepoint"
-			}
-			return fmt.Sprintf("Nothing was deleted. What survives today: the checkpoints the job retained under %s "+
-				"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one), and its HA metadata (under %s and "+
-				"in its ConfigMaps), which the operator deletes with the FlinkDeployment (ApplicationReconciler.cleanupInternal). Choices: "+
-				"%s; or set final_savepoint = false (and apply), then destroy: the FlinkDeployment is deleted without a savepoint, and "+
-				"a new deployment starts from the newest retained checkpoint through job.initial_savepoint_path.",
-				f.state.checkpointDir(ctx), f.state.haDir(ctx), next)
-		},
-	},
-	kube.FinalStopTaken: {
-		warning: "Final savepoint taken",
-		message: func(_ context.Context, f finalStopFacts) string {
-			how := "The job was stopped with it: nothing was processed after it."
-			if f.res.Drained {
-				how = "The job was stopped with it, drained (drain_on_destroy: every event-time timer and window fired first)."
-			}
-			next := "It is kept after the destroy; start a deployment from it with job.initial_savepoint_path."
-			if f.q.CarryTo != "" {
-				next = "The replacement " + f.q.CarryTo + " starts from it."
-			}
-			return fmt.Sprintf("FlinkDeployment %s: final savepoint %s (FlinkStateSnapshot %s/%s). %s %s", f.id(), f.res.Path, f.q.Namespace,
-				f.res.Snapshot, how, next)
-		},
-	},
 }
 
 // finalSavepointFormat is the format the final stop asks for: the
@@ -332,7 +227,7 @@ func (m *deploymentModel) finalSavepointFormat(ctx context.Context) string {
 	return format
 }
 
-func orNoneState(s string) string { return orWords(s, "(none)") }
+func orNoneState(s string) string { return kube.OrNone(s) }
 
 // findCarried is the path of a replacement's final savepoint that waits
 // for this create (deploymentOp.CarriedPath), when the create restores from

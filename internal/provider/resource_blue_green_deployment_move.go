@@ -614,7 +614,7 @@ func createMovedBlueGreen(ctx context.Context, c *kube.Client, plan *blueGreenMo
 	(*bgMove)(nil).save(ctx, resp.Private, &resp.Diagnostics)
 	if handover {
 		setPrivateString(ctx, resp.Private, privateBGHandover, mv.Savepoint, &resp.Diagnostics)
-		consumeCarried(ctx, c, &deploymentModel{deploymentSpecModel: deploymentSpecModel{Namespace: plan.Namespace, Name: plan.Name}}, mv.Savepoint, &resp.Diagnostics)
+		consumeCarried(ctx, c, plan.Namespace.ValueString(), plan.Name.ValueString(), mv.Savepoint, &resp.Diagnostics)
 	}
 	return created
 }

@@ -562,7 +562,7 @@ func writeDeployment(ctx context.Context, c *kube.Client, plan *deploymentModel,
 			private.UID = string(live.GetUID())
 			if op.CarriedPath != "" {
 				private.Carried = op.CarriedPath
-				consumeCarried(ctx, c, plan, op.CarriedPath, diags)
+				consumeCarried(ctx, c, ns, name, op.CarriedPath, diags)
 			}
 		}
 	} else {

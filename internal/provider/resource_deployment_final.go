@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -162,32 +161,24 @@ func (m *deploymentModel) finalSavepointFormat(ctx context.Context) string {
 func orNoneState(s string) string { return kube.OrNone(s) }
 
 // findCarried is the path of a replacement's final savepoint that waits
-// for this create (deploymentOp.CarriedPath), when the create restores from
-// nothing else; "" otherwise.
+// for this create (deploymentOp.CarriedPath, kube.CarryTarget.Find), when
+// the create restores from nothing else; "" otherwise.
 func (r *deploymentResource) findCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) string {
 	if !plan.restorePath().IsNull() || plan.Job == nil {
 		return ""
 	}
-	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, plan.Namespace.ValueString(), plan.Name.ValueString())
-	if err != nil {
-		addProblem(diags, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
-			"looking for the final savepoint of the deployment it replaces: "+err.Error(), "Nothing was created. Apply again.")
-		return ""
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	p, rep, ok := kube.CarryTarget{Namespace: ns, Name: name}.Find(ctx, c.Dynamic)
+	if !ok {
+		addReport(diags, "FlinkDeployment "+ns+"/"+name, rep)
 	}
-	return carried.Path
+	return p
 }
 
-// consumeCarried marks the final savepoint a create started from (path) as used.
-func consumeCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, path string, diags *diag.Diagnostics) {
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
-	if err == nil && carried.Snapshot != "" && carried.Path == path {
-		err = kube.ConsumeCarry(ctx, c.Dynamic, carried.Namespace, carried.Snapshot)
-	}
-	if err != nil {
-		diags.AddWarning("Final savepoint not marked as used",
-			fmt.Sprintf("FlinkDeployment %s/%s started from %s, but its FlinkStateSnapshot still names it as its replacement: %s. Remove "+
-				"the annotation %s from it, or a later create of %s/%s would start from it again.", ns, name, path, err,
-				kube.CarryToAnnotation, ns, name))
+// consumeCarried marks the final savepoint the create of ns/name started
+// from (path) as used (kube.CarryTarget.Consume).
+func consumeCarried(ctx context.Context, c *kube.Client, ns, name, path string, diags *diag.Diagnostics) {
+	if rep, failed := (kube.CarryTarget{Namespace: ns, Name: name}).Consume(ctx, c.Dynamic, path); failed {
+		addReport(diags, "", rep)
 	}
 }

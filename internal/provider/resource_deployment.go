@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -569,12 +568,7 @@ func writeDeployment(ctx context.Context, c *kube.Client, plan *deploymentModel,
 		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 	}
 	if err != nil {
-		todo := ""
-		if hook, _, ok := kube.RefusedAtAdmission(err); ok {
-			todo = fmt.Sprintf("The admission webhook %s (the Flink operator's validator, when it is validationwebhook.flink.apache.org) refused this spec "+
-				"before the API server stored anything: nothing changed in the cluster. Fix what it names and apply again.", hook)
-		}
-		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), todo)
+		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), kube.WriteRefusedAdvice(err))
 		return nil, false
 	}
 	return live, true
@@ -695,28 +689,18 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 // checkStillOurs fails an update when the FlinkDeployment of that name is
-// not the object this resource created or imported (its UID).
+// not the object this resource created or imported (kube.StillOurs).
 func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymentModel, uid string, diags *diag.Diagnostics) *unstructured.Unstructured {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return nil
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	switch {
-	case notfound.Is(err):
-		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name, "it was deleted outside Terraform since the plan",
-			"Run terraform apply again: the refresh removes it from state and the plan creates it.")
-	case err != nil:
-		addProblem(diags, "Reading", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "")
-	case uid != "" && string(live.GetUID()) != uid:
-		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name,
-			fmt.Sprintf("it was replaced outside Terraform: the object of that name has UID %s, not %s, and is left alone", live.GetUID(), uid),
-			"Run terraform apply again: the refresh drops it from this state. Import it to manage it.")
-	default:
-		return live
+	live, rep, ok := kube.StillOurs(ctx, c.Dynamic, ns, name, uid)
+	if !ok {
+		addReport(diags, "FlinkDeployment "+ns+"/"+name, rep)
 	}
-	return nil
+	return live
 }
 
 // takeOwnership, on the first update after an import, makes the provider
@@ -741,15 +725,11 @@ func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymen
 	ctx, cancel := context.WithTimeout(ctx, 3*kube.RequestTimeout)
 	defer cancel()
 	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj, op.Live)
-	switch {
-	case errors.Is(err, kube.ErrTakeoverChanges):
-		diags.AddWarning("Fields of the imported FlinkDeployment not taken over",
-			fmt.Sprintf("FlinkDeployment %s/%s: %s (it changed since the import), so the fields the provider manages stay co-owned "+
-				"by the tool that wrote them: a setting removed from the configuration may stay in the object. Run terraform "+
-				"apply -refresh-only, then apply again.", ns, name, err))
-		return op.Live
-	case err != nil:
-		addProblem(diags, "Taking over", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "Nothing in its spec was changed; apply again.")
+	if err != nil {
+		rep := kube.TakeOwnershipReport(ns, name, err)
+		if addReport(diags, "FlinkDeployment "+ns+"/"+name, rep); rep.Warning != "" {
+			return op.Live
+		}
 		return nil
 	}
 	private.Adopt = false

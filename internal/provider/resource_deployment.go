@@ -460,7 +460,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	base := r.baseline(ctx, &plan, op.Live, diags)
 	written := time.Now()
-	live, ok := writeDeployment(ctx, c, &plan, op, obj, private, diags)
+	live, ok := writeDeployment(ctx, c, op, obj, private, diags)
 	if !ok {
 		return
 	}
@@ -541,7 +541,7 @@ func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *d
 // writeDeployment creates (op.Create) or server-side applies obj and
 // returns the object as the API server has it; false when nothing was
 // written.
-func writeDeployment(ctx context.Context, c *kube.Client, plan *deploymentModel, op *deploymentOp, obj *unstructured.Unstructured, private *deploymentPrivate, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+func writeDeployment(ctx context.Context, c *kube.Client, op *deploymentOp, obj *unstructured.Unstructured, private *deploymentPrivate, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
 	ns, name := obj.GetNamespace(), obj.GetName()
 	var live *unstructured.Unstructured
 	var err error

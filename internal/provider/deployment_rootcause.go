@@ -3,33 +3,21 @@ package provider
 import (
 	"context"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
 
-// flinkReason is Flink's own reason for a wait that ended without its
-// target because the JobManager exited or the job failed (the last cause
-// in the JobManager's log, kube.JobManagerRootCause), to follow the
-// operator's words in the error; "" when the operator refused the change
-// itself (nothing of Flink ran for it) or no cause was logged. A runner
-// that may not read pods/log is told what to grant. A refusal of state for
-// an operator the new code lacks, which Flink names by its hex ID only, is
-// followed by the operator's name and uid from the snapshot's _metadata.
+// flinkReason is Flink's own reason for a wait's end (kube.WaitReason),
+// and, for a refusal of state for an operator the new code lacks, which
+// Flink names by its hex ID only, the operator's name and uid from the
+// snapshot's _metadata.
 func (r *deploymentResource) flinkReason(ctx context.Context, c *kube.Client, ns, name string, o kube.WaitOutcome) string {
-	if o.Kind != kube.WaitNotReady && o.Kind != kube.WaitNeverRan {
-		return ""
+	words, cause := kube.WaitReason(ctx, c.REST, ns, name, o)
+	if words == "" || cause == "" {
+		return words
 	}
-	rc, ok, err := kube.JobManagerRootCause(ctx, c.REST, ns, name)
-	switch {
-	case apierrors.IsForbidden(err):
-		return ". Flink's reason is in the JobManager's log: grant the runner list on pods and get on pods/log (docs: Runner permissions) to read it here"
-	case err != nil || !ok:
-		return ""
-	}
-	return ". " + rc.Describe() + r.namedOperator(ctx, rc.Cause)
+	return words + r.namedOperator(ctx, cause)
 }
 
 // namedOperator is, for Flink's "Cannot map checkpoint/savepoint state for

@@ -493,7 +493,8 @@ func (r *blueGreenResource) applyMove(ctx context.Context, req resource.UpdateRe
 	blue := plan.asDeployment(flinkdeploy.Blue)
 	f := moveFacts(&plan, old, mv)
 	if !mv.OldDeleted {
-		if !r.stopAndDeleteOld(ctx, c, dep, &plan, old, blue, mv, f, timeout, what, resp) {
+		op := &moveOp{c: c, dep: dep, plan: &plan, old: old, blue: blue, mv: mv, f: f, timeout: timeout, what: what, resp: resp}
+		if !r.stopAndDeleteOld(ctx, op) {
 			return true
 		}
 	} else if f.RestoresHandover() && !r.checkHandoverSavepoint(ctx, dep, blue, mv, timeout, &resp.Diagnostics) {
@@ -507,66 +508,81 @@ func (r *blueGreenResource) applyMove(ctx context.Context, req resource.UpdateRe
 	return true
 }
 
+// moveOp is one apply of a move's handover while the old FlinkDeployment
+// exists: the client, the old deployment (as flinkstate_deployment's
+// model), the blue child, the move's mark and facts, the update's timeout,
+// what the errors name, and the response the steps are recorded in.
+type moveOp struct {
+	c         *kube.Client
+	dep       *deploymentResource
+	plan      *blueGreenModel
+	old, blue *deploymentModel
+	mv        *bgMove
+	f         flinkdeploy.MoveFacts
+	timeout   time.Duration
+	what      string
+	resp      *resource.UpdateResponse
+}
+
 // stopAndDeleteOld is the handover's first half while the old
 // FlinkDeployment exists: it checks that it is still the object the
 // flinkstate_deployment managed, stops its job with a savepoint
 // (MoveFacts.TakesStop), checks the savepoint the blue child will start
 // from (MoveFacts.RestoresHandover), and deletes the old FlinkDeployment,
-// recording each step in mv. false: an error is added, and nothing after
+// recording each step in op.mv. false: an error is added, and nothing after
 // the failed step was done.
-func (r *blueGreenResource) stopAndDeleteOld(ctx context.Context, c *kube.Client, dep *deploymentResource, plan *blueGreenModel, old, blue *deploymentModel,
-	mv *bgMove, f flinkdeploy.MoveFacts, timeout time.Duration, what string, resp *resource.UpdateResponse) bool {
-	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, mv.Namespace, mv.Name)
+func (r *blueGreenResource) stopAndDeleteOld(ctx context.Context, op *moveOp) bool {
+	mv, diags := op.mv, &op.resp.Diagnostics
+	live, err := kube.GetFlinkDeployment(ctx, op.c.Dynamic, mv.Namespace, mv.Name)
 	switch {
 	case err != nil:
-		addProblem(&resp.Diagnostics, "Moving", what, "reading the FlinkDeployment: "+readableAPIError(err), "Nothing was changed. Apply again.")
+		addProblem(diags, "Moving", op.what, "reading the FlinkDeployment: "+readableAPIError(err), "Nothing was changed. Apply again.")
 		return false
 	case mv.UID != "" && string(live.GetUID()) != mv.UID:
-		addProblem(&resp.Diagnostics, "Moving", what, fmt.Sprintf("FlinkDeployment %s now has UID %s, not %s: another object, left alone",
+		addProblem(diags, "Moving", op.what, fmt.Sprintf("FlinkDeployment %s now has UID %s, not %s: another object, left alone",
 			mv.id(), live.GetUID(), mv.UID), "Nothing was changed. Remove the moved block and import the objects as they are.")
 		return false
 	}
-	if f.TakesStop() && !stopMovedJob(ctx, c, dep, plan, old, mv, timeout, what, resp) {
+	if op.f.TakesStop() && !stopMovedJob(ctx, op) {
 		return false
 	}
-	if f.RestoresHandover() && !r.checkHandoverSavepoint(ctx, dep, blue, mv, timeout, &resp.Diagnostics) {
+	if op.f.RestoresHandover() && !r.checkHandoverSavepoint(ctx, op.dep, op.blue, mv, op.timeout, diags) {
 		return false
 	}
-	if err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, mv.Namespace, mv.Name, ktypes.UID(mv.UID), timeout); err != nil {
-		addProblem(&resp.Diagnostics, "Moving", what, "deleting the FlinkDeployment: "+err.Error(),
+	if err := kube.DeleteOwnedAndWait(ctx, op.c.Dynamic, kube.FlinkDeploymentGVR, mv.Namespace, mv.Name, ktypes.UID(mv.UID), op.timeout); err != nil {
+		addProblem(diags, "Moving", op.what, "deleting the FlinkDeployment: "+err.Error(),
 			"Its job is stopped; its savepoint "+orNoneState(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
 		return false
 	}
 	mv.OldDeleted = true
-	mv.save(ctx, resp.Private, &resp.Diagnostics)
+	mv.save(ctx, op.resp.Private, diags)
 	return true
 }
 
 // stopMovedJob stops the old job with a savepoint through the operator,
 // recorded in a FlinkStateSnapshot that names the blue/green deployment
-// (plan) as where it goes (a job stopped already with one, by a failed
-// apply, is recorded again), and records its path in mv. false: an error
-// is added; nothing is deleted.
-func stopMovedJob(ctx context.Context, c *kube.Client, dep *deploymentResource, plan *blueGreenModel, old *deploymentModel, mv *bgMove,
-	timeout time.Duration, what string, resp *resource.UpdateResponse) bool {
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+// (op.plan) as where it goes (a job stopped already with one, by a failed
+// apply, is recorded again), and records its path in op.mv. false: an
+// error is added; nothing is deleted.
+func stopMovedJob(ctx context.Context, op *moveOp) bool {
+	ns, name, mv, diags := op.plan.Namespace.ValueString(), op.plan.Name.ValueString(), op.mv, &op.resp.Diagnostics
 	var sd diag.Diagnostics
-	dep.takeFinalSavepoint(ctx, c, old, mv.UID, ns+"/"+name, timeout, &sd)
-	appendMoveDiags(&resp.Diagnostics, sd, what)
+	op.dep.takeFinalSavepoint(ctx, op.c, op.old, mv.UID, ns+"/"+name, op.timeout, &sd)
+	appendMoveDiags(diags, sd, op.what)
 	if sd.HasError() {
 		return false
 	}
-	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
+	carried, err := kube.CarriedSavepoint(ctx, op.c.Dynamic, ns, name)
 	if err != nil || carried.Path == "" {
 		if err == nil {
 			err = errors.New("no FlinkStateSnapshot names it as where its savepoint goes")
 		}
-		addProblem(&resp.Diagnostics, "Moving", what, "finding the savepoint the old job was stopped with: "+err.Error(),
+		addProblem(diags, "Moving", op.what, "finding the savepoint the old job was stopped with: "+err.Error(),
 			"Nothing was deleted: FlinkDeployment "+mv.id()+" is suspended with its savepoint recorded in its status. Apply again.")
 		return false
 	}
 	mv.Savepoint = carried.Path
-	mv.save(ctx, resp.Private, &resp.Diagnostics)
+	mv.save(ctx, op.resp.Private, diags)
 	return true
 }
 
@@ -598,7 +614,7 @@ func createMovedBlueGreen(ctx context.Context, c *kube.Client, plan *blueGreenMo
 	(*bgMove)(nil).save(ctx, resp.Private, &resp.Diagnostics)
 	if handover {
 		setPrivateString(ctx, resp.Private, privateBGHandover, mv.Savepoint, &resp.Diagnostics)
-		consumeCarried(ctx, c, &deploymentModel{deploymentSpecModel: deploymentSpecModel{Namespace: plan.Namespace, Name: plan.Name}}, mv.Savepoint, &resp.Diagnostics)
+		consumeCarried(ctx, c, plan.Namespace.ValueString(), plan.Name.ValueString(), mv.Savepoint, &resp.Diagnostics)
 	}
 	return created
 }

@@ -2,10 +2,8 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -446,7 +444,7 @@ func deploymentSpecEqual(ctx context.Context, a deploymentModel, ua []string, b 
 // "wait pending" mark in private state, and the next plan shows an update
 // (ModifyPlan) whose apply waits again. After an update the failed wait is
 // an error, and the mark makes the next plan show the pending change again.
-// How each end of the wait is reported: waitReportOf.
+// How each end of the wait is reported: kube.WaitReportOf.
 func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op *deploymentOp, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
@@ -465,7 +463,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	base := r.baseline(ctx, &plan, op.Live, diags)
 	written := time.Now()
-	live, ok := writeDeployment(ctx, c, &plan, op, obj, private, diags)
+	live, ok := writeDeployment(ctx, c, op, obj, private, diags)
 	if !ok {
 		return
 	}
@@ -498,18 +496,18 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 		return
 	}
 	// Read before a failed create is deleted again (its pods with it).
-	rep, gone, reason := waitReportOf(o, op), "", r.flinkReason(ctx, c, ns, name, o)
+	rep, gone, reason := kube.WaitReportOf(o, op.Create, op.Restoring), "", r.flinkReason(ctx, c, ns, name, o)
 	if reason == "" {
 		// The operator's own words may carry Flink's refusal too (a job
 		// that failed at restore: its JobInitializationException).
 		reason = r.namedOperator(ctx, err.Error())
 	}
-	if rep.deleteAgain {
+	if rep.DeleteAgain {
 		gone = deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
 	} else {
 		private.WaitPending = err.Error()
 	}
-	rep.add(diags, waitFacts{err: err.Error() + reason, gone: gone, ns: ns, name: name, target: w.Target})
+	addReport(diags, "FlinkDeployment "+ns+"/"+name, rep.Words(kube.WaitFacts{Err: err.Error() + reason, Gone: gone, Namespace: ns, Name: name, Target: w.Target}))
 }
 
 // render derives the configuration again, as the plan did (deriveWant),
@@ -539,7 +537,7 @@ func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *d
 // writeDeployment creates (op.Create) or server-side applies obj and
 // returns the object as the API server has it; false when nothing was
 // written.
-func writeDeployment(ctx context.Context, c *kube.Client, plan *deploymentModel, op *deploymentOp, obj *unstructured.Unstructured, private *deploymentPrivate, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
+func writeDeployment(ctx context.Context, c *kube.Client, op *deploymentOp, obj *unstructured.Unstructured, private *deploymentPrivate, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
 	ns, name := obj.GetNamespace(), obj.GetName()
 	var live *unstructured.Unstructured
 	var err error
@@ -559,160 +557,35 @@ func writeDeployment(ctx context.Context, c *kube.Client, plan *deploymentModel,
 			private.UID = string(live.GetUID())
 			if op.CarriedPath != "" {
 				private.Carried = op.CarriedPath
-				consumeCarried(ctx, c, plan, op.CarriedPath, diags)
+				consumeCarried(ctx, c, ns, name, op.CarriedPath, diags)
 			}
 		}
 	} else {
 		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
 	}
 	if err != nil {
-		todo := ""
-		if hook, _, ok := kube.RefusedAtAdmission(err); ok {
-			todo = fmt.Sprintf("The admission webhook %s (the Flink operator's validator, when it is validationwebhook.flink.apache.org) refused this spec "+
-				"before the API server stored anything: nothing changed in the cluster. Fix what it names and apply again.", hook)
-		}
-		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), todo)
+		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), kube.WriteRefusedAdvice(err))
 		return nil, false
 	}
 	return live, true
 }
 
-// waitReport is what a create's or update's wait says when it ends
-// without reaching its target (kube.ClassifyWait): an error (verb and
-// advice, for addProblem) or, for a create that is kept, a warning
-// (warning: its summary).
-type waitReport struct {
-	verb, warning string
-	detail        func(f waitFacts) string
-	advice        string
-	// deleteAgain: nothing of the created object ran, so it is deleted
-	// again (by its UID) and the create fails without state: an error from
-	// Create with state would taint it, and the next apply would replace
-	// it. The next plan is a create of the fixed spec.
-	deleteAgain bool
-}
-
-// waitFacts are what a waitReport's words name: the wait's error, what
-// became of a deleted object, the deployment and the wait's target.
-type waitFacts struct{ err, gone, ns, name, target string }
-
-func (w waitReport) add(diags *diag.Diagnostics, f waitFacts) {
-	if w.warning != "" {
-		diags.AddWarning(w.warning, w.detail(f))
+// addReport adds a domain report (kube.Report) about object: its warning,
+// or its problem.
+func addReport(diags *diag.Diagnostics, object string, rep kube.Report) {
+	if rep.Warning != "" {
+		diags.AddWarning(rep.Warning, rep.Detail)
 		return
 	}
-	addProblem(diags, w.verb, "FlinkDeployment "+f.ns+"/"+f.name, w.detail(f), w.advice)
+	addProblem(diags, rep.Verb, object, rep.Detail, rep.Advice)
 }
-
-// waitReportOf picks the report of a wait's end: by its kind (the tables
-// below), and for the other ends of a create by whether it restores state.
-func waitReportOf(o kube.WaitOutcome, op *deploymentOp) waitReport {
-	if !op.Create {
-		if rep, ok := updateWaitReports[o.Kind]; ok {
-			return rep
-		}
-		return waitNotReady
-	}
-	if rep, ok := createWaitReports[o.Kind]; ok {
-		return rep
-	}
-	if op.Restoring && !o.TimedOut {
-		// The restore failed in Flink (or the operator refused it): the
-		// job is not running with the state it was meant to have.
-		return waitRestoreFailed
-	}
-	return waitCreatedNotReady
-}
-
-// createWaitReports: the ends of a create's wait that say what became of
-// the spec.
-var createWaitReports = map[kube.WaitKind]waitReport{
-	// The first deployment failed before its JobManager started (e.g. an
-	// image that cannot be pulled): no job ran, so no checkpoint, savepoint
-	// or HA metadata of it exists.
-	kube.WaitNeverRan: {verb: "Creating", deleteAgain: true,
-		detail: func(f waitFacts) string {
-			return f.err + ". Its JobManager never started, so no job ran and no state of it exists, and " + f.gone + "."
-		},
-		advice: "Fix what the operator names (the image, the pull secret, the pod template) and apply again: the next plan creates it."},
-	// Nothing ran, and nothing will: the operator records nothing but its
-	// refusal (kube.RejectedBeforeFirstDeployment), so no job, no
-	// checkpoint and no HA metadata exist.
-	kube.WaitNeverDeployed: {verb: "Creating", deleteAgain: true,
-		detail: func(f waitFacts) string { return f.err + ". Nothing was deployed, and " + f.gone + "." },
-		advice: "Fix what the operator names and apply again."},
-	// Refused after something was deployed (an update of an adopted
-	// object, say): kept, as the operator keeps the last spec in force.
-	kube.WaitRejected: {verb: "Creating", detail: func(f waitFacts) string { return f.err },
-		advice: "Fix the setting the operator names and apply again."},
-}
-
-var (
-	waitRestoreFailed = waitReport{verb: "Restoring",
-		detail: func(f waitFacts) string { return "the job did not start from its restore path: " + f.err },
-		advice: "Check the path (job.initial_savepoint_path, or the replaced deployment's final savepoint) and the operator's events."}
-	waitCreatedNotReady = waitReport{warning: "FlinkDeployment created but not ready yet",
-		detail: func(f waitFacts) string {
-			return fmt.Sprintf("%s\n\nThe FlinkDeployment %s/%s is kept (not replaced): the next plan shows it as an update, and that apply waits for %q again.",
-				f.err, f.ns, f.name, f.target)
-		}}
-	waitNotReady = waitReport{verb: "Waiting for", detail: func(f waitFacts) string { return "FlinkDeployment not ready: " + f.err },
-		advice: "The next plan shows this deployment as a pending update, whose apply waits again."}
-)
-
-// updateWaitReports: the ends of an update's wait that need more than
-// another wait.
-var updateWaitReports = map[kube.WaitKind]waitReport{
-	// The operator gave up on this change and says so at every
-	// reconciliation (kube.ErrUpgradeFailed): waiting longer changes
-	// nothing. The ways out are the two changes it applies without an
-	// upgradeable state: a redeploy from a savepoint path
-	// (AbstractJobReconciler.reconcileSpecChange handles
-	// SAVEPOINT_REDEPLOY before getJobUpgrade) and a stateless upgrade
-	// (getJobUpgrade: "Stateless job, ready for upgrade").
-	kube.WaitUpgradeFailed: {verb: "Upgrading", detail: func(f waitFacts) string { return f.err }, advice: manualRestoreAdvice},
-	kube.WaitUpgradeable: {verb: "Waiting for", detail: func(f waitFacts) string { return "FlinkDeployment not ready: " + f.err },
-		advice: "The operator applies the change by itself once the job runs, and the next plan shows this deployment as a pending " +
-			"update whose apply waits again. If the job cannot run with the spec it last reconciled (this change is what fixes it), " +
-			"it never will. " + manualRestoreAdvice},
-}
-
-// manualRestoreAdvice is what gets a change applied that the operator
-// cannot apply as a stateful upgrade (kube.ErrUpgradeFailed,
-// kube.ErrWaitingForUpgradeableState): the two changes it makes without
-// an upgradeable state.
-const manualRestoreAdvice = "Set job.initial_savepoint_path to a complete savepoint or checkpoint of this job " +
-	"(data.flinkstate_latest_checkpoint with complete = true finds the newest retained checkpoint; a flinkstate_snapshot's path " +
-	"is a savepoint) and apply again: the operator redeploys from a new path without a running job. If the job holds no state " +
-	"worth keeping, set job.upgrade_mode = \"stateless\" instead: a stateless upgrade needs nothing from the old job and starts " +
-	"from empty state."
 
 type setter interface {
 	Set(ctx context.Context, val any) diag.Diagnostics
 }
 
-// readableAPIError keeps the API server's message (CRD validation errors
-// name the field) and drops Go error wrapping.
-func readableAPIError(err error) string {
-	// A finder's "does not exist" (kube.GetFlinkDeployment) reads as the
-	// API server's answer it wraps.
-	if nf, ok := err.(*notfound.Error); ok {
-		err = nf.Err
-	}
-	if se, ok := err.(apierrors.APIStatus); ok {
-		st := se.Status()
-		msg := st.Message
-		if st.Details != nil {
-			for _, c := range st.Details.Causes {
-				if c.Field != "" && !strings.Contains(msg, c.Field) {
-					msg += "; " + c.Field + ": " + c.Message
-				}
-			}
-		}
-		return msg
-	}
-	return err.Error()
-}
+// readableAPIError keeps the API server's message (kube.ReadableError).
+func readableAPIError(err error) string { return kube.ReadableError(err) }
 
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan deploymentModel
@@ -812,28 +685,18 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 // checkStillOurs fails an update when the FlinkDeployment of that name is
-// not the object this resource created or imported (its UID).
+// not the object this resource created or imported (kube.StillOurs).
 func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymentModel, uid string, diags *diag.Diagnostics) *unstructured.Unstructured {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return nil
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	switch {
-	case notfound.Is(err):
-		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name, "it was deleted outside Terraform since the plan",
-			"Run terraform apply again: the refresh removes it from state and the plan creates it.")
-	case err != nil:
-		addProblem(diags, "Reading", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "")
-	case uid != "" && string(live.GetUID()) != uid:
-		addProblem(diags, "Updating", "FlinkDeployment "+ns+"/"+name,
-			fmt.Sprintf("it was replaced outside Terraform: the object of that name has UID %s, not %s, and is left alone", live.GetUID(), uid),
-			"Run terraform apply again: the refresh drops it from this state. Import it to manage it.")
-	default:
-		return live
+	live, rep, ok := kube.StillOurs(ctx, c.Dynamic, ns, name, uid)
+	if !ok {
+		addReport(diags, "FlinkDeployment "+ns+"/"+name, rep)
 	}
-	return nil
+	return live
 }
 
 // takeOwnership, on the first update after an import, makes the provider
@@ -858,15 +721,11 @@ func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymen
 	ctx, cancel := context.WithTimeout(ctx, 3*kube.RequestTimeout)
 	defer cancel()
 	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj, op.Live)
-	switch {
-	case errors.Is(err, kube.ErrTakeoverChanges):
-		diags.AddWarning("Fields of the imported FlinkDeployment not taken over",
-			fmt.Sprintf("FlinkDeployment %s/%s: %s (it changed since the import), so the fields the provider manages stay co-owned "+
-				"by the tool that wrote them: a setting removed from the configuration may stay in the object. Run terraform "+
-				"apply -refresh-only, then apply again.", ns, name, err))
-		return op.Live
-	case err != nil:
-		addProblem(diags, "Taking over", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "Nothing in its spec was changed; apply again.")
+	if err != nil {
+		rep := kube.TakeOwnershipReport(ns, name, err)
+		if addReport(diags, "FlinkDeployment "+ns+"/"+name, rep); rep.Warning != "" {
+			return op.Live
+		}
 		return nil
 	}
 	private.Adopt = false

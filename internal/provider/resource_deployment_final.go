@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -67,116 +66,48 @@ func orWords(s, words string) string {
 }
 
 // planDestroy says what state survives a destroy
-// (flinkdeploy.DestroyKeeps). failed is what the last destroy's final
+// (flinkdeploy.PlanDestroy). failed is what the last destroy's final
 // savepoint ended with, when it did not complete
 // (kube.FinalSavepointFailedAnnotation, read into private state by Read).
 func planDestroy(ctx context.Context, state *deploymentModel, failed string, diags *diag.Diagnostics) {
-	id := state.Namespace.ValueString() + "/" + state.Name.ValueString()
-	js := state.JobState.ValueString()
-	switch flinkdeploy.DestroyKeeps(state.shape(), state.finalSavepointPossible(), failed != "") {
-	case flinkdeploy.DestroyCannotStop:
-		last := ""
-		if failed != "" {
-			last = " The last destroy's final savepoint did not complete (" + failed + ")."
-		}
-		diags.AddWarning("No final savepoint is possible now",
-			fmt.Sprintf("The job of FlinkDeployment %s is %s (lifecycle %s), not running, so no final savepoint can be taken before "+
-				"it is deleted.%s This destroy deletes it without a savepoint: the checkpoints it retained stay under %s "+
-				"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one), and the operator deletes its "+
-				"HA metadata with it. To keep a savepoint instead, do not apply this destroy: bring the job back to running and plan "+
-				"again.", id, js, orNoneState(state.LifecycleState.ValueString()), last, state.checkpointDir(ctx)))
-	case flinkdeploy.DestroyStopsAgain:
-		diags.AddWarning("Destroy takes a final savepoint, which failed last time",
-			fmt.Sprintf("Before FlinkDeployment %s is deleted, a final savepoint of its job is taken into %s. The last destroy's did not "+
-				"complete (%s); if this one fails too, the destroy is refused again and nothing is deleted. Set final_savepoint = false "+
-				"(and apply) to destroy without one.", id, state.savepointDir(ctx), failed))
-	case flinkdeploy.DestroyStops:
-		drain := "not drained (drain_on_destroy = false)"
-		if state.shape().FinalDrain(false) {
-			drain = "drained first (drain_on_destroy: every event-time timer and window fires)"
-		}
-		diags.AddWarning("Destroy stops the job with a final savepoint",
-			fmt.Sprintf("Before FlinkDeployment %s is deleted, the operator stops its running job with a savepoint into %s, %s, and "+
-				"the provider waits for it: nothing is processed after it. It is recorded in FlinkStateSnapshot %s-final-*, kept after "+
-				"the destroy; its path is reported. If the stop fails, the job runs on and the destroy is refused. Retained checkpoints "+
-				"stay under %s. Set final_savepoint = false (and apply) to destroy without one.",
-				id, state.savepointDir(ctx), drain, state.Name.ValueString(), state.checkpointDir(ctx)))
-	case flinkdeploy.DestroyCancels:
-		diags.AddWarning("Destroy without a final savepoint",
-			fmt.Sprintf("final_savepoint = false: the operator cancels the job of %s without a savepoint and deletes its HA metadata "+
-				"(ApplicationReconciler.cleanupInternal). Only the checkpoints retained under %s remain.", id, state.checkpointDir(ctx)))
+	if f, ok := flinkdeploy.PlanDestroy(state.shape(), state.finalFacts(ctx, failed)); ok {
+		addFinding(diags, f)
 	}
 }
 
-// finalSavepointPossible: the job as last read can give a final savepoint
-// (flinkdeploy.FinalSavepointPossible).
-func (m *deploymentModel) finalSavepointPossible() bool {
-	return flinkdeploy.FinalSavepointPossible(m.JobState.ValueString(), !m.JobState.IsUnknown(), m.LifecycleState.ValueString())
+// finalFacts is what the plan of a destroy or replacement of m names
+// (flinkdeploy.FinalFacts).
+func (m *deploymentModel) finalFacts(ctx context.Context, failed string) flinkdeploy.FinalFacts {
+	return flinkdeploy.FinalFacts{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
+		JobState: m.JobState.ValueString(), JobStateKnown: !m.JobState.IsUnknown(), Lifecycle: m.LifecycleState.ValueString(),
+		SavepointDir: m.savepointDir(ctx), CheckpointDir: m.checkpointDir(ctx), FinalSavepoint: m.FinalSavepoint.ValueBool(), Failed: failed}
+}
+
+// addFinding adds a plan's finding: a refusal names
+// job.initial_savepoint_path.
+func addFinding(diags *diag.Diagnostics, f flinkdeploy.Finding) {
+	if f.Refused {
+		diags.AddAttributeError(path.Root("job").AtName("initial_savepoint_path"), f.Summary, f.Detail)
+		return
+	}
+	diags.AddWarning(f.Summary, f.Detail)
 }
 
 // planReplace says what state survives a replacement and records, in the
 // plan's private data, what is replaced (see the comment at the top). What
-// the new job starts from is the domain's (flinkdeploy.Replacement); a
-// pinned job.initial_savepoint_path that would roll the state back past
-// the handover is refused.
+// the new job starts from, and the refusal of a pinned
+// job.initial_savepoint_path that would roll the state back past the
+// handover, are the domain's (flinkdeploy.PlanReplace).
 func planReplace(ctx context.Context, plan, state *deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) {
-	from := state.Namespace.ValueString() + "/" + state.Name.ValueString()
-	js := state.JobState.ValueString()
-	kind := flinkdeploy.Replacement(state.shape(), plan.shape(), state.finalSavepointPossible(), plan.restorePath().IsUnknown())
-	pinned := func(what string) {
-		diags.AddWarning("Replacement starts from job.initial_savepoint_path",
-			fmt.Sprintf("FlinkDeployment %s is replaced: %s, and the new deployment starts from job.initial_savepoint_path, as "+
-				"configured, not from a final savepoint.", from, what))
-	}
-	moved := ""
+	kind, f, ok := flinkdeploy.PlanReplace(state.shape(), plan.shape(), plan.Namespace.ValueString(), plan.restorePath().IsUnknown(),
+		state.finalFacts(ctx, ""))
 	if kind.Carries() {
 		// The handover, or (the old job not running now) whatever final
 		// savepoint the destroy half can still record.
-		private.ReplaceFrom = from
-		if plan.Namespace.ValueString() != state.Namespace.ValueString() {
-			// kube.CarriedSavepoint: the FlinkStateSnapshot stays with the
-			// deployment it was taken of (JobReference has no namespace).
-			moved = fmt.Sprintf(" Its FlinkStateSnapshot stays in %s, where the create in %s finds it by listing FlinkStateSnapshots in "+
-				"all namespaces; without that permission the destroy is refused before the savepoint.", state.Namespace.ValueString(),
-				plan.Namespace.ValueString())
-		}
+		private.ReplaceFrom = state.Namespace.ValueString() + "/" + state.Name.ValueString()
 	}
-	switch kind {
-	case flinkdeploy.ReplaceRollsBack:
-		diags.AddAttributeError(path.Root("job").AtName("initial_savepoint_path"), "Replacement would roll the job's state back",
-			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created). Its job is stopped with a final savepoint first, but "+
-				"job.initial_savepoint_path still names %s, the path this deployment was created from, and a new deployment restores "+
-				"job.initial_savepoint_path when it is set: the replacement would start from that older savepoint, dropping everything "+
-				"the job did since (or be refused after the old job is gone, if that savepoint was cleaned up). Nothing was changed. "+
-				"To carry the job's current state across, remove job.initial_savepoint_path from the configuration (and from "+
-				"lifecycle.ignore_changes, if it is listed there): the replacement then starts from the final savepoint. To restore "+
-				"%s on purpose, destroy this deployment first (terraform apply -destroy -target=...), then apply: the create restores it.",
-				from, plan.restorePath().ValueString(), plan.restorePath().ValueString()))
-	case flinkdeploy.ReplacePinned:
-		pinned("a final savepoint is taken first (kept)")
-	case flinkdeploy.ReplacePinnedNoFinal:
-		pinned(fmt.Sprintf("without a final savepoint (upgrade_mode %q, final_savepoint %v)", state.Job.UpgradeMode.ValueString(),
-			state.FinalSavepoint.ValueBool()))
-	case flinkdeploy.ReplacePinnedNotRunning:
-		pinned("its job is not running, so no final savepoint is taken")
-	case flinkdeploy.ReplaceWithoutState:
-		diags.AddWarning("Replacement starts without state",
-			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): without a final savepoint (upgrade_mode %q, "+
-				"final_savepoint %v) the new deployment's job starts from empty state, unless job.initial_savepoint_path says otherwise. "+
-				"Retained checkpoints stay under %s.", from, state.Job.UpgradeMode.ValueString(), state.FinalSavepoint.ValueBool(), state.checkpointDir(ctx)))
-	case flinkdeploy.ReplaceNothingToCarry:
-		diags.AddWarning("Replacement may start without state",
-			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created), but its job is %s (lifecycle %s), not running: no "+
-				"final savepoint can be taken, and the new deployment's job starts from empty state. Retained checkpoints stay "+
-				"under %s (data.flinkstate_latest_checkpoint with complete = true finds the newest complete one; set "+
-				"job.initial_savepoint_path to it to start from it).%s", from, js, orNoneState(state.LifecycleState.ValueString()),
-				state.checkpointDir(ctx), moved))
-	case flinkdeploy.ReplaceHandover:
-		diags.AddWarning("Replacement carries the job's state across",
-			fmt.Sprintf("FlinkDeployment %s is replaced (destroyed, then created): the operator stops its running job with a savepoint "+
-				"into %s (never drained) before the delete, and the new deployment's job starts from it (upgrade_savepoint_path shows "+
-				"the path): nothing the old job processed after the savepoint is processed again. If the stop fails, the job runs on "+
-				"and nothing is deleted.%s", from, state.savepointDir(ctx), moved))
+	if ok {
+		addFinding(diags, f)
 	}
 }
 
@@ -194,7 +125,7 @@ func planCarry(plan *deploymentModel, private *deploymentPrivate) {
 const finalStopNotRunningFor = 30 * time.Second
 
 // takeFinalSavepoint runs before a FlinkDeployment is deleted
-// (kube.FinalStop) and reports its end (finalStopReports). An error means
+// (kube.FinalStop) and reports its end (kube.FinalStopResult.Report). An error means
 // the delete must not happen. Only the object this resource owns (uid; ""
 // for any) is snapshotted: deleteOwned leaves another one of that name
 // alone.
@@ -209,115 +140,10 @@ func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Cli
 	if res.AnnotateErr != nil {
 		tflog.Warn(ctx, "recording the failed final savepoint on the FlinkDeployment", map[string]any{"error": res.AnnotateErr.Error()})
 	}
-	report, ok := finalStopReports[res.Kind]
-	if !ok {
-		return
+	at := kube.FinalStopPlaces{CheckpointDir: state.checkpointDir(ctx), HADir: state.haDir(ctx)}
+	if rep, ok := res.Report(q, at); ok {
+		addReport(diags, "FlinkDeployment "+q.Namespace+"/"+q.Name, rep)
 	}
-	f := finalStopFacts{q: q, res: res, state: state}
-	if report.warning != "" {
-		diags.AddWarning(report.warning, report.message(ctx, f))
-		return
-	}
-	addProblem(diags, "Destroying", "FlinkDeployment "+q.Namespace+"/"+q.Name, report.message(ctx, f), report.advice(ctx, f))
-}
-
-// finalStopFacts is what a final stop's report reads.
-type finalStopFacts struct {
-	q     kube.FinalStopRequest
-	res   kube.FinalStopResult
-	state *deploymentModel
-}
-
-func (f finalStopFacts) id() string { return f.q.Namespace + "/" + f.q.Name }
-
-// finalStopReport words one end of a final stop: a warning (its summary
-// and message), or a refusal of the destroy (no warning: addProblem with
-// message as its cause and advice as what to do).
-type finalStopReport struct {
-	warning         string
-	message, advice func(ctx context.Context, f finalStopFacts) string
-}
-
-// finalStopReports words each end of kube.FinalStop; FinalStopGone says
-// nothing.
-var finalStopReports = map[kube.FinalStopKind]finalStopReport{
-	kube.FinalStopUnreadable: {
-		message: func(_ context.Context, f finalStopFacts) string {
-			return "reading it before its final savepoint: " + readableAPIError(f.res.Err)
-		},
-		advice: func(context.Context, finalStopFacts) string {
-			return "Nothing was deleted. Apply again once the API server answers."
-		},
-	},
-	kube.FinalStopNotRunning: {
-		warning: "No final savepoint",
-		message: func(ctx context.Context, f finalStopFacts) string {
-			return fmt.Sprintf("The job of FlinkDeployment %s is %s (lifecycle %s), so no savepoint can be taken before it is deleted. "+
-				"The checkpoints it retained stay under %s (data.flinkstate_latest_checkpoint finds them).",
-				f.id(), orNoneState(f.res.Before.JobState), orNoneState(f.res.Before.LifecycleState), f.state.checkpointDir(ctx))
-		},
-	},
-	kube.FinalStopCarryUnlistable: {
-		message: func(_ context.Context, f finalStopFacts) string {
-			return "its replacement " + f.q.CarryTo + " is in another namespace, and would find the final savepoint (kept in " +
-				f.q.Namespace + ", with its deployment) by listing FlinkStateSnapshots in all namespaces, which failed: " + readableAPIError(f.res.Err)
-		},
-		advice: func(context.Context, finalStopFacts) string {
-			return "Nothing was deleted. Allow list on flinkstatesnapshots.flink.apache.org in all namespaces, or take a savepoint " +
-				"(flinkstate_snapshot) and set job.initial_savepoint_path of the new deployment to its path."
-		},
-	},
-	kube.FinalStopUnrecorded: {
-		message: func(_ context.Context, f finalStopFacts) string {
-			return "recording its final savepoint " + f.res.Path + " in a FlinkStateSnapshot: " + readableAPIError(f.res.Err)
-		},
-		advice: func(context.Context, finalStopFacts) string {
-			return "Nothing was deleted; the job is stopped (suspended) with that savepoint recorded in the FlinkDeployment's status, which the " +
-				"next destroy records again. Fix the cause and apply again, or set final_savepoint = false (and apply) to delete it without one."
-		},
-	},
-	// A final savepoint that did not complete: what the operator reported
-	// (the step's end and the deployment's status as it is now), what
-	// survives and the choices; the next destroy's plan says that no
-	// final savepoint is possible now (planDestroy).
-	kube.FinalStopFailed: {
-		message: func(_ context.Context, f finalStopFacts) string {
-			now := "its status could not be read again"
-			if f.res.AfterRead {
-				now = fmt.Sprintf("the operator now reports its job %s (lifecycle %s, JobManager %s)", orNoneState(f.res.After.JobState),
-					orNoneState(f.res.After.LifecycleState), orNoneState(f.res.AfterJobManager))
-			}
-			return fmt.Sprintf("its final savepoint did not complete (%s): %s; %s", f.res.Step, f.res.Err, now)
-		},
-		advice: func(ctx context.Context, f finalStopFacts) string {
-			next := "destroy again once it is fixed: a savepoint is taken then"
-			if f.res.AfterRead && f.res.After.JobState != "RUNNING" {
-				next = "bring the JobManager back until the job runs again, then destroy again: a savepoint is taken then. A destroy " +
-					"while the job is not running cannot take one: its plan says so, and it deletes the FlinkDeployment without a savepoint"
-			}
-			return fmt.Sprintf("Nothing was deleted. What survives today: the checkpoints the job retained under %s "+
-				"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one), and its HA metadata (under %s and "+
-				"in its ConfigMaps), which the operator deletes with the FlinkDeployment (ApplicationReconciler.cleanupInternal). Choices: "+
-				"%s; or set final_savepoint = false (and apply), then destroy: the FlinkDeployment is deleted without a savepoint, and "+
-				"a new deployment starts from the newest retained checkpoint through job.initial_savepoint_path.",
-				f.state.checkpointDir(ctx), f.state.haDir(ctx), next)
-		},
-	},
-	kube.FinalStopTaken: {
-		warning: "Final savepoint taken",
-		message: func(_ context.Context, f finalStopFacts) string {
-			how := "The job was stopped with it: nothing was processed after it."
-			if f.res.Drained {
-				how = "The job was stopped with it, drained (drain_on_destroy: every event-time timer and window fired first)."
-			}
-			next := "It is kept after the destroy; start a deployment from it with job.initial_savepoint_path."
-			if f.q.CarryTo != "" {
-				next = "The replacement " + f.q.CarryTo + " starts from it."
-			}
-			return fmt.Sprintf("FlinkDeployment %s: final savepoint %s (FlinkStateSnapshot %s/%s). %s %s", f.id(), f.res.Path, f.q.Namespace,
-				f.res.Snapshot, how, next)
-		},
-	},
 }
 
 // finalSavepointFormat is the format the final stop asks for: the
@@ -332,35 +158,27 @@ func (m *deploymentModel) finalSavepointFormat(ctx context.Context) string {
 	return format
 }
 
-func orNoneState(s string) string { return orWords(s, "(none)") }
+func orNoneState(s string) string { return kube.OrNone(s) }
 
 // findCarried is the path of a replacement's final savepoint that waits
-// for this create (deploymentOp.CarriedPath), when the create restores from
-// nothing else; "" otherwise.
+// for this create (deploymentOp.CarriedPath, kube.CarryTarget.Find), when
+// the create restores from nothing else; "" otherwise.
 func (r *deploymentResource) findCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) string {
 	if !plan.restorePath().IsNull() || plan.Job == nil {
 		return ""
 	}
-	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, plan.Namespace.ValueString(), plan.Name.ValueString())
-	if err != nil {
-		addProblem(diags, "Creating", "FlinkDeployment "+plan.Namespace.ValueString()+"/"+plan.Name.ValueString(),
-			"looking for the final savepoint of the deployment it replaces: "+err.Error(), "Nothing was created. Apply again.")
-		return ""
+	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
+	p, rep, ok := kube.CarryTarget{Namespace: ns, Name: name}.Find(ctx, c.Dynamic)
+	if !ok {
+		addReport(diags, "FlinkDeployment "+ns+"/"+name, rep)
 	}
-	return carried.Path
+	return p
 }
 
-// consumeCarried marks the final savepoint a create started from (path) as used.
-func consumeCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, path string, diags *diag.Diagnostics) {
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	carried, err := kube.CarriedSavepoint(ctx, c.Dynamic, ns, name)
-	if err == nil && carried.Snapshot != "" && carried.Path == path {
-		err = kube.ConsumeCarry(ctx, c.Dynamic, carried.Namespace, carried.Snapshot)
-	}
-	if err != nil {
-		diags.AddWarning("Final savepoint not marked as used",
-			fmt.Sprintf("FlinkDeployment %s/%s started from %s, but its FlinkStateSnapshot still names it as its replacement: %s. Remove "+
-				"the annotation %s from it, or a later create of %s/%s would start from it again.", ns, name, path, err,
-				kube.CarryToAnnotation, ns, name))
+// consumeCarried marks the final savepoint the create of ns/name started
+// from (path) as used (kube.CarryTarget.Consume).
+func consumeCarried(ctx context.Context, c *kube.Client, ns, name, path string, diags *diag.Diagnostics) {
+	if rep, failed := (kube.CarryTarget{Namespace: ns, Name: name}).Consume(ctx, c.Dynamic, path); failed {
+		addReport(diags, "", rep)
 	}
 }

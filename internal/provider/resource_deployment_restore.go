@@ -79,7 +79,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []
 		// That the job restarts, and with what state
 		// (flinkdeploy.Spec.UpgradeChanges, flinkdeploy.UpgradeNotice).
 		changes := prior.Spec.UpgradeChanges(*planned.Spec)
-		if summary, detail := flinkdeploy.UpgradeNotice(state.shape(), plan.shape(), changes); summary != "" {
+		if summary, detail := flinkdeploy.UpgradeNotice(prior, planned, changes); summary != "" {
 			diags.AddWarning(summary, detail)
 		}
 	}

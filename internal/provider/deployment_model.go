@@ -301,11 +301,11 @@ func (m *deploymentModel) shape() flinkdeploy.Desired {
 
 // desired is shape with the spec the provider writes (nil while part of
 // it is unknown); unwritten: the provider defaults an imported object
-// lacked.
+// lacked. A spec that cannot be converted without error is nil too.
 func (m *deploymentModel) desired(ctx context.Context, unwritten []string) flinkdeploy.Desired {
 	d := m.shape()
 	var diags diag.Diagnostics
-	if s, ok := m.spec(ctx, unwritten, &diags); ok {
+	if s, ok := m.spec(ctx, unwritten, &diags); ok && !diags.HasError() {
 		d.Spec = &s
 	}
 	return d

@@ -284,21 +284,27 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	_, _, ok := planConfiguration(ctx, &plan, state, replacing, unwritten, stateUnwritten,
 		func(in flinkconf.Input) { r.planDeployment(plan, in, &resp.Diagnostics) }, &resp.Diagnostics)
+	// The prior desired deployment, converted once for the plan's
+	// decisions (planRestore, planNotRunningUpgrade, specEqual).
+	var prior flinkdeploy.Desired
+	if state != nil {
+		prior = state.desired(ctx, stateUnwritten)
+	}
 	if !ok {
-		planRestore(ctx, &plan, state, unwritten, &resp.Diagnostics)
+		planRestore(ctx, &plan, state, prior, unwritten, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.planRestores(ctx, &plan, state, replacing, unwritten, private, &resp.Diagnostics)
+	planned := r.planRestores(ctx, &plan, state, prior, replacing, unwritten, private, &resp.Diagnostics)
 	// An update, or a wait that did not end (wait pending) and makes an
 	// update whose apply waits again: the operator decides the status again.
 	// Any other update (timeouts, final_savepoint) writes the object too and
 	// reads the status back, which the operator may have changed since the
 	// refresh: it is not known before the apply either.
-	if state != nil && (!deploymentSpecEqual(ctx, plan, unwritten, *state, stateUnwritten) || private.WaitPending != "" ||
+	if state != nil && (!specEqual(prior, planned) || private.WaitPending != "" ||
 		!req.Plan.Raw.Equal(req.State.Raw)) {
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
@@ -376,15 +382,18 @@ func planUnwritten(plan, state *deploymentModel, private *deploymentPrivate) []s
 // it before anything is written: a replacement's handover of the running
 // job against its newest checkpoint (preflightHandover), a redeploy's
 // job.initial_savepoint_path (preflightPath, again at apply), and an
-// upgrade of a job that is not running (planNotRunningUpgrade).
-func (r *deploymentResource) planRestores(ctx context.Context, plan, state *deploymentModel, replacing bool, unwritten []string,
-	private *deploymentPrivate, diags *diag.Diagnostics) {
+// upgrade of a job that is not running (planNotRunningUpgrade). prior is
+// the state's desired deployment; planned, the plan's, converted once its
+// nonce is planned (zero on create).
+func (r *deploymentResource) planRestores(ctx context.Context, plan, state *deploymentModel, prior flinkdeploy.Desired, replacing bool,
+	unwritten []string, private *deploymentPrivate, diags *diag.Diagnostics) (planned flinkdeploy.Desired) {
 	if replacing {
 		// A replacement plans a new object (Terraform plans it again with a
 		// null prior state); the old one's changes are not upgrades.
-		planRestore(ctx, plan, nil, unwritten, diags)
+		planRestore(ctx, plan, nil, flinkdeploy.Desired{}, unwritten, diags)
+		planned = plan.desired(ctx, unwritten)
 	} else {
-		planRestore(ctx, plan, state, unwritten, diags)
+		planned = planRestore(ctx, plan, state, prior, unwritten, diags)
 	}
 	if replacing && private.ReplaceFrom != "" && state.JobState.ValueString() == "RUNNING" && plan.restorePath().IsNull() {
 		r.preflightHandover(ctx, plan, state, diags)
@@ -396,8 +405,9 @@ func (r *deploymentResource) planRestores(ctx context.Context, plan, state *depl
 			kube.RequestTimeout, diags)
 	}
 	if state != nil && !replacing {
-		planNotRunningUpgrade(ctx, plan, state, unwritten, private.RecordedSavepoint, diags)
+		planNotRunningUpgrade(plan, state, prior, planned, private.RecordedSavepoint, diags)
 	}
+	return planned
 }
 
 // planMode plans mode: unset, native, the operator's default; not written
@@ -421,15 +431,13 @@ func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentM
 	}
 }
 
-// deploymentSpecEqual tells whether the plan writes the same object as the
-// state describes: their rendered specs are equal (status attributes,
-// timeouts and wait_for aside). Anything unknown is a change. ua and ub are
-// their provider defaults an imported object lacked.
-func deploymentSpecEqual(ctx context.Context, a deploymentModel, ua []string, b deploymentModel, ub []string) bool {
-	var diags diag.Diagnostics
-	sa, okA := a.spec(ctx, ua, &diags)
-	sb, okB := b.spec(ctx, ub, &diags)
-	return okA && okB && !diags.HasError() && sa.Equal(sb)
+// specEqual tells whether the plan writes the same object as the state
+// describes: their rendered specs (flinkdeploy.Desired.Spec, with the
+// provider defaults an imported object lacked left out) are equal (status
+// attributes, timeouts and wait_for aside). Anything unknown (no spec) is
+// a change.
+func specEqual(prior, planned flinkdeploy.Desired) bool {
+	return prior.Spec != nil && planned.Spec != nil && prior.Spec.Equal(*planned.Spec)
 }
 
 // apply creates (op.Create) or updates the FlinkDeployment, then waits

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,4 +64,51 @@ func TestAccDeployment_planWarnsNoExplicitMaxParallelism(t *testing.T) {
 			}},
 		}},
 	})
+}
+
+// An upgrade of a savepoint-mode job with
+// kubernetes.operator.job.upgrade.last-state-fallback.enabled = "false":
+// the plan's upgrade warning reads the setting from the planned spec
+// (flinkdeploy.UpgradeNotice) and does not say the operator falls back to
+// the latest checkpoint.
+func TestAccDeployment_planWarnsUpgradeWithoutFallback(t *testing.T) {
+	skipUnlessAcc(t)
+	ns := testNamespace(t)
+	startOperator(t, ns)
+	rec := &diagRecorder{}
+	cfg := func(image string) string {
+		c := deploymentConfig(ns, image, `  flink_configuration = { "kubernetes.operator.job.upgrade.last-state-fallback.enabled" = "false" }`)
+		return strings.Replace(c, `upgrade_mode = "last-state"`, `upgrade_mode = "savepoint"`, 1)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: rec.factories(),
+		CheckDestroy:             checkDeploymentGone(t, ns),
+		Steps: []resource.TestStep{
+			{Config: cfg("flink:2.2.1-java17")},
+			{
+				PreConfig:          rec.reset,
+				Config:             cfg("flink:2.2.1-java21"),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(depAddr, plancheck.ResourceActionUpdate),
+					rec.planWarning("The operator will restart the job", "stops it with a savepoint and restores from that savepoint."),
+					recordedNoPlanWarning{rec: rec, parts: []string{"last-state-fallback"}},
+				}},
+			},
+		},
+	})
+}
+
+// recordedNoPlanWarning is a plan check that no resource plan answered
+// with a warning matching parts.
+type recordedNoPlanWarning struct {
+	rec   *diagRecorder
+	parts []string
+}
+
+func (c recordedNoPlanWarning) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	if found := c.rec.find("PlanResourceChange", true, c.parts...); len(found) > 0 {
+		resp.Error = fmt.Errorf("a plan warning matches %q: %s", c.parts, found[0])
+	}
 }

@@ -38,9 +38,13 @@ func nextNonce(state *deploymentModel) types.Int64 {
 }
 
 // planRestore fills savepoint_redeploy_nonce and upgrade_savepoint_path in
-// the plan and warns about what restoring does. state is nil on create.
-// unwritten: the provider defaults an imported object lacked.
-func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
+// the plan and warns about what restoring does. state is nil on create;
+// prior is its desired deployment with its spec (state.desired, once per
+// plan). unwritten: the provider defaults an imported object lacked.
+// planned is the plan's desired deployment with its spec, converted once
+// the nonce is planned (the zero value on create).
+func planRestore(ctx context.Context, plan, state *deploymentModel, prior flinkdeploy.Desired, unwritten []string,
+	diags *diag.Diagnostics) (planned flinkdeploy.Desired) {
 	opts := flinkdeploy.RestoreOptions{PathSet: !plan.restorePath().IsNull()}
 	if plan.Job != nil {
 		opts.AllowNonRestoredState, opts.ClaimMode = plan.Job.AllowNonRestoredState.ValueBool(), plan.Job.ClaimMode.ValueString()
@@ -56,7 +60,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []
 			// create has neither prior state nor private data.
 			plan.UpgradeSavepoint = types.StringUnknown()
 		}
-		return
+		return planned
 	}
 	// The spec changes the operator refuses on an existing deployment
 	// (flinkdeploy.Refusals), refused at plan: its rejection would leave
@@ -71,7 +75,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []
 		addNotices(diags, flinkdeploy.RedeployNotice(plan.RedeployNonce.ValueInt64(), plan.restorePath().ValueString()))
 	}
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
-	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
+	planned = plan.desired(ctx, unwritten)
 	if flinkdeploy.TakesUpgradeSavepoint(prior, planned) {
 		plan.UpgradeSavepoint = types.StringUnknown()
 	}
@@ -79,10 +83,11 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, unwritten []
 		// That the job restarts, and with what state
 		// (flinkdeploy.Spec.UpgradeChanges, flinkdeploy.UpgradeNotice).
 		changes := prior.Spec.UpgradeChanges(*planned.Spec)
-		if summary, detail := flinkdeploy.UpgradeNotice(state.shape(), plan.shape(), changes); summary != "" {
+		if summary, detail := flinkdeploy.UpgradeNotice(prior, planned, changes); summary != "" {
 			diags.AddWarning(summary, detail)
 		}
 	}
+	return planned
 }
 
 // restoresOnUpdate tells whether an update restores state, and from which
@@ -227,10 +232,10 @@ func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube
 // savepoint can be taken and what the new spec starts from
 // (flinkdeploy.NotRunningNotice). recorded is the savepoint the operator
 // had on record when the deployment was last read (kube.RecordedSavepoint).
-func planNotRunningUpgrade(ctx context.Context, plan, state *deploymentModel, unwritten []string, recorded string, diags *diag.Diagnostics) {
+// prior and planned: the state's and the plan's desired deployments.
+func planNotRunningUpgrade(plan, state *deploymentModel, prior, planned flinkdeploy.Desired, recorded string, diags *diag.Diagnostics) {
 	if state == nil || state.JobState.IsUnknown() {
 		return
 	}
-	prior, planned := state.desired(ctx, unwritten), plan.desired(ctx, unwritten)
 	addNotices(diags, flinkdeploy.NotRunningNotice(plan.subject(), prior, planned, state.JobState.ValueString(), recorded)...)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -47,7 +49,11 @@ func TestPlanRestore_nonce(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var d diag.Diagnostics
-			planRestore(ctx, c.plan, c.state, nil, &d)
+			var prior flinkdeploy.Desired
+			if c.state != nil {
+				prior = c.state.desired(ctx, nil)
+			}
+			planRestore(ctx, c.plan, c.state, prior, nil, &d)
 			if !c.plan.RedeployNonce.Equal(c.wantNonce) {
 				t.Errorf("nonce %s, want %s", c.plan.RedeployNonce, c.wantNonce)
 			}
@@ -64,7 +70,7 @@ func TestPlanRestore_warnings(t *testing.T) {
 	m.Job.AllowNonRestoredState = types.BoolValue(true)
 	m.Job.ClaimMode = types.StringValue("CLAIM")
 	var d diag.Diagnostics
-	planRestore(context.Background(), m, nil, nil, &d)
+	planRestore(context.Background(), m, nil, flinkdeploy.Desired{}, nil, &d)
 	w := warnings(d)
 	for _, want := range []string{"State may be dropped on restore", "Flink may delete the restored snapshot"} {
 		if !strings.Contains(w, want) {

@@ -39,6 +39,15 @@ func savepointFormat(backend, requested string) string {
 	return format
 }
 
+// newJob is what the new job's configuration cfg asks of any restore:
+// its parallelism, the per-operator overrides, its explicit max
+// parallelism and its Flink version; each pre-flight adds the rest.
+func newJob(parallelism int, cfg map[string]string, flinkVersion string) Desired {
+	want := Desired{Parallelism: parallelism, Overrides: flinkconf.ParallelismOverrides(cfg), FlinkVersion: flinkVersion}
+	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(cfg)
+	return want
+}
+
 func warning(path []string, summary, detail string) flinkconf.Finding {
 	return flinkconf.Finding{Severity: flinkconf.Warning, Path: path, Summary: summary, Detail: detail}
 }
@@ -90,13 +99,8 @@ func (u Upgrade) Applies() bool {
 // Desired is what the upgrade asks of the restore.
 func (u Upgrade) Desired() Desired {
 	newCfg, oldCfg := u.PlannedConfig, u.PriorConfig
-	want := Desired{
-		Parallelism:         u.Parallelism,
-		PreviousParallelism: u.PreviousParallelism,
-		Overrides:           flinkconf.ParallelismOverrides(newCfg),
-		FlinkVersion:        u.Planned.FlinkVersion,
-	}
-	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(newCfg)
+	want := newJob(u.Parallelism, newCfg, u.Planned.FlinkVersion)
+	want.PreviousParallelism = u.PreviousParallelism
 	want.PreviousMaxParallelism, _ = flinkconf.ExplicitMaxParallelism(oldCfg)
 	backend, previous := backendOf(newCfg), backendOf(oldCfg)
 	// The operator takes a savepoint-mode upgrade's savepoint with its
@@ -191,14 +195,8 @@ type Path struct {
 
 // Desired is what the restore from the path asks of it.
 func (p Path) Desired() Desired {
-	want := Desired{
-		Parallelism:  p.Parallelism,
-		Overrides:    flinkconf.ParallelismOverrides(p.Config),
-		FlinkVersion: p.FlinkVersion,
-		Backend:      backendOf(p.Config),
-		FromPath:     true,
-	}
-	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(p.Config)
+	want := newJob(p.Parallelism, p.Config, p.FlinkVersion)
+	want.Backend, want.FromPath = backendOf(p.Config), true
 	return want
 }
 
@@ -257,13 +255,8 @@ type Handover struct {
 
 // Desired is what the new job asks of the savepoint.
 func (h Handover) Desired() Desired {
-	want := Desired{
-		Parallelism:  h.Parallelism,
-		Overrides:    flinkconf.ParallelismOverrides(h.PlannedConfig),
-		FlinkVersion: h.FlinkVersion,
-		FromPath:     true,
-	}
-	want.MaxParallelism, _ = flinkconf.ExplicitMaxParallelism(h.PlannedConfig)
+	want := newJob(h.Parallelism, h.PlannedConfig, h.FlinkVersion)
+	want.FromPath = true
 	want.Backend = backendOf(h.PlannedConfig)
 	want.PreviousBackend = backendOf(h.PriorConfig)
 	format := h.Format

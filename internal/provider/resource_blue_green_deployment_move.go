@@ -394,7 +394,7 @@ func (r *blueGreenResource) sayMovePlan(ctx context.Context, plan *blueGreenMode
 	case flinkdeploy.MoveRefusedNotRunning:
 		// takeFinalSavepoint: no savepoint of a job that is not running.
 		addProblem(diags, "Moving", what, fmt.Sprintf("the job of FlinkDeployment %s is %s (lifecycle %s), not running, so no savepoint of "+
-			"it can be taken to hand over", mv.id(), orNoneState(f.JobState), orNoneState(f.LifecycleState)),
+			"it can be taken to hand over", mv.id(), kube.OrNone(f.JobState), kube.OrNone(f.LifecycleState)),
 			"Nothing was changed. Bring the job back to running (remove the moved block and apply the flinkstate_deployment) and plan "+
 				"the move again; or, to start the blue/green deployment from a retained checkpoint, set job.initial_savepoint_path to it "+
 				"(data.flinkstate_latest_checkpoint with complete = true finds the newest complete one).")
@@ -551,7 +551,7 @@ func (r *blueGreenResource) stopAndDeleteOld(ctx context.Context, op *moveOp) bo
 	}
 	if err := kube.DeleteOwnedAndWait(ctx, op.c.Dynamic, kube.FlinkDeploymentGVR, mv.Namespace, mv.Name, ktypes.UID(mv.UID), op.timeout); err != nil {
 		addProblem(diags, "Moving", op.what, "deleting the FlinkDeployment: "+err.Error(),
-			"Its job is stopped; its savepoint "+orNoneState(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
+			"Its job is stopped; its savepoint "+kube.OrNone(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
 		return false
 	}
 	mv.OldDeleted = true
@@ -606,7 +606,7 @@ func createMovedBlueGreen(ctx context.Context, c *kube.Client, plan *blueGreenMo
 	created, err := kube.Create(ctx, c.Dynamic, kube.FlinkBlueGreenDeploymentGVR, obj)
 	if created == nil {
 		addProblem(&resp.Diagnostics, "Moving", what, "creating the FlinkBlueGreenDeployment: "+readableAPIError(err),
-			"The old job is stopped and deleted; its savepoint "+orNoneState(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
+			"The old job is stopped and deleted; its savepoint "+kube.OrNone(mv.Savepoint)+" is kept. Apply again: the move goes on from it.")
 		return nil
 	}
 	// The FlinkBlueGreenDeployment is this resource's object from now on.

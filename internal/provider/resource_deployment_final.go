@@ -158,8 +158,6 @@ func (m *deploymentModel) finalSavepointFormat(ctx context.Context) string {
 	return format
 }
 
-func orNoneState(s string) string { return kube.OrNone(s) }
-
 // findCarried is the path of a replacement's final savepoint that waits
 // for this create (deploymentOp.CarriedPath, kube.CarryTarget.Find), when
 // the create restores from nothing else; "" otherwise.

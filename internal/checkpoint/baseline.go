@@ -9,8 +9,10 @@ import (
 // live object reports before the change and the newest completed
 // checkpoint id of that job (0 for none; -1: it could not be read). A job
 // that keeps its id across the change (a last-state upgrade: the operator
-// resumes the same job from its HA metadata) numbers its checkpoints on
-// from there.
+// resumes the same job from its HA metadata, and rotates the job id only
+// on a deploy that is not last-state: flink-kubernetes-operator
+// release-1.15.0, ApplicationReconciler.setJobIdIfNecessary) numbers its
+// checkpoints on from there.
 type Baseline struct {
 	JobID string
 	After int64

@@ -75,6 +75,15 @@ type deploymentOp struct {
 	// flinkdeploy.ShapeConfiguration).
 	Unwritten []string
 	Live      *unstructured.Unstructured
+	// derived is what this operation expanded and derived (deriveWant),
+	// once: render writes it without deriving again.
+	derived *derivedWant
+}
+
+// derivedWant is a Want with what its Derive gave.
+type derivedWant struct {
+	w flinkdeploy.Want
+	d flinkdeploy.Derived
 }
 
 // upgradeSPModel is the savepoint_before_upgrade block.
@@ -245,6 +254,11 @@ func (m *deploymentModel) derive(ctx context.Context, op *deploymentOp, diags *d
 // Unknown at plan (inputs known only now): spelled as the live object has
 // it.
 func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (flinkdeploy.Want, flinkdeploy.Derived, bool) {
+	if op.derived != nil {
+		// Derived earlier in this operation (Update, before its checks):
+		// the model already holds the flattened values.
+		return op.derived.w, op.derived.d, true
+	}
 	w, ok := m.expand(ctx, op.Unwritten, diags)
 	if !ok {
 		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
@@ -260,8 +274,11 @@ func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diag
 	if diags.HasError() {
 		return w, d, false
 	}
-	m.flatten(ctx, w, d, diags)
-	return w, d, !diags.HasError()
+	if m.flatten(ctx, w, d, diags); diags.HasError() {
+		return w, d, false
+	}
+	op.derived = &derivedWant{w, d}
+	return w, d, true
 }
 
 // liveConfiguration is a copy of a live object's spec.flinkConfiguration

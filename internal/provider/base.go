@@ -12,8 +12,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/awsclient"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
@@ -131,4 +134,27 @@ func timeoutsBlock(ctx context.Context, opts timeouts.Opts, what string) rschema
 	}
 	b.Attributes = attrs
 	return b
+}
+
+// env is what the deployment operations (internal/deployop) call: this
+// provider's clients, its AWS bounds and its wording of AWS errors.
+func (m *meta) env() deployop.Env {
+	return deployop.Env{
+		Kube: func() (dynamic.Interface, error) {
+			c, err := m.Kube()
+			if err != nil {
+				return nil, err
+			}
+			return c.Dynamic, nil
+		},
+		S3: func(ctx context.Context) (checkpoint.S3Reader, error) {
+			a, err := m.AWS(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return a.S3, nil
+		},
+		Bound: m.boundAWS,
+		Words: awsErr,
+	}
 }

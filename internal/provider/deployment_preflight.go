@@ -35,8 +35,7 @@ func (m *deploymentModel) subject() string {
 	return "FlinkDeployment " + m.Namespace.ValueString() + "/" + m.Name.ValueString()
 }
 
-// effectiveConfig is effective_flink_configuration; nil when it does not
-// convert.
+// effectiveConfig is effective_flink_configuration, nil when it does not convert.
 func (m *deploymentModel) effectiveConfig(ctx context.Context) map[string]string {
 	var d diag.Diagnostics
 	if cfg := stringMap(ctx, m.EffectiveConfig, &d); !d.HasError() {
@@ -45,8 +44,7 @@ func (m *deploymentModel) effectiveConfig(ctx context.Context) map[string]string
 	return nil
 }
 
-// preflightRestore is the restore pre-flight of an update of the running
-// job (state's), before it is written: deployop.Env.PreflightUpgrade.
+// preflightRestore is deployop.Env.PreflightUpgrade: plan updates state's running job.
 func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, timeout time.Duration, diags *diag.Diagnostics) {
 	u := preflight.Upgrade{Subject: plan.subject(), Prior: state.desired(ctx, unwritten), Planned: plan.desired(ctx, unwritten)}
 	if diags.HasError() || !u.Applies() { // Applies: both have a job block
@@ -57,8 +55,7 @@ func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *
 	addNotices(diags, r.meta.env().PreflightUpgrade(ctx, u, timeout)...)
 }
 
-// preflightPath is the restore pre-flight on a restore from target, proven
-// complete (what names it): deployop.Env.PreflightPath.
+// preflightPath is deployop.Env.PreflightPath: plan restores target (what names it).
 func (r *deploymentResource) preflightPath(ctx context.Context, plan *deploymentModel, target, what string, create, carried bool, timeout time.Duration, diags *diag.Diagnostics) {
 	if !diags.HasError() && plan.Job != nil {
 		addNotices(diags, r.meta.env().PreflightPath(ctx, preflight.Path{Subject: plan.subject(), Target: target, What: what, Create: create,
@@ -66,21 +63,18 @@ func (r *deploymentResource) preflightPath(ctx context.Context, plan *deployment
 	}
 }
 
-// preflightHandover is, at plan, the pre-flight of a replacement that
-// carries the job's state across (preflight.Replacement).
+// preflightHandover is the pre-flight of a replacement that carries the job's state across.
 func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state *deploymentModel, diags *diag.Diagnostics) {
 	if state != nil && state.Job != nil {
 		r.preflightSavepointHandover(ctx, plan, state, state.finalSavepointFormat(ctx), preflight.Replacement(state.subject()), diags)
 	}
 }
 
-// savepointHandover words a handover through a savepoint of the running
-// job for the pre-flight's messages (Subject, How, Skipped).
+// savepointHandover words a handover through a savepoint of the running job.
 type savepointHandover = preflight.Handover
 
-// preflightSavepointHandover is the pre-flight of a new job (plan's) started
-// from a savepoint of the running one (state's), taken in format ("" for
-// the deployment's own): deployop.Env.PreflightHandover.
+// preflightSavepointHandover is deployop.Env.PreflightHandover: plan's job starts from a
+// savepoint of state's running one, taken in format ("" for the deployment's own).
 func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, state *deploymentModel, format string, h savepointHandover, diags *diag.Diagnostics) {
 	if diags.HasError() || plan.Job == nil || state.Job == nil || plan.EffectiveConfig.IsUnknown() || plan.Job.Parallelism.IsUnknown() {
 		return
@@ -90,8 +84,7 @@ func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, sta
 	addNotices(diags, b.meta.env().PreflightHandover(ctx, h, state.JobID.ValueString(), kube.RequestTimeout)...)
 }
 
-// baseline reads, before the spec is written, what wait_for = "checkpoint"
-// compares with: deployop.Env.Baseline.
+// baseline is deployop.Env.Baseline, read before the spec is written.
 func (r *deploymentResource) baseline(ctx context.Context, plan *deploymentModel, live *unstructured.Unstructured, diags *diag.Diagnostics) checkpoint.Baseline {
 	b, warning := r.meta.env().Baseline(ctx, plan.shape(), live, plan.effectiveConfig(ctx))
 	if warning != "" {
@@ -100,9 +93,8 @@ func (r *deploymentResource) baseline(ctx context.Context, plan *deploymentModel
 	return b
 }
 
-// waitCheckpoint is the end of wait_for = "checkpoint", a checkpoint of the
-// job completed after the change (deployop.Env.WaitCheckpoint): false, with
-// the error in diags, when none did before until or the job failed.
+// waitCheckpoint is deployop.Env.WaitCheckpoint, the end of wait_for = "checkpoint":
+// false, with the error in diags, when none completed before until or the job failed.
 func (r *deploymentResource) waitCheckpoint(ctx context.Context, c *kube.Client, plan *deploymentModel, base checkpoint.Baseline, jobID string, until time.Time, diags *diag.Diagnostics) bool {
 	cp, rep, err := r.meta.env().WaitCheckpoint(ctx, c.Dynamic, deployop.CheckpointWait{Namespace: plan.Namespace.ValueString(),
 		Name: plan.Name.ValueString(), JobID: jobID, Config: plan.effectiveConfig(ctx), Base: base, Until: until})

@@ -37,11 +37,8 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 	}
 }
 
-// specChecks are the validate-time checks of a FlinkDeployment spec,
-// flinkstate_deployment's and a blue/green template's: the keys of the two
-// configuration maps (flinkconf.SensitiveKeys) and flinkconf's findings
-// on the configuration and the pod template (errors only: warnings come
-// once, from ModifyPlan). ok is false while an input is unknown.
+// specChecks are the validate-time checks of a FlinkDeployment spec (both resources'):
+// flinkconf's, errors only (warnings come once, from ModifyPlan). ok is false while an input is unknown.
 func specChecks(ctx context.Context, m *deploymentSpecModel, diags *diag.Diagnostics) (flinkconf.Input, bool) {
 	addNotices(diags, flinkconf.SensitiveKeys(m.FlinkConfiguration.Elements(), m.SensitiveConfig.Elements())...)
 	var d diag.Diagnostics
@@ -55,9 +52,8 @@ func specChecks(ctx context.Context, m *deploymentSpecModel, diags *diag.Diagnos
 	return in, true
 }
 
-// planSpecChecks are the plan-time checks of a FlinkDeployment spec that
-// both resources make besides flinkconf's (planIdentity, the pod
-// template's): state is the prior spec, nil for a new object.
+// planSpecChecks are the plan-time checks of a spec both resources make besides
+// flinkconf's, planIdentity and the pod template's; state is nil for a new object.
 func planSpecChecks(plan, state *deploymentModel, in flinkconf.Input, diags *diag.Diagnostics) {
 	if plan.JobManager != nil {
 		addNotices(diags, flinkdeploy.StandbyWithoutHA(plan.JobManager.Replicas.ValueInt64(), in.HAEnabled())...)
@@ -84,11 +80,8 @@ func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.I
 	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = d
 }
 
-// planCredentials relates a spec's identity to the ServiceAccounts this
-// run planned (both resources'; what names the resource, e.g.
-// "flinkstate_deployment orders"): Pod Identity on an IRSA account
-// (podIdentityUser), an IRSA role no credentials class uses
-// (flinkdeploy.UnusedIRSARole).
+// planCredentials relates a spec's identity to the ServiceAccounts this run planned (what
+// names the resource): Pod Identity on an IRSA account, an IRSA role no class uses.
 func (r *resourceBase) planCredentials(plan *deploymentSpecModel, what string, diags *diag.Diagnostics) {
 	if plan.Identity.ValueString() == flinkconf.IdentityPodIdentity {
 		r.podIdentityUser(plan.Namespace, plan.ServiceAccount, "identity = \"pod_identity\" on "+what, path.Root("identity"), diags)

@@ -53,9 +53,9 @@ type CheckpointWait struct {
 	Until                  time.Time
 }
 
-// waitingFor is the verb of the wait's problems ("Waiting for a checkpoint
+// checkpointWaitVerb is the verb of the wait's problems ("Waiting for a checkpoint
 // of FlinkDeployment ns/name failed").
-const waitingFor = "Waiting for a checkpoint of"
+const checkpointWaitVerb = "Waiting for a checkpoint of"
 
 // WaitCheckpoint waits for w's checkpoint, and for its _metadata to read
 // (checkpoint.WaitNew, kube.JobWatch): it returns the checkpoint, or the
@@ -67,7 +67,7 @@ func (e Env) WaitCheckpoint(ctx context.Context, dyn dynamic.Interface, w Checkp
 	defer cancel()
 	bucket, dir, ok := checkpoint.StoreOf(w.Config)
 	if cause, todo := checkpoint.WaitUnready(w.JobID, ok); cause != "" {
-		return nil, &kube.Report{Verb: waitingFor, Detail: cause, Advice: todo}, nil
+		return nil, &kube.Report{Verb: checkpointWaitVerb, Detail: cause, Advice: todo}, nil
 	}
 	s3, err := e.S3(ctx)
 	if err != nil {
@@ -81,7 +81,7 @@ func (e Env) WaitCheckpoint(ctx context.Context, dyn dynamic.Interface, w Checkp
 		Every: checkpointPoll, CallTimeout: kube.RequestTimeout}, watch.Still)
 	if err != nil {
 		cause, todo := watch.NoCheckpoint(err)
-		return nil, &kube.Report{Verb: waitingFor, Detail: cause, Advice: todo}, nil
+		return nil, &kube.Report{Verb: checkpointWaitVerb, Detail: cause, Advice: todo}, nil
 	}
 	return cp, nil, nil
 }

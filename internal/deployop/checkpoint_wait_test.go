@@ -14,9 +14,9 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 )
 
-// deployment is FlinkDeployment ns/orders whose operator reports job id
+// liveDeployment is FlinkDeployment ns/orders whose operator reports job id
 // and job state.
-func deployment(id, state string) *unstructured.Unstructured {
+func liveDeployment(id, state string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
 		"metadata": map[string]any{"name": "orders", "namespace": "ns"},
@@ -29,13 +29,13 @@ func deployment(id, state string) *unstructured.Unstructured {
 // cannot be read is -1, with the warning that says what the wait does.
 func TestBaseline(t *testing.T) {
 	waits := flinkdeploy.Desired{HasJob: true, WaitFor: flinkdeploy.WaitCheckpoint}
-	s := checkpointed(t)
-	b, warning := env(s).Baseline(context.Background(), waits, deployment(job, "RUNNING"), store)
-	if b != (checkpoint.Baseline{JobID: job, After: 3}) || warning != "" {
+	s := checkpointedBucket(t)
+	b, warning := preflightEnv(s).Baseline(context.Background(), waits, liveDeployment(preflightJob, "RUNNING"), preflightStore)
+	if b != (checkpoint.Baseline{JobID: preflightJob, After: 3}) || warning != "" {
 		t.Errorf("read: %+v %q", b, warning)
 	}
-	b, warning = env(nil).Baseline(context.Background(), waits, deployment(job, "RUNNING"), store)
-	if b != (checkpoint.Baseline{JobID: job, After: -1}) || warning != checkpoint.BaselineWarning("no AWS credentials", true) {
+	b, warning = preflightEnv(nil).Baseline(context.Background(), waits, liveDeployment(preflightJob, "RUNNING"), preflightStore)
+	if b != (checkpoint.Baseline{JobID: preflightJob, After: -1}) || warning != checkpoint.BaselineWarning("no AWS credentials", true) {
 		t.Errorf("no client: %+v %q", b, warning)
 	}
 	calls := s.calls
@@ -44,12 +44,12 @@ func TestBaseline(t *testing.T) {
 		live *unstructured.Unstructured
 		cfg  map[string]string
 	}{
-		"wait_for running":        {flinkdeploy.Desired{HasJob: true, WaitFor: "running"}, deployment(job, "RUNNING"), store},
-		"a new object":            {waits, nil, store},
-		"no job id yet":           {waits, deployment("", ""), store},
-		"no checkpoint directory": {waits, deployment(job, "RUNNING"), map[string]string{}},
+		"wait_for running":        {flinkdeploy.Desired{HasJob: true, WaitFor: "running"}, liveDeployment(preflightJob, "RUNNING"), preflightStore},
+		"a new object":            {waits, nil, preflightStore},
+		"no job id yet":           {waits, liveDeployment("", ""), preflightStore},
+		"no checkpoint directory": {waits, liveDeployment(preflightJob, "RUNNING"), map[string]string{}},
 	} {
-		if b, warning := env(s).Baseline(context.Background(), c.want, c.live, c.cfg); b != (checkpoint.Baseline{}) || warning != "" {
+		if b, warning := preflightEnv(s).Baseline(context.Background(), c.want, c.live, c.cfg); b != (checkpoint.Baseline{}) || warning != "" {
 			t.Errorf("%s: %+v %q", name, b, warning)
 		}
 	}
@@ -63,29 +63,29 @@ func TestBaseline(t *testing.T) {
 // problem worded for "Waiting for a checkpoint of ... failed"; without an
 // S3 client, with that error.
 func TestWaitCheckpoint(t *testing.T) {
-	w := CheckpointWait{Namespace: "ns", Name: "orders", JobID: job, Config: store, Base: checkpoint.Baseline{JobID: job, After: 2},
+	w := CheckpointWait{Namespace: "ns", Name: "orders", JobID: preflightJob, Config: preflightStore, Base: checkpoint.Baseline{JobID: preflightJob, After: 2},
 		Until: time.Now().Add(time.Minute)}
-	running := dynfake.NewSimpleDynamicClient(runtime.NewScheme(), deployment(job, "RUNNING"))
-	cp, rep, err := env(checkpointed(t)).WaitCheckpoint(context.Background(), running, w)
+	runningDyn := dynfake.NewSimpleDynamicClient(runtime.NewScheme(), liveDeployment(preflightJob, "RUNNING"))
+	cp, rep, err := preflightEnv(checkpointedBucket(t)).WaitCheckpoint(context.Background(), runningDyn, w)
 	if err != nil || rep != nil || cp == nil || cp.ID != 3 {
 		t.Errorf("new checkpoint: %+v %+v %v", cp, rep, err)
 	}
-	failed := dynfake.NewSimpleDynamicClient(runtime.NewScheme(), deployment(job, "FAILED"))
+	failed := dynfake.NewSimpleDynamicClient(runtime.NewScheme(), liveDeployment(preflightJob, "FAILED"))
 	w.Base.After = 3
-	cp, rep, err = env(checkpointed(t)).WaitCheckpoint(context.Background(), failed, w)
+	cp, rep, err = preflightEnv(checkpointedBucket(t)).WaitCheckpoint(context.Background(), failed, w)
 	if err != nil || cp != nil || rep == nil || rep.Verb != "Waiting for a checkpoint of" ||
 		!strings.HasPrefix(rep.Detail, "the job is FAILED (lifecycle (none)) before it completed a checkpoint") ||
 		!strings.HasPrefix(rep.Advice, "The spec is written and the job was RUNNING") {
 		t.Errorf("failed job: %+v %+v %v", cp, rep, err)
 	}
 	w.Config = map[string]string{}
-	_, rep, _ = env(checkpointed(t)).WaitCheckpoint(context.Background(), running, w)
+	_, rep, _ = preflightEnv(checkpointedBucket(t)).WaitCheckpoint(context.Background(), runningDyn, w)
 	if rep == nil || rep.Verb != "Waiting for a checkpoint of" || !strings.Contains(rep.Detail, "an s3:// checkpoint directory") ||
 		!strings.HasPrefix(rep.Advice, `Set wait_for = "running"`) {
 		t.Errorf("no checkpoint directory: %+v", rep)
 	}
-	w.Config = store
-	if _, rep, err = env(nil).WaitCheckpoint(context.Background(), running, w); rep != nil || err == nil || err.Error() != "no AWS credentials" {
+	w.Config = preflightStore
+	if _, rep, err = preflightEnv(nil).WaitCheckpoint(context.Background(), runningDyn, w); rep != nil || err == nil || err.Error() != "no AWS credentials" {
 		t.Errorf("no client: %+v %v", rep, err)
 	}
 }

@@ -23,7 +23,7 @@ func (e Env) PreflightUpgrade(ctx context.Context, u preflight.Upgrade, d time.D
 	if !u.Applies() || u.PriorConfig == nil || u.PlannedConfig == nil {
 		return nil
 	}
-	cp, meta, why := e.Newest(ctx, u.PriorConfig, u.JobID, d)
+	cp, meta, why := e.newest(ctx, u.PriorConfig, u.JobID, d)
 	switch {
 	case why != "":
 		return []flinkconf.Finding{u.Skipped(why)}
@@ -69,7 +69,7 @@ func (e Env) PreflightHandover(ctx context.Context, h preflight.Handover, jobID 
 	if h.PriorConfig == nil || h.PlannedConfig == nil {
 		return nil
 	}
-	cp, meta, why := e.Newest(ctx, h.PriorConfig, jobID, d)
+	cp, meta, why := e.newest(ctx, h.PriorConfig, jobID, d)
 	switch {
 	case why != "":
 		return []flinkconf.Finding{h.SkippedWarning(why)}
@@ -79,12 +79,12 @@ func (e Env) PreflightHandover(ctx context.Context, h preflight.Handover, jobID 
 	return nil
 }
 
-// Newest reads, within d, the newest completed checkpoint of job jobID
+// newest reads, within d, the newest completed checkpoint of job jobID
 // under the checkpoint directory of cfg (checkpoint.StoreOf) and its
 // _metadata (checkpoint.ReadNewest). meta is nil when there is nothing to
 // read (no valid job id, no s3:// checkpoint directory, no completed
 // checkpoint); why says, worded, that the S3 client or a read failed.
-func (e Env) Newest(ctx context.Context, cfg map[string]string, jobID string, d time.Duration) (cp *checkpoint.Checkpoint, meta *checkpoint.Metadata, why string) {
+func (e Env) newest(ctx context.Context, cfg map[string]string, jobID string, d time.Duration) (cp *checkpoint.Checkpoint, meta *checkpoint.Metadata, why string) {
 	bucket, dir, ok := checkpoint.StoreOf(cfg)
 	if !ok || !checkpoint.ValidJobID(jobID) {
 		return nil, nil, ""

@@ -22,14 +22,14 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
 
-// fakeS3 is bucket "b" in memory: ListObjectsV2 (prefix and "/"
+// preflightS3 is bucket "b" in memory: ListObjectsV2 (prefix and "/"
 // delimiter, one page), HeadObject and GetObject, each counted.
-type fakeS3 struct {
+type preflightS3 struct {
 	objects map[string][]byte
 	calls   int
 }
 
-func (s *fakeS3) ListObjectsV2(_ context.Context, in *s3.ListObjectsV2Input, _ ...func(*s3.Options)) (*s3.ListObjectsV2Output, error) {
+func (s *preflightS3) ListObjectsV2(_ context.Context, in *s3.ListObjectsV2Input, _ ...func(*s3.Options)) (*s3.ListObjectsV2Output, error) {
 	s.calls++
 	prefix, seen := aws.ToString(in.Prefix), map[string]bool{}
 	out := &s3.ListObjectsV2Output{IsTruncated: aws.Bool(false)}
@@ -55,7 +55,7 @@ func (s *fakeS3) ListObjectsV2(_ context.Context, in *s3.ListObjectsV2Input, _ .
 	return out, nil
 }
 
-func (s *fakeS3) HeadObject(_ context.Context, in *s3.HeadObjectInput, _ ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
+func (s *preflightS3) HeadObject(_ context.Context, in *s3.HeadObjectInput, _ ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
 	s.calls++
 	b, ok := s.objects[aws.ToString(in.Key)]
 	if !ok || aws.ToString(in.Bucket) != "b" {
@@ -64,7 +64,7 @@ func (s *fakeS3) HeadObject(_ context.Context, in *s3.HeadObjectInput, _ ...func
 	return &s3.HeadObjectOutput{ContentLength: aws.Int64(int64(len(b))), LastModified: aws.Time(time.Unix(0, 0))}, nil
 }
 
-func (s *fakeS3) GetObject(_ context.Context, in *s3.GetObjectInput, _ ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+func (s *preflightS3) GetObject(_ context.Context, in *s3.GetObjectInput, _ ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
 	s.calls++
 	b, ok := s.objects[aws.ToString(in.Key)]
 	if !ok || aws.ToString(in.Bucket) != "b" {
@@ -73,21 +73,21 @@ func (s *fakeS3) GetObject(_ context.Context, in *s3.GetObjectInput, _ ...func(*
 	return &s3.GetObjectOutput{Body: io.NopCloser(bytes.NewReader(b)), ContentLength: aws.Int64(int64(len(b)))}, nil
 }
 
-const job = "0123456789abcdef0123456789abcdef"
+const preflightJob = "0123456789abcdef0123456789abcdef"
 
-// checkpointed is a bucket holding checkpoint 3 of job under cp/: the
+// checkpointedBucket is a bucket holding checkpoint 3 of job under cp/: the
 // fixture whose keyed operator has max parallelism 128.
-func checkpointed(t *testing.T) *fakeS3 {
+func checkpointedBucket(t *testing.T) *preflightS3 {
 	t.Helper()
 	meta, err := os.ReadFile(filepath.Join("..", "checkpoint", "testdata", "incremental-rocksdb-checkpoint", "_metadata"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fakeS3{objects: map[string][]byte{"cp/" + job + "/chk-3/_metadata": meta, "sp/savepoint-1/_metadata": meta}}
+	return &preflightS3{objects: map[string][]byte{"cp/" + preflightJob + "/chk-3/_metadata": meta, "sp/savepoint-1/_metadata": meta}}
 }
 
-// env reads s; a nil s is an S3 client that cannot be set up.
-func env(s *fakeS3) Env {
+// preflightEnv reads s; a nil s is an S3 client that cannot be set up.
+func preflightEnv(s *preflightS3) Env {
 	return Env{
 		S3: func(context.Context) (checkpoint.S3Reader, error) {
 			if s == nil {
@@ -102,17 +102,17 @@ func env(s *fakeS3) Env {
 	}
 }
 
-var store = map[string]string{"execution.checkpointing.dir": "s3://b/cp", "state.backend.type": "rocksdb"}
+var preflightStore = map[string]string{"execution.checkpointing.dir": "s3://b/cp", "state.backend.type": "rocksdb"}
 
-// running is a running last-state job of parallelism p: a new p is a
+// runningJob is a running last-state job of parallelism p: a new p is a
 // change of the job (flinkdeploy.JobChanged).
-func running(p int64) flinkdeploy.Desired {
+func runningJob(p int64) flinkdeploy.Desired {
 	spec := &flinkdeploy.Spec{Job: &flinkdeploy.Job{UpgradeMode: flinkconf.UpgradeLastState, Fields: map[string]any{"parallelism": p}}}
 	return flinkdeploy.Desired{Spec: spec, HasJob: true, UpgradeMode: flinkconf.UpgradeLastState, FlinkVersion: "2.2.1"}
 }
 
-// summaries lists the findings as "<severity> <summary>: <detail>".
-func summaries(fs []flinkconf.Finding) string {
+// findingLines lists the findings as "<severity> <summary>: <detail>".
+func findingLines(fs []flinkconf.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
 		sev := "warning"
@@ -128,14 +128,14 @@ func summaries(fs []flinkconf.Finding) string {
 // checkpoint; one whose checkpoint cannot be read goes on with a warning;
 // one that restores nothing from it is not checked, and reads nothing.
 func TestPreflightUpgrade(t *testing.T) {
-	u := preflight.Upgrade{Subject: "FlinkDeployment ns/orders", Prior: running(1), Planned: running(200), PriorConfig: store, PlannedConfig: store,
-		PreviousParallelism: 1, Parallelism: 200, JobID: job}
-	s := checkpointed(t)
-	got := summaries(env(s).PreflightUpgrade(context.Background(), u, time.Minute))
-	if !strings.HasPrefix(got, "error ") || !strings.Contains(got, "it would restore s3://b/cp/"+job+"/chk-3 (the newest completed checkpoint of job "+job) {
+	u := preflight.Upgrade{Subject: "FlinkDeployment ns/orders", Prior: runningJob(1), Planned: runningJob(200), PriorConfig: preflightStore, PlannedConfig: preflightStore,
+		PreviousParallelism: 1, Parallelism: 200, JobID: preflightJob}
+	s := checkpointedBucket(t)
+	got := findingLines(preflightEnv(s).PreflightUpgrade(context.Background(), u, time.Minute))
+	if !strings.HasPrefix(got, "error ") || !strings.Contains(got, "it would restore s3://b/cp/"+preflightJob+"/chk-3 (the newest completed checkpoint of job "+preflightJob) {
 		t.Errorf("refusal: %s", got)
 	}
-	got = summaries(env(nil).PreflightUpgrade(context.Background(), u, time.Minute))
+	got = findingLines(preflightEnv(nil).PreflightUpgrade(context.Background(), u, time.Minute))
 	if !strings.HasPrefix(got, "warning Restore pre-flight skipped") || !strings.Contains(got, ": no AWS credentials. The update goes on.") {
 		t.Errorf("no client: %s", got)
 	}
@@ -149,8 +149,8 @@ func TestPreflightUpgrade(t *testing.T) {
 	} {
 		c, calls := u, s.calls
 		v(&c)
-		if fs := env(s).PreflightUpgrade(context.Background(), c, time.Minute); fs != nil {
-			t.Errorf("%s: %s", name, summaries(fs))
+		if fs := preflightEnv(s).PreflightUpgrade(context.Background(), c, time.Minute); fs != nil {
+			t.Errorf("%s: %s", name, findingLines(fs))
 		}
 		if name != "no completed checkpoint" && s.calls != calls {
 			t.Errorf("%s: %d S3 calls", name, s.calls-calls)
@@ -163,23 +163,23 @@ func TestPreflightUpgrade(t *testing.T) {
 // worded by Words; without a client or a configuration nothing is said.
 func TestPreflightPath(t *testing.T) {
 	p := preflight.Path{Subject: "FlinkDeployment ns/orders", Target: "s3://b/sp/savepoint-1", What: "job.initial_savepoint_path", Create: true,
-		Config: store, Parallelism: 200, FlinkVersion: "2.2.1"}
-	fs := env(checkpointed(t)).PreflightPath(context.Background(), p, time.Minute)
+		Config: preflightStore, Parallelism: 200, FlinkVersion: "2.2.1"}
+	fs := preflightEnv(checkpointedBucket(t)).PreflightPath(context.Background(), p, time.Minute)
 	if len(fs) == 0 || fs[0].Severity != flinkconf.Error || strings.Join(fs[0].Path, ".") != "job.initial_savepoint_path" ||
 		!strings.Contains(fs[0].Detail, "FlinkDeployment ns/orders was not created: it would restore s3://b/sp/savepoint-1") {
 		t.Errorf("refusal: %+v", fs)
 	}
 	p.Target = "s3://b/sp/savepoint-2"
-	got := summaries(env(checkpointed(t)).PreflightPath(context.Background(), p, time.Minute))
+	got := findingLines(preflightEnv(checkpointedBucket(t)).PreflightPath(context.Background(), p, time.Minute))
 	if !strings.HasPrefix(got, "warning Restore pre-flight skipped") || !strings.Contains(got, "metadata version): worded: reading s3://b/sp/savepoint-2/_metadata: NoSuchKey") {
 		t.Errorf("unreadable: %s", got)
 	}
-	if fs := env(nil).PreflightPath(context.Background(), p, time.Minute); fs != nil {
-		t.Errorf("no client: %s", summaries(fs))
+	if fs := preflightEnv(nil).PreflightPath(context.Background(), p, time.Minute); fs != nil {
+		t.Errorf("no client: %s", findingLines(fs))
 	}
 	p.Config = nil
-	if fs := env(checkpointed(t)).PreflightPath(context.Background(), p, time.Minute); fs != nil {
-		t.Errorf("no configuration: %s", summaries(fs))
+	if fs := preflightEnv(checkpointedBucket(t)).PreflightPath(context.Background(), p, time.Minute); fs != nil {
+		t.Errorf("no configuration: %s", findingLines(fs))
 	}
 }
 
@@ -187,22 +187,22 @@ func TestPreflightPath(t *testing.T) {
 // unreadable one skips with a warning saying what checks instead.
 func TestPreflightHandover(t *testing.T) {
 	h := preflight.Replacement("FlinkDeployment ns/orders")
-	h.PriorConfig, h.PlannedConfig, h.Parallelism, h.FlinkVersion = store, store, 200, "2.2.1"
-	got := summaries(env(checkpointed(t)).PreflightHandover(context.Background(), h, job, time.Minute))
+	h.PriorConfig, h.PlannedConfig, h.Parallelism, h.FlinkVersion = preflightStore, preflightStore, 200, "2.2.1"
+	got := findingLines(preflightEnv(checkpointedBucket(t)).PreflightHandover(context.Background(), h, preflightJob, time.Minute))
 	if !strings.HasPrefix(got, "error ") || !strings.Contains(got, "FlinkDeployment ns/orders is replaced: its job would be stopped with a final "+
-		"savepoint and the new deployment started from it. Read from s3://b/cp/"+job+"/chk-3") {
+		"savepoint and the new deployment started from it. Read from s3://b/cp/"+preflightJob+"/chk-3") {
 		t.Errorf("refusal: %s", got)
 	}
-	got = summaries(env(nil).PreflightHandover(context.Background(), h, job, time.Minute))
+	got = findingLines(preflightEnv(nil).PreflightHandover(context.Background(), h, preflightJob, time.Minute))
 	if !strings.HasPrefix(got, "warning Restore pre-flight skipped") || !strings.Contains(got, "no AWS credentials. The create checks the savepoint itself.") {
 		t.Errorf("no client: %s", got)
 	}
 	h.Parallelism = 2
-	if fs := env(checkpointed(t)).PreflightHandover(context.Background(), h, job, time.Minute); fs != nil {
-		t.Errorf("within max parallelism: %s", summaries(fs))
+	if fs := preflightEnv(checkpointedBucket(t)).PreflightHandover(context.Background(), h, preflightJob, time.Minute); fs != nil {
+		t.Errorf("within max parallelism: %s", findingLines(fs))
 	}
 	h.PlannedConfig = nil
-	if fs := env(nil).PreflightHandover(context.Background(), h, job, time.Minute); fs != nil {
-		t.Errorf("no configuration: %s", summaries(fs))
+	if fs := preflightEnv(nil).PreflightHandover(context.Background(), h, preflightJob, time.Minute); fs != nil {
+		t.Errorf("no configuration: %s", findingLines(fs))
 	}
 }

@@ -54,9 +54,7 @@ var checkFuncs = map[string][]assignment{
 	// The spec's checks, shared by flinkstate_deployment and the template
 	// of flinkstate_blue_green_deployment.
 	"checkIdentityAtApply":    {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
-	"checkSensitiveKeys":      {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
 	"planIdentity":            {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
-	"unusedIRSARole":          {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
 	"planSpecChecks":          {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
 	"rolePlanChecks":          {{"flinkstate_iam_role", ""}},
 	"checkReplicationAtApply": {{"flinkstate_bucket_replication", ""}},
@@ -83,6 +81,7 @@ var CheckSources = []string{
 	"internal/flinkconf/memory.go",
 	"internal/flinkconf/autoscaler.go",
 	"internal/flinkconf/parallelism.go",
+	"internal/flinkconf/sensitive.go",
 	"internal/provider/plan_registry.go",
 	"internal/provider/resource_deployment_plan.go",
 	"internal/provider/resource_service_account_plan.go",
@@ -101,7 +100,8 @@ var CheckSources = []string{
 // provider reports their findings: addNotices) to the resources whose plan
 // runs them, by "file:Func" (a method: "file:Type.Method"). A function of
 // these files that makes a check and is in neither map fails go generate,
-// as checkFuncs does for the provider's.
+// as checkFuncs does for the provider's. A flinkconf function listed here
+// is assigned to these resources instead of flinkstate_deployment alone.
 var domainCheckFuncs = map[string][]assignment{
 	// Called by planIdentity, planSpecChecks and ValidateResource; the
 	// spec's checks both resources make, except the deployment's own
@@ -112,6 +112,8 @@ var domainCheckFuncs = map[string][]assignment{
 	"internal/flinkdeploy/spec_notices.go:NoJobToCheckpoint":      {{"flinkstate_deployment", ""}},
 	"internal/flinkdeploy/spec_notices.go:SavepointFormatRefusal": {{"flinkstate_deployment", ""}},
 	"internal/preflight/plan.go:CrossingNotice":                   {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
+	// A flinkconf check both resources make (specChecks).
+	"internal/flinkconf/sensitive.go:SensitiveKeys": {{"flinkstate_deployment", ""}, {"flinkstate_blue_green_deployment", ""}},
 }
 
 // domainNotChecks are the functions of those files that make findings the
@@ -185,6 +187,8 @@ func Checks(root string) ([]Check, error) {
 			switch {
 			case strings.HasPrefix(f, "internal/provider/"):
 				targets = checkFuncs[fd.Name.Name]
+			case domainCheckFuncs[funcKey(f, fd)] != nil: // flinkconf's too
+				targets = domainCheckFuncs[funcKey(f, fd)]
 			case domain && domainNotChecks[funcKey(f, fd)]:
 				continue
 			case domain:

@@ -5,8 +5,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
@@ -27,128 +30,81 @@ func addNotices(diags *diag.Diagnostics, fs ...flinkconf.Finding) {
 	}
 }
 
-// preflightRestore runs the restore pre-flight of an update of a running
-// stateful job (preflight.Upgrade) before it is written: it reads the
-// newest completed checkpoint of the running job (the job_id attribute)
-// and refuses the update when Flink would refuse that restore. Nothing is
-// written then: the old job keeps running. When the checkpoint cannot be
-// found or read, the update goes on with a warning.
-func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, timeout time.Duration, diags *diag.Diagnostics) {
-	u := preflight.Upgrade{Subject: plan.subject(), Prior: state.desired(ctx, unwritten), Planned: plan.desired(ctx, unwritten)}
-	if diags.HasError() || !u.Applies() {
-		return
-	}
-	var d diag.Diagnostics
-	u.PriorConfig, u.PlannedConfig = stringMap(ctx, state.EffectiveConfig, &d), stringMap(ctx, plan.EffectiveConfig, &d)
-	u.PreviousParallelism, u.Parallelism, u.JobID = int(state.Job.Parallelism.ValueInt64()), int(plan.Job.Parallelism.ValueInt64()), state.JobID.ValueString()
-	if d.HasError() {
-		return
-	}
-	cp, meta, why := r.newestCheckpoint(ctx, state, timeout)
-	switch {
-	case why != "":
-		addNotices(diags, u.Skipped(why))
-	case meta != nil: // else no job, checkpoint directory or completed checkpoint: the job starts without checkpointed state
-		addNotices(diags, u.Findings(cp.Path, meta)...)
-	}
-}
-
 // subject names the deployment in messages: "FlinkDeployment ns/name".
 func (m *deploymentModel) subject() string {
 	return "FlinkDeployment " + m.Namespace.ValueString() + "/" + m.Name.ValueString()
 }
 
-// preflightPath runs the restore pre-flight on a restore from a path
-// (preflight.Path), target: job.initial_savepoint_path on a create or a
-// redeploy, or the final savepoint a replacement carries (what names
-// which). It runs after the path was proven complete (verifyRestoreTarget,
-// verifyCarried) and reads its _metadata. Nothing is written when Flink
-// would refuse the restore.
-func (r *deploymentResource) preflightPath(ctx context.Context, plan *deploymentModel, target, what string, create, carried bool, timeout time.Duration, diags *diag.Diagnostics) {
-	if diags.HasError() || plan.Job == nil || target == "" {
-		return
-	}
+// effectiveConfig is effective_flink_configuration, nil when it does not convert.
+func (m *deploymentModel) effectiveConfig(ctx context.Context) map[string]string {
 	var d diag.Diagnostics
-	cfg := stringMap(ctx, plan.EffectiveConfig, &d)
-	if d.HasError() || cfg == nil {
-		return // unknown at this point: the rules need the configuration
+	if cfg := stringMap(ctx, m.EffectiveConfig, &d); !d.HasError() {
+		return cfg
 	}
-	a, err := r.meta.AWS(ctx)
-	if err != nil {
-		return // verifyRestoreTarget reported it
-	}
-	p := preflight.Path{Subject: plan.subject(), Target: target, What: what, Create: create, Carried: carried, Config: cfg,
-		Parallelism: int(plan.Job.Parallelism.ValueInt64()), FlinkVersion: plan.FlinkVersion.ValueString()}
-	actx, cancel := r.meta.boundAWS(ctx, timeout)
-	defer cancel()
-	meta, err := checkpoint.ReadMetadataAt(actx, a.S3, target)
-	if err != nil {
-		addNotices(diags, p.Skipped(awsErr(actx, err)))
-		return
-	}
-	addNotices(diags, p.Findings(meta)...)
+	return nil
 }
 
-// preflightHandover is the pre-flight of a replacement that carries the
-// job's state across: at plan, before the old job is stopped, it reads the
-// newest completed checkpoint of the running job (state's job_id), which
-// records the operators the final savepoint will record, and refuses the
-// plan when Flink would refuse to restore that state with the new
-// configuration (preflight.Handover).
+// preflightRestore is deployop.Env.PreflightUpgrade: plan updates state's running job.
+func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, timeout time.Duration, diags *diag.Diagnostics) {
+	u := preflight.Upgrade{Subject: plan.subject(), Prior: state.desired(ctx, unwritten), Planned: plan.desired(ctx, unwritten)}
+	if diags.HasError() || !u.Applies() { // Applies: both have a job block
+		return
+	}
+	u.PriorConfig, u.PlannedConfig = state.effectiveConfig(ctx), plan.effectiveConfig(ctx)
+	u.PreviousParallelism, u.Parallelism, u.JobID = int(state.Job.Parallelism.ValueInt64()), int(plan.Job.Parallelism.ValueInt64()), state.JobID.ValueString()
+	addNotices(diags, r.meta.env().PreflightUpgrade(ctx, u, timeout)...)
+}
+
+// preflightPath is deployop.Env.PreflightPath: plan restores target (what names it).
+func (r *deploymentResource) preflightPath(ctx context.Context, plan *deploymentModel, target, what string, create, carried bool, timeout time.Duration, diags *diag.Diagnostics) {
+	if !diags.HasError() && plan.Job != nil {
+		addNotices(diags, r.meta.env().PreflightPath(ctx, preflight.Path{Subject: plan.subject(), Target: target, What: what, Create: create,
+			Carried: carried, Config: plan.effectiveConfig(ctx), Parallelism: int(plan.Job.Parallelism.ValueInt64()), FlinkVersion: plan.FlinkVersion.ValueString()}, timeout)...)
+	}
+}
+
+// preflightHandover is the pre-flight of a replacement that carries the job's state across.
 func (r *deploymentResource) preflightHandover(ctx context.Context, plan, state *deploymentModel, diags *diag.Diagnostics) {
-	if state == nil || state.Job == nil {
-		return
+	if state != nil && state.Job != nil {
+		r.preflightSavepointHandover(ctx, plan, state, state.finalSavepointFormat(ctx), preflight.Replacement(state.subject()), diags)
 	}
-	r.preflightSavepointHandover(ctx, plan, state, state.finalSavepointFormat(ctx), savepointHandover{
-		Subject: state.subject() + " is replaced",
-		How:     "its job would be stopped with a final savepoint and the new deployment started from it",
-		Skipped: "the create checks the savepoint itself",
-	}, diags)
 }
 
-// savepointHandover words a handover through a savepoint of the running
-// job for the pre-flight's messages (Subject, How, Skipped).
+// savepointHandover words a handover through a savepoint of the running job.
 type savepointHandover = preflight.Handover
 
-// preflightSavepointHandover is the pre-flight of a new job started from a
-// savepoint of the running one (state's job), taken in format ("" for the
-// deployment's own): preflight.Handover. An unreadable checkpoint skips the
-// check with a warning; a job with none has no state to refuse.
+// preflightSavepointHandover is deployop.Env.PreflightHandover: plan's job starts from a
+// savepoint of state's running one, taken in format ("" for the deployment's own).
 func (b *resourceBase) preflightSavepointHandover(ctx context.Context, plan, state *deploymentModel, format string, h savepointHandover, diags *diag.Diagnostics) {
-	if diags.HasError() || plan.Job == nil || state.Job == nil {
+	if diags.HasError() || plan.Job == nil || state.Job == nil || plan.EffectiveConfig.IsUnknown() || plan.Job.Parallelism.IsUnknown() {
 		return
 	}
-	var d diag.Diagnostics
-	h.PriorConfig, h.PlannedConfig = stringMap(ctx, state.EffectiveConfig, &d), stringMap(ctx, plan.EffectiveConfig, &d)
-	if d.HasError() || plan.EffectiveConfig.IsUnknown() || plan.Job.Parallelism.IsUnknown() {
-		return
-	}
+	h.PriorConfig, h.PlannedConfig = state.effectiveConfig(ctx), plan.effectiveConfig(ctx)
 	h.Parallelism, h.FlinkVersion, h.Format = int(plan.Job.Parallelism.ValueInt64()), plan.FlinkVersion.ValueString(), format
-	cp, meta, why := b.newestCheckpoint(ctx, state, kube.RequestTimeout)
-	switch {
-	case why != "":
-		addNotices(diags, h.SkippedWarning(why))
-	case meta != nil:
-		addNotices(diags, h.Findings(cp.Path, meta)...)
-	}
+	addNotices(diags, b.meta.env().PreflightHandover(ctx, h, state.JobID.ValueString(), kube.RequestTimeout)...)
 }
 
-// newestCheckpoint reads the newest completed checkpoint of m's job (its
-// job_id, under its checkpoint directory) and its _metadata within d
-// (checkpoint.ReadNewest). meta is nil when there is nothing to read (no
-// job id, no s3:// checkpoint directory, no completed checkpoint); why
-// says, worded, that a read failed.
-func (r *resourceBase) newestCheckpoint(ctx context.Context, m *deploymentModel, d time.Duration) (cp *checkpoint.Checkpoint, meta *checkpoint.Metadata, why string) {
-	bucket, dir, ok := m.checkpointStore(ctx)
-	jobID := m.JobID.ValueString()
-	if !ok || !checkpoint.ValidJobID(jobID) {
-		return nil, nil, ""
+// baseline is deployop.Env.Baseline, read before the spec is written.
+func (r *deploymentResource) baseline(ctx context.Context, plan *deploymentModel, live *unstructured.Unstructured, diags *diag.Diagnostics) checkpoint.Baseline {
+	b, warning := r.meta.env().Baseline(ctx, plan.shape(), live, plan.effectiveConfig(ctx))
+	if warning != "" {
+		diags.AddWarning("Checkpoint baseline not read", warning)
 	}
-	a, err := r.meta.AWS(ctx)
-	if err != nil {
-		return nil, nil, err.Error()
+	return b
+}
+
+// waitCheckpoint is deployop.Env.WaitCheckpoint, the end of wait_for = "checkpoint":
+// false, with the error in diags, when none completed before until or the job failed.
+func (r *deploymentResource) waitCheckpoint(ctx context.Context, c *kube.Client, plan *deploymentModel, base checkpoint.Baseline, jobID string, until time.Time, diags *diag.Diagnostics) bool {
+	cp, rep, err := r.meta.env().WaitCheckpoint(ctx, c.Dynamic, deployop.CheckpointWait{Namespace: plan.Namespace.ValueString(),
+		Name: plan.Name.ValueString(), JobID: jobID, Config: plan.effectiveConfig(ctx), Base: base, Until: until})
+	switch {
+	case err != nil:
+		addProblem(diags, "Setting up", "the AWS clients", err.Error(), "")
+	case rep != nil:
+		addReport(diags, plan.subject(), *rep)
+	default:
+		tflog.Info(ctx, "wait_for checkpoint: a checkpoint completed after the change", map[string]any{"path": cp.Path, "id": cp.ID})
 	}
-	actx, cancel := r.meta.boundAWS(ctx, d)
-	defer cancel()
-	return checkpoint.ReadNewest(actx, a.S3, bucket, dir, jobID, func(err error) string { return awsErr(actx, err) })
+	return err == nil && rep == nil
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
 
@@ -37,13 +37,10 @@ func (deploymentChecks) ValidateResource(ctx context.Context, req resource.Valid
 	}
 }
 
-// specChecks are the validate-time checks of a FlinkDeployment spec,
-// flinkstate_deployment's and a blue/green template's (deploymentChecks,
-// blueGreenChecks): checkSensitiveKeys and flinkconf's findings on the
-// configuration and the pod template (errors only: warnings come once,
-// from ModifyPlan). ok is false while an input is unknown.
+// specChecks are the validate-time checks of a FlinkDeployment spec (both resources'):
+// flinkconf's, errors only (warnings come once, from ModifyPlan). ok is false while an input is unknown.
 func specChecks(ctx context.Context, m *deploymentSpecModel, diags *diag.Diagnostics) (flinkconf.Input, bool) {
-	checkSensitiveKeys(m, diags)
+	addNotices(diags, flinkconf.SensitiveKeys(m.FlinkConfiguration.Elements(), m.SensitiveConfig.Elements())...)
 	var d diag.Diagnostics
 	in, ok := m.input(ctx, nil, &d)
 	if !ok || d.HasError() || m.PodTemplate.IsUnknown() {
@@ -55,32 +52,14 @@ func specChecks(ctx context.Context, m *deploymentSpecModel, diags *diag.Diagnos
 	return in, true
 }
 
-// planSpecChecks are the plan-time checks of a FlinkDeployment spec that
-// both resources make besides flinkconf's (planIdentity, the pod
-// template's): state is the prior spec, nil for a new object.
+// planSpecChecks are the plan-time checks of a spec both resources make besides
+// flinkconf's, planIdentity and the pod template's; state is nil for a new object.
 func planSpecChecks(plan, state *deploymentModel, in flinkconf.Input, diags *diag.Diagnostics) {
 	if plan.JobManager != nil {
 		addNotices(diags, flinkdeploy.StandbyWithoutHA(plan.JobManager.Replicas.ValueInt64(), in.HAEnabled())...)
 	}
 	if state != nil {
 		addNotices(diags, preflight.CrossingNotice(state.FlinkVersion.ValueString(), plan.FlinkVersion.ValueString(), state.keepsState())...)
-	}
-}
-
-// checkSensitiveKeys: a secret in flink_configuration is shown in plans
-// (a warning); a key in both maps is an error.
-func checkSensitiveKeys(m *deploymentSpecModel, diags *diag.Diagnostics) {
-	sens := m.SensitiveConfig.Elements()
-	for k := range m.FlinkConfiguration.Elements() {
-		if _, both := sens[k]; both {
-			diags.AddAttributeError(path.Root("flink_configuration").AtMapKey(k), "Key set twice",
-				fmt.Sprintf("%q is in both flink_configuration and sensitive_flink_configuration: keep it in one (a secret in "+
-					"sensitive_flink_configuration).", k))
-		} else if flinkconf.IsSensitiveKey(k) {
-			diags.AddAttributeWarning(path.Root("flink_configuration").AtMapKey(k), "Secret shown in plans",
-				fmt.Sprintf("Flink treats %q as a secret (GlobalConfiguration.isSensitive), but flink_configuration shows it in "+
-					"plans and in effective_flink_configuration: move it to sensitive_flink_configuration.", k))
-		}
 	}
 }
 
@@ -91,21 +70,18 @@ func (r *deploymentResource) planDeployment(plan deploymentModel, in flinkconf.I
 	if !known(plan.Namespace, plan.Name) {
 		return
 	}
-	p := r.meta.planned()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	d := plannedDeployment{savepointDir: in.State.SavepointDir, checkpointDir: in.State.CheckpointDir, storeURI: in.State.StoreURI,
-		backend: in.State.Backend}
+	d := plannedDeployment{savepointDir: in.State.SavepointDir, checkpointDir: in.State.CheckpointDir, storeURI: in.State.StoreURI, backend: in.State.Backend}
 	if known(plan.ServiceAccount) {
 		d.serviceAccount = plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString()
 	}
+	p := r.meta.planned()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.deployments[plan.Namespace.ValueString()+"/"+plan.Name.ValueString()] = d
 }
 
-// planCredentials relates a spec's identity to the ServiceAccounts this
-// run planned (both resources'; what names the resource, e.g.
-// "flinkstate_deployment orders"): Pod Identity on an IRSA account
-// (podIdentityUser), an IRSA role no credentials class uses.
+// planCredentials relates a spec's identity to the ServiceAccounts this run planned (what
+// names the resource): Pod Identity on an IRSA account, an IRSA role no class uses.
 func (r *resourceBase) planCredentials(plan *deploymentSpecModel, what string, diags *diag.Diagnostics) {
 	if plan.Identity.ValueString() == flinkconf.IdentityPodIdentity {
 		r.podIdentityUser(plan.Namespace, plan.ServiceAccount, "identity = \"pod_identity\" on "+what, path.Root("identity"), diags)
@@ -117,27 +93,18 @@ func (r *resourceBase) planCredentials(plan *deploymentSpecModel, what string, d
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if sa := plan.Namespace.ValueString() + "/" + plan.ServiceAccount.ValueString(); p.irsa[sa] {
-		unusedIRSARole(sa, diags)
+		addNotices(diags, flinkdeploy.UnusedIRSARole(sa))
 	}
 }
 
 // checkIdentityAtApply is rule 6 at apply, for a ServiceAccount this
-// configuration does not plan: before the FlinkDeployment is written, a
-// pod_identity deployment's ServiceAccount must not carry the IRSA
-// annotation. A missing account is left to the operator's own error.
+// configuration does not plan (deployop.IRSAOnPodIdentity).
 func checkIdentityAtApply(ctx context.Context, c *kube.Client, plan deploymentModel, diags *diag.Diagnostics) {
-	if plan.Identity.ValueString() != flinkconf.IdentityPodIdentity {
-		return
-	}
 	ns, sa := plan.Namespace.ValueString(), plan.ServiceAccount.ValueString()
-	live, err := kube.GetServiceAccount(ctx, c.Dynamic, ns, sa)
-	if err != nil {
-		if !notfound.Is(err) {
-			addProblem(diags, "Reading", "ServiceAccount "+ns+"/"+sa, readableAPIError(err), "Nothing was written.")
-		}
-		return
-	}
-	if _, ok := live.GetAnnotations()[kube.IRSAAnnotation]; ok {
+	conflict, rep := deployop.IRSAOnPodIdentity(ctx, c.Dynamic, plan.Identity.ValueString(), ns, sa)
+	if rep != nil {
+		addReport(diags, "ServiceAccount "+ns+"/"+sa, *rep)
+	} else if conflict {
 		diags.AddAttributeError(path.Root("identity"), "IRSA and Pod Identity on the same ServiceAccount",
 			fmt.Sprintf(irsaConflictDetail, ns+"/"+sa, "identity = \"pod_identity\"")+" Nothing was written.")
 	}
@@ -154,10 +121,4 @@ func planIdentity(plan deploymentModel, state *deploymentModel, diags *diag.Diag
 		had = state.Identity.ValueString()
 	}
 	addNotices(diags, flinkdeploy.IdentityNotice(had, plan.Identity.ValueString(), state == nil)...)
-}
-
-// unusedIRSARole: a deployment without identity whose ServiceAccount (sa)
-// this configuration gives an IRSA role (flinkdeploy.UnusedIRSARole).
-func unusedIRSARole(sa string, diags *diag.Diagnostics) {
-	addNotices(diags, flinkdeploy.UnusedIRSARole(sa))
 }

@@ -16,9 +16,9 @@ import (
 //
 // A create is a POST that fails on an existing object (it is never
 // adopted); an update is a server-side apply. A wait that fails or times
-// out never loses the object: the resource saves it (with a wait-pending
-// mark, PendingMark) before the wait starts, and the status after it. How
-// each end of the wait is reported: kube.WaitReportOf.
+// out never loses the object: the resource saves it, with the wait-pending
+// mark Do sets, before the wait starts, and the status after it. How each
+// end of the wait is reported: kube.WaitReportOf.
 type Write struct {
 	// Object is the FlinkDeployment to write (flinkdeploy.Want.Render).
 	Object *unstructured.Unstructured
@@ -40,10 +40,26 @@ type Write struct {
 // NoWait is the wait target of wait_for = "none".
 const NoWait = "none"
 
-// PendingMark is why a wait that has begun did not finish, as the
-// resource keeps it until the wait ends (its next plan is an update whose
-// apply waits again).
-const PendingMark = "the apply did not finish waiting"
+// Marks are what a create or update leaves in the resource's private state
+// for the operations after it.
+type Marks struct {
+	// UID: the object this resource created (or imported): another one of
+	// that name (after a delete outside Terraform) is never taken for it.
+	UID string
+	// WaitPending: why the last create or update did not finish its wait;
+	// while set, the next plan is an update whose apply waits again.
+	WaitPending string
+	// Restoring: that pending wait is a restore wait too, from RestoreFrom
+	// ("" for an upgrade: the operator picks the path).
+	Restoring   bool
+	RestoreFrom string
+	// Carried: the carried final savepoint the create wrote to
+	// spec.job.initialSavepointPath (Write.CarriedPath).
+	Carried string
+}
+
+// WaitDone clears the marks of a wait that ended.
+func (m *Marks) WaitDone() { m.WaitPending, m.Restoring, m.RestoreFrom = "", false, "" }
 
 // Report is a kube.Report about Object (a problem's object, as the
 // resource words it).
@@ -65,8 +81,10 @@ type Written struct {
 	Reports []Report
 }
 
-// Do creates (w.Create) or server-side applies w.Object.
-func (w Write) Do(ctx context.Context, env Env) Written {
+// Do creates (w.Create) or server-side applies w.Object. Once written, it
+// marks (m) the object a create made as this resource's, and a wait as
+// pending until Wait ends it.
+func (w Write) Do(ctx context.Context, env Env, m *Marks) Written {
 	ns, name := w.Object.GetNamespace(), w.Object.GetName()
 	out := Written{At: time.Now()}
 	dyn, err := env.Kube()
@@ -93,9 +111,23 @@ func (w Write) Do(ctx context.Context, env Env) Written {
 		}
 	}
 	if err != nil {
-		out.Live = nil
 		out.Reports = append(out.Reports, Report{"FlinkDeployment", kube.Report{Verb: "Applying",
 			Detail: fmt.Sprintf("%s/%s: %s", ns, name, kube.ReadableError(err)), Advice: kube.WriteRefusedAdvice(err)}})
+		return Written{At: out.At, Reports: out.Reports}
+	}
+	if w.Create {
+		m.UID = string(out.Live.GetUID())
+		if w.CarriedPath != "" {
+			m.Carried = w.CarriedPath
+		}
+	}
+	m.WaitPending = ""
+	if w.Target != NoWait {
+		m.WaitPending = "the apply did not finish waiting"
+		if w.Restoring {
+			// The next apply's wait (a pending wait) is a restore wait too.
+			m.Restoring, m.RestoreFrom = true, w.RestoreFrom
+		}
 	}
 	return out
 }
@@ -109,31 +141,36 @@ type Ends struct {
 	// none), read before a failed create is deleted again (its pods with
 	// it).
 	Reason func(o kube.WaitOutcome, err error) string
+	// Checkpoint, when set, waits once the target is reached for a
+	// checkpoint of job jobID after the change (wait_for = "checkpoint");
+	// false: none completed (the resource reports why).
+	Checkpoint func(jobID string) bool
 }
 
 // Waited is the end of a wait.
 type Waited struct {
 	Status kube.DeploymentStatus
-	// Done: the deployment reached its target.
+	// Done: the deployment reached its target (and a checkpoint completed,
+	// with Ends.Checkpoint).
 	Done bool
-	// Pending is why the change is not done (the wait-pending mark; ""
-	// after a failed create that was deleted again); Removed: that create's
-	// object is gone, and so is the resource (its create fails without
-	// state).
-	Pending string
+	// Removed: the object of a create of which nothing ran was deleted
+	// again, and so goes the resource (its create fails without state).
 	Removed bool
-	// Report says how the wait ended short of its target.
+	// Report says how the wait ended short of its target (zero when Done,
+	// or when Ends.Checkpoint said why).
 	Report kube.Report
 }
 
 // Wait waits for w.Target since the write (written) and classifies its end
-// (kube.ClassifyWait). A create of which nothing ran is deleted again by
-// its UID (kube.WaitReport.DeleteAgain).
-func (w Write) Wait(ctx context.Context, env Env, written Written, ends Ends) Waited {
+// (kube.ClassifyWait), and marks (m) the wait as ended or why not. A
+// create of which nothing ran is deleted again by its UID
+// (kube.WaitReport.DeleteAgain).
+func (w Write) Wait(ctx context.Context, env Env, written Written, m *Marks, ends Ends) Waited {
 	ns, name := w.Object.GetNamespace(), w.Object.GetName()
 	dyn, err := env.Kube()
 	if err != nil {
-		return Waited{Pending: err.Error(), Report: kube.Report{Verb: "Waiting for", Detail: "FlinkDeployment not ready: " + err.Error()}}
+		m.WaitPending = err.Error()
+		return Waited{Report: kube.Report{Verb: "Waiting for", Detail: "FlinkDeployment not ready: " + err.Error()}}
 	}
 	wait := kube.DeploymentWait{Namespace: ns, Name: name, Target: w.Target, Restoring: w.Restoring, RestoreFrom: w.RestoreFrom,
 		Written: written.At, Timeout: w.Timeout, Every: w.Every}
@@ -141,14 +178,18 @@ func (w Write) Wait(ctx context.Context, env Env, written Written, ends Ends) Wa
 	ends.Waited(st)
 	o := kube.ClassifyWait(ctx, dyn, ns, name, st, err, w.Create)
 	if o.Kind == kube.WaitDone {
+		if ends.Checkpoint != nil && !ends.Checkpoint(st.JobID) {
+			m.WaitPending = "no checkpoint completed since the change"
+			return Waited{Status: st}
+		}
+		m.WaitDone()
 		return Waited{Status: st, Done: true}
 	}
 	rep, reason := kube.WaitReportOf(o, w.Create, w.Restoring), ends.Reason(o, err)
-	out := Waited{Status: st, Pending: err.Error()}
-	gone := ""
+	out, gone := Waited{Status: st}, ""
+	m.WaitPending = err.Error()
 	if rep.DeleteAgain {
-		out.Pending = ""
-		gone = "it was deleted again"
+		m.WaitPending, gone = "", "it was deleted again"
 		if derr := kube.DeleteOwnedAndWait(ctx, dyn, kube.FlinkDeploymentGVR, ns, name, written.Live.GetUID(), time.Minute); derr != nil {
 			gone = "deleting it again failed (" + derr.Error() + "); delete it before applying again"
 		} else {

@@ -46,17 +46,27 @@ func TestWriteCreateNeverAdopts(t *testing.T) {
 	env, dyn := fakeEnv(existing)
 	ctx := context.Background()
 
-	done := Write{Object: deployment("new", nil), Create: true}.Do(ctx, env)
+	var m Marks
+	obj := deployment("new", nil)
+	obj.SetUID("u-1") // the fake API server keeps what it is given
+	done := Write{Object: obj, Create: true, Target: NoWait}.Do(ctx, env, &m)
 	if done.Live == nil || done.Exists || len(done.Reports) != 0 || done.At.IsZero() {
 		t.Fatalf("create of a new name: %+v", done)
+	}
+	if m.UID != "u-1" || m.WaitPending != "" {
+		t.Errorf("marks after a create without a wait: %+v", m)
 	}
 	if _, err := dyn.Resource(kube.FlinkDeploymentGVR).Namespace("ns").Get(ctx, "new", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the created object is not there: %v", err)
 	}
 
-	done = Write{Object: deployment("taken", nil), Create: true}.Do(ctx, env)
+	m = Marks{UID: "mine"}
+	done = Write{Object: deployment("taken", nil), Create: true, Target: "deployed"}.Do(ctx, env, &m)
 	if !done.Exists || done.Live != nil || len(done.Reports) != 0 {
 		t.Fatalf("create over an existing object: %+v", done)
+	}
+	if m != (Marks{UID: "mine"}) {
+		t.Errorf("a create that wrote nothing marked %+v", m)
 	}
 	got, err := dyn.Resource(kube.FlinkDeploymentGVR).Namespace("ns").Get(ctx, "taken", metav1.GetOptions{})
 	if err != nil {
@@ -71,7 +81,7 @@ func TestWriteCreateNeverAdopts(t *testing.T) {
 // as the provider's client set-up does.
 func TestWriteWithoutClient(t *testing.T) {
 	env := Env{Kube: func() (dynamic.Interface, error) { return nil, errors.New("no kubeconfig") }}
-	done := Write{Object: deployment("x", nil), Create: true}.Do(context.Background(), env)
+	done := Write{Object: deployment("x", nil), Create: true}.Do(context.Background(), env, &Marks{})
 	if done.Live != nil || len(done.Reports) != 1 {
 		t.Fatalf("%+v", done)
 	}
@@ -87,12 +97,19 @@ func TestWaitDone(t *testing.T) {
 	ctx := context.Background()
 	w := Write{Object: deployment("ok", map[string]any{"lifecycleState": "DEPLOYED", "jobStatus": map[string]any{"jobId": "j1"}}),
 		Create: true, Target: "deployed", Timeout: 5 * time.Second, Every: 10 * time.Millisecond}
-	done := w.Do(ctx, env)
+	var m Marks
+	done := w.Do(ctx, env, &m)
+	if m.WaitPending == "" {
+		t.Fatalf("no wait-pending mark before the wait: %+v", m)
+	}
 	var saved []kube.DeploymentStatus
-	end := w.Wait(ctx, env, done, Ends{Waited: func(st kube.DeploymentStatus) { saved = append(saved, st) },
+	end := w.Wait(ctx, env, done, &m, Ends{Waited: func(st kube.DeploymentStatus) { saved = append(saved, st) },
 		Reason: func(kube.WaitOutcome, error) string { t.Error("a reason was read for a wait that is done"); return "" }})
-	if !end.Done || end.Pending != "" || end.Removed || end.Status.JobID != "j1" {
+	if !end.Done || end.Removed || end.Status.JobID != "j1" || end.Report != (kube.Report{}) {
 		t.Fatalf("%+v", end)
+	}
+	if m.WaitPending != "" {
+		t.Errorf("marks after a wait that is done: %+v", m)
 	}
 	if len(saved) != 1 || saved[0].LifecycleState != "DEPLOYED" {
 		t.Errorf("Waited got %+v, want the DEPLOYED status once", saved)
@@ -107,19 +124,20 @@ func TestWaitDeletesACreateThatNeverRan(t *testing.T) {
 	ctx := context.Background()
 	w := Write{Object: deployment("bad", map[string]any{"lifecycleState": "FAILED", "error": "the image is wrong"}),
 		Create: true, Target: "deployed", Timeout: 5 * time.Second, Every: 10 * time.Millisecond}
-	done := w.Do(ctx, env)
+	var m Marks
+	done := w.Do(ctx, env, &m)
 	if done.Live == nil {
 		t.Fatalf("%+v", done)
 	}
 	existedAtReason := false
-	end := w.Wait(ctx, env, done, Ends{Waited: func(kube.DeploymentStatus) {},
+	end := w.Wait(ctx, env, done, &m, Ends{Waited: func(kube.DeploymentStatus) {},
 		Reason: func(o kube.WaitOutcome, err error) string {
 			_, gerr := dyn.Resource(kube.FlinkDeploymentGVR).Namespace("ns").Get(ctx, "bad", metav1.GetOptions{})
 			existedAtReason = gerr == nil
 			return " (flink says why)"
 		}})
-	if end.Done || !end.Removed || end.Pending != "" {
-		t.Fatalf("%+v", end)
+	if end.Done || !end.Removed || m.WaitPending != "" {
+		t.Fatalf("%+v, marks %+v", end, m)
 	}
 	if !existedAtReason {
 		t.Error("the reason was read after the object was deleted")
@@ -140,16 +158,38 @@ func TestWaitFailedUpdateKeepsTheObject(t *testing.T) {
 	env, dyn := fakeEnv(obj)
 	ctx := context.Background()
 	w := Write{Object: deployment("run", nil), Target: "deployed", Timeout: 5 * time.Second, Every: 10 * time.Millisecond}
-	end := w.Wait(ctx, env, Written{Live: obj, At: time.Now()}, Ends{Waited: func(kube.DeploymentStatus) {},
+	m := Marks{WaitPending: "the apply did not finish waiting", Restoring: true}
+	end := w.Wait(ctx, env, Written{Live: obj, At: time.Now()}, &m, Ends{Waited: func(kube.DeploymentStatus) {},
 		Reason: func(kube.WaitOutcome, error) string { return "" }})
-	if end.Done || end.Removed || !strings.Contains(end.Pending, "job failed") {
-		t.Fatalf("%+v", end)
+	if end.Done || end.Removed || !strings.Contains(m.WaitPending, "job failed") || !m.Restoring {
+		t.Fatalf("%+v, marks %+v", end, m)
 	}
 	if end.Report.Verb != "Waiting for" || !strings.HasPrefix(end.Report.Detail, "FlinkDeployment not ready: ") {
 		t.Errorf("report %+v", end.Report)
 	}
 	if _, err := dyn.Resource(kube.FlinkDeploymentGVR).Namespace("ns").Get(ctx, "run", metav1.GetOptions{}); err != nil {
 		t.Errorf("the updated object is gone: %v", err)
+	}
+}
+
+// wait_for = "checkpoint": a target reached without a checkpoint after it
+// is not done; the mark says so, and the report is the checkpoint wait's
+// (none here).
+func TestWaitCheckpointNotDone(t *testing.T) {
+	env, _ := fakeEnv()
+	ctx := context.Background()
+	w := Write{Object: deployment("cp", map[string]any{"jobStatus": map[string]any{"state": "RUNNING", "jobId": "j2"}}),
+		Target: "running", Timeout: 5 * time.Second, Every: 10 * time.Millisecond, Create: true}
+	var m Marks
+	done := w.Do(ctx, env, &m)
+	asked := ""
+	end := w.Wait(ctx, env, done, &m, Ends{Waited: func(kube.DeploymentStatus) {}, Reason: func(kube.WaitOutcome, error) string { return "" },
+		Checkpoint: func(jobID string) bool { asked = jobID; return false }})
+	if end.Done || end.Removed || end.Report != (kube.Report{}) || asked != "j2" {
+		t.Fatalf("%+v, checkpoint asked for %q", end, asked)
+	}
+	if m.WaitPending != "no checkpoint completed since the change" {
+		t.Errorf("marks %+v", m)
 	}
 }
 

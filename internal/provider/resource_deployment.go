@@ -469,7 +469,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	base := r.baseline(ctx, &plan, op.Live, diags)
 	w := deployop.Write{Object: obj, Create: op.Create, CarriedPath: op.CarriedPath, Restoring: op.Restoring, RestoreFrom: op.RestoreFrom,
 		Target: plan.waitTarget(), Timeout: timeout, Every: deploymentPollInterval}
-	done := w.Do(ctx, r.meta.env())
+	done := w.Do(ctx, r.meta.env(), &private.Marks)
 	if done.Exists {
 		addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
 	}
@@ -479,29 +479,14 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	if done.Live == nil {
 		return
 	}
-	if op.Create {
-		// The object this resource owns: another one of that name (after a
-		// delete outside Terraform) is never taken for it.
-		private.UID = string(done.Live.GetUID())
-		if op.CarriedPath != "" {
-			private.Carried = op.CarriedPath
-		}
-	}
 	plan.ID = types.StringValue(ns + "/" + name)
 	plan.setStatus(kube.ReadDeploymentStatus(done.Live))
-	private.WaitPending = ""
-	if w.Target != deployop.NoWait {
-		// Saved before waiting: whatever happens next, the object is in state.
-		private.WaitPending = deployop.PendingMark
-		if op.Restoring {
-			// The next apply's wait (a pending wait) is a restore wait too.
-			private.Restoring, private.RestoreFrom = true, op.RestoreFrom
-		}
-	}
+	// Saved before waiting (with the wait-pending mark): whatever happens
+	// next, the object is in state.
 	if diags.Append(state.Set(ctx, &plan)...); w.Target == deployop.NoWait {
 		return
 	}
-	end := w.Wait(ctx, r.meta.env(), done, deployop.Ends{
+	ends := deployop.Ends{
 		Waited: func(st kube.DeploymentStatus) { plan.setStatus(st); diags.Append(state.Set(ctx, &plan)...) },
 		Reason: func(o kube.WaitOutcome, err error) string {
 			if reason := r.flinkReason(ctx, c, ns, name, o); reason != "" {
@@ -510,17 +495,18 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 			// The operator's own words may carry Flink's refusal too (a job
 			// that failed at restore: its JobInitializationException).
 			return r.namedOperator(ctx, err.Error())
-		}})
-	switch {
-	case !end.Done:
-		if private.WaitPending = end.Pending; end.Removed {
-			state.RemoveResource(ctx)
+		}}
+	if plan.shape().WaitsForCheckpoint() {
+		ends.Checkpoint = func(jobID string) bool {
+			return r.waitCheckpoint(ctx, c, &plan, base, jobID, done.At.Add(timeout), diags)
 		}
+	}
+	end := w.Wait(ctx, r.meta.env(), done, &private.Marks, ends)
+	if end.Removed {
+		state.RemoveResource(ctx)
+	}
+	if end.Report != (kube.Report{}) {
 		addReport(diags, "FlinkDeployment "+ns+"/"+name, end.Report)
-	case plan.shape().WaitsForCheckpoint() && !r.waitCheckpoint(ctx, c, &plan, base, end.Status.JobID, done.At.Add(timeout), diags):
-		private.WaitPending = "no checkpoint completed since the change"
-	default:
-		private.waitDone()
 	}
 }
 

@@ -89,7 +89,7 @@ func (w Write) Do(ctx context.Context, env Env, m *Marks) Written {
 	out := Written{At: time.Now()}
 	dyn, err := env.Kube()
 	if err != nil {
-		out.Reports = append(out.Reports, Report{"the Kubernetes client", kube.Report{Verb: "Setting up", Detail: err.Error()}})
+		out.Reports = append(out.Reports, kubeReport(err))
 		return out
 	}
 	if !w.Create {

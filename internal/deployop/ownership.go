@@ -7,6 +7,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 // Takeover is what TakeOwnership did.
@@ -60,4 +61,47 @@ func Annotate(obj *unstructured.Unstructured, upgradeSavepoint string) {
 	if upgradeSavepoint != "" {
 		obj.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: upgradeSavepoint})
 	}
+}
+
+// Observed is FlinkDeployment ns/name as a refresh reads it, besides its
+// spec (flinkdeploy.ReadLive).
+type Observed struct {
+	// Live is the object: nil when it is gone (Gone: the resource goes from
+	// state) or could not be read (Report).
+	Live   *unstructured.Unstructured
+	Gone   bool
+	Report Report
+	Status kube.DeploymentStatus
+	// UpgradeSavepoint: the savepoint taken before the last upgrade
+	// (kube.UpgradeSavepointAnnotation, written with the spec it preceded:
+	// a run killed right after still finds it). RecordedSavepoint: the
+	// savepoint the operator has on record (kube.RecordedSavepoint), for
+	// the plan of a change savepoint_before_upgrade covers while the job is
+	// not running: planning makes no API call. FinalFailed: the last final
+	// savepoint's failure (kube.FinalSavepointFailedAnnotation), for the
+	// plan of the next destroy.
+	UpgradeSavepoint, RecordedSavepoint, FinalFailed string
+}
+
+// Observe reads FlinkDeployment ns/name.
+func Observe(ctx context.Context, env Env, ns, name string) Observed {
+	dyn, err := env.Kube()
+	if err != nil {
+		return Observed{Report: kubeReport(err)}
+	}
+	live, err := kube.GetFlinkDeployment(ctx, dyn, ns, name)
+	if notfound.Is(err) {
+		return Observed{Gone: true}
+	}
+	if err != nil {
+		return Observed{Report: Report{"FlinkDeployment " + ns + "/" + name, kube.Report{Verb: "Reading", Detail: kube.ReadableError(err)}}}
+	}
+	a := live.GetAnnotations()
+	return Observed{Live: live, Status: kube.ReadDeploymentStatus(live), UpgradeSavepoint: a[kube.UpgradeSavepointAnnotation],
+		RecordedSavepoint: kube.RecordedSavepoint(live), FinalFailed: a[kube.FinalSavepointFailedAnnotation]}
+}
+
+// kubeReport is the problem of a Kubernetes client that cannot be set up.
+func kubeReport(err error) Report {
+	return Report{"the Kubernetes client", kube.Report{Verb: "Setting up", Detail: err.Error()}}
 }

@@ -100,3 +100,19 @@ func TestTakeOwnershipFailed(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// A refresh reads the status and the provider's annotations; a deleted
+// object is gone (not a problem).
+func TestObserve(t *testing.T) {
+	live := deployment("seen", map[string]any{"lifecycleState": "STABLE", "jobStatus": map[string]any{"state": "RUNNING", "jobId": "j3"}})
+	live.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: "s3://b/sp-2", kube.FinalSavepointFailedAnnotation: "timed out"})
+	env, _ := fakeEnv(live)
+	o := Observe(context.Background(), env, "ns", "seen")
+	if o.Live == nil || o.Gone || o.Status.JobID != "j3" || o.Status.LifecycleState != "STABLE" ||
+		o.UpgradeSavepoint != "s3://b/sp-2" || o.FinalFailed != "timed out" {
+		t.Fatalf("%+v", o)
+	}
+	if o = Observe(context.Background(), env, "ns", "deleted"); !o.Gone || o.Live != nil || o.Report != (Report{}) {
+		t.Errorf("a deleted object: %+v", o)
+	}
+}

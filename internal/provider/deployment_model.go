@@ -240,19 +240,12 @@ func (m *deploymentModel) written(ctx context.Context, unwritten []string, diags
 	return flinkdeploy.WrittenConfig(stringMap(ctx, m.EffectiveConfig, diags), stringMap(ctx, m.SensitiveConfig, diags), added)
 }
 
-// derive sets effective_flink_configuration and effective_pod_template
-// from the inputs, as the plan did (deriveWant); false when they cannot be
-// applied.
-func (m *deploymentModel) derive(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) bool {
-	_, _, ok := m.deriveWant(ctx, op, diags)
-	return ok
-}
-
-// deriveWant is derive returning what it expanded and derived. The
-// configuration is spelled as the plan spelled it (against the plan's
-// written configuration): the apply writes exactly what the plan showed.
-// Unknown at plan (inputs known only now): spelled as the live object has
-// it.
+// deriveWant sets effective_flink_configuration and effective_pod_template
+// from the inputs, as the plan did, and returns what it expanded and
+// derived; false when they cannot be applied. The configuration is spelled
+// as the plan spelled it (against the plan's written configuration): the
+// apply writes exactly what the plan showed. Unknown at plan (inputs known
+// only now): spelled as the live object has it.
 func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (flinkdeploy.Want, flinkdeploy.Derived, bool) {
 	if op.derived != nil {
 		// Derived earlier in this operation (Update, before its checks):

@@ -27,7 +27,6 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 type deploymentResource struct{ resourceBase }
@@ -607,7 +606,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
 	r.verifyRestoreTarget(ctx, &plan, &state, timeout, &resp.Diagnostics)
-	if !plan.derive(ctx, op, &resp.Diagnostics) {
+	if _, _, ok := plan.deriveWant(ctx, op, &resp.Diagnostics); !ok {
 		return
 	}
 	r.preflightRestore(ctx, &plan, &state, op.Unwritten, timeout, &resp.Diagnostics)
@@ -667,56 +666,40 @@ func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymen
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state deploymentModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.meta.kubeOrDiag(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	if notfound.Is(err) {
+	o := deployop.Observe(ctx, r.meta.env(), state.Namespace.ValueString(), state.Name.ValueString())
+	switch {
+	case o.Gone:
 		resp.State.RemoveResource(ctx)
 		return
-	}
-	if err != nil {
-		addProblem(&resp.Diagnostics, "Reading", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "")
+	case o.Live == nil:
+		addReport(&resp.Diagnostics, o.Report.Object, o.Report.Report)
 		return
-	}
-	if replacedOutsideTerraform(ctx, req, resp, "FlinkDeployment", live) {
+	case replacedOutsideTerraform(ctx, req, resp, "FlinkDeployment", o.Live):
 		return
 	}
 	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
 	defer private.save(ctx, resp.Private, &resp.Diagnostics)
 	imported := takeImported(ctx, req, resp)
 	if imported {
-		private.Unwritten, private.Adopt = flinkdeploy.AbsentDefaults(live), true
+		private.Unwritten, private.Adopt = flinkdeploy.AbsentDefaults(o.Live), true
 	}
-	var noPath bool
-	if state.Job != nil {
-		noPath = state.Job.InitialSavepointPath.IsNull()
-	}
-	state.fromSpec(ctx, live, imported, private.Unwritten, &resp.Diagnostics)
-	if carried := private.Carried; noPath && carried != "" && state.Job != nil &&
-		state.Job.InitialSavepointPath.ValueString() == carried {
+	was := state.shape()
+	state.fromSpec(ctx, o.Live, imported, private.Unwritten, &resp.Diagnostics)
+	if was.HasJob && was.RestorePath == "" && private.Carried != "" && state.shape().RestorePath == private.Carried {
 		// Written by the create that carried a replaced deployment's state,
 		// not by the configuration.
 		state.Job.InitialSavepointPath = types.StringNull()
 	}
-	if state.FinalSavepoint.IsNull() {
-		state.FinalSavepoint = types.BoolValue(true)
+	// Unset (an import): the defaults (flinkdeploy.Desired's).
+	state.FinalSavepoint, state.DrainOnDestroy = types.BoolValue(was.FinalSavepoint), types.BoolValue(was.DrainOnDestroy)
+	if o.UpgradeSavepoint != "" {
+		state.UpgradeSavepoint = types.StringValue(o.UpgradeSavepoint)
 	}
-	if state.DrainOnDestroy.IsNull() {
-		state.DrainOnDestroy = types.BoolValue(false)
-	}
-	if p := live.GetAnnotations()[kube.UpgradeSavepointAnnotation]; p != "" {
-		state.UpgradeSavepoint = types.StringValue(p)
-	}
-	state.setStatus(kube.ReadDeploymentStatus(live))
-	// For the plan of a change savepoint_before_upgrade covers while the
-	// job is not running (planNotRunningUpgrade): planning makes no API call.
-	private.RecordedSavepoint = kube.RecordedSavepoint(live)
-	// For the plan of the next destroy (planDestroy).
-	private.FinalFailed = live.GetAnnotations()[kube.FinalSavepointFailedAnnotation]
+	state.setStatus(o.Status)
+	private.RecordedSavepoint, private.FinalFailed = o.RecordedSavepoint, o.FinalFailed
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

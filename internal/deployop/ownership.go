@@ -105,3 +105,15 @@ func Observe(ctx context.Context, env Env, ns, name string) Observed {
 func kubeReport(err error) Report {
 	return Report{"the Kubernetes client", kube.Report{Verb: "Setting up", Detail: err.Error()}}
 }
+
+// StillOurs reads FlinkDeployment ns/name before an update: the object
+// this resource created or imported (uid) and nothing else is rewritten
+// (kube.StillOurs); ok false: the report says why.
+func StillOurs(ctx context.Context, env Env, ns, name, uid string) (*unstructured.Unstructured, Report, bool) {
+	dyn, err := env.Kube()
+	if err != nil {
+		return nil, kubeReport(err), false
+	}
+	live, rep, ok := kube.StillOurs(ctx, dyn, ns, name, uid)
+	return live, Report{"FlinkDeployment " + ns + "/" + name, rep}, ok
+}

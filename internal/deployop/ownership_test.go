@@ -116,3 +116,18 @@ func TestObserve(t *testing.T) {
 		t.Errorf("a deleted object: %+v", o)
 	}
 }
+
+// An update rewrites only the object this resource owns: one of that name
+// with another UID is left alone, and the report names it.
+func TestStillOurs(t *testing.T) {
+	live := deployment("owned", nil)
+	live.SetUID("u-1")
+	env, _ := fakeEnv(live)
+	if got, _, ok := StillOurs(context.Background(), env, "ns", "owned", "u-1"); !ok || got == nil {
+		t.Fatalf("the owned object: %v, %v", got, ok)
+	}
+	got, rep, ok := StillOurs(context.Background(), env, "ns", "owned", "u-0")
+	if ok || got != nil || rep.Object != "FlinkDeployment ns/owned" || rep.Verb != "Updating" {
+		t.Errorf("another object of that name: %v, %+v, %v", got, rep, ok)
+	}
+}

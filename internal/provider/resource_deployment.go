@@ -283,7 +283,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	_, _, ok := planConfiguration(ctx, &plan, state, replacing, unwritten, stateUnwritten,
 		func(in flinkconf.Input) { r.planDeployment(plan, in, &resp.Diagnostics) }, &resp.Diagnostics)
 	// The prior desired deployment, converted once for the plan's
-	// decisions (planRestore, planNotRunningUpgrade, specEqual).
+	// decisions (planRestore, planNotRunningUpgrade, SameSpec).
 	var prior flinkdeploy.Desired
 	if state != nil {
 		prior = state.desired(ctx, stateUnwritten)
@@ -302,7 +302,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	// Any other update (timeouts, final_savepoint) writes the object too and
 	// reads the status back, which the operator may have changed since the
 	// refresh: it is not known before the apply either.
-	if state != nil && (!specEqual(prior, planned) || private.WaitPending != "" ||
+	if state != nil && (!prior.SameSpec(planned) || private.WaitPending != "" ||
 		!req.Plan.Raw.Equal(req.State.Raw)) {
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
@@ -415,8 +415,6 @@ func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentM
 	var cfgMode types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
 	if cfgMode.IsNull() {
-		// Unset: native, the operator's default; not written at all on an
-		// imported object that did not have it (flinkconf.AbsentMode).
 		plan.Mode = types.StringValue("native")
 		if slices.Contains(unwritten, flinkconf.AbsentMode) {
 			plan.Mode = types.StringNull()
@@ -427,15 +425,6 @@ func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentM
 				"change the operator applies as an upgrade (a restart with the job's upgrade mode). Leave mode unset to keep it as it is.",
 				cfgMode.ValueString()))
 	}
-}
-
-// specEqual tells whether the plan writes the same object as the state
-// describes: their rendered specs (flinkdeploy.Desired.Spec, with the
-// provider defaults an imported object lacked left out) are equal (status
-// attributes, timeouts and wait_for aside). Anything unknown (no spec) is
-// a change.
-func specEqual(prior, planned flinkdeploy.Desired) bool {
-	return prior.Spec != nil && planned.Spec != nil && prior.Spec.Equal(*planned.Spec)
 }
 
 // apply creates (op.Create) or updates the FlinkDeployment, then waits
@@ -599,10 +588,17 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
 	defer private.save(ctx, resp.Private, &resp.Diagnostics)
-	op, ok := r.stillOurs(ctx, state, private, &resp.Diagnostics)
-	if !ok {
+	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Never rewrite another object of that name (a plan made without
+	// refresh, or a replacement since): only the UID this resource owns.
+	live, rep, ok := deployop.StillOurs(ctx, r.meta.env(), state.Namespace.ValueString(), state.Name.ValueString(), private.UID)
+	if !ok {
+		addReport(&resp.Diagnostics, rep.Object, rep.Report)
+		return
+	}
+	op := &deploymentOp{Unwritten: private.Unwritten, Live: live}
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
 	r.verifyRestoreTarget(ctx, &plan, &state, timeout, &resp.Diagnostics)
@@ -629,23 +625,6 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	r.apply(ctx, plan, op, timeout, &resp.State, private, &resp.Diagnostics)
-}
-
-// stillOurs starts an update: it reads the FlinkDeployment of that name and
-// fails when it is not the object this resource created or imported
-// (kube.StillOurs): another object of that name (a plan made without
-// refresh, or a replacement since) is never rewritten.
-func (r *deploymentResource) stillOurs(ctx context.Context, state deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) (*deploymentOp, bool) {
-	c := r.meta.kubeOrDiag(diags)
-	if diags.HasError() {
-		return nil, false
-	}
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, rep, ok := kube.StillOurs(ctx, c.Dynamic, ns, name, private.UID)
-	if !ok {
-		addReport(diags, "FlinkDeployment "+ns+"/"+name, rep)
-	}
-	return &deploymentOp{Unwritten: private.Unwritten, Live: live}, ok
 }
 
 // takeOwnership, on the first update after an import, makes the provider

@@ -455,8 +455,8 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	defer cancel()
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	base := r.baseline(ctx, &plan, op.Live, diags)
-	w := deployop.Write{Object: obj, Create: op.Create, CarriedPath: op.CarriedPath, Restoring: op.Restoring, RestoreFrom: op.RestoreFrom,
-		Target: plan.waitTarget(), Timeout: timeout, Every: deploymentPollInterval}
+	w := op.Write
+	w.Object, w.Target, w.Timeout, w.Every = obj, plan.waitTarget(), timeout, deploymentPollInterval
 	done := w.Do(ctx, r.meta.env(), &private.Marks)
 	if done.Exists {
 		addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
@@ -539,7 +539,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	r.verifyRestoreTarget(ctx, &plan, nil, timeout, &resp.Diagnostics)
-	op := &deploymentOp{Create: true}
+	op := &deploymentOp{Write: deployop.Write{Create: true}}
 	if p := plan.restorePath(); !p.IsNull() && !p.IsUnknown() {
 		r.preflightPath(ctx, &plan, p.ValueString(), "job.initial_savepoint_path", true, false, timeout, &resp.Diagnostics)
 	}

@@ -52,7 +52,7 @@ func TestDeploymentPrivateKeys(t *testing.T) {
 		t.Errorf("saved %q, want %q", saved, written)
 	}
 	// Cleared marks remove their keys (the UID stays: Read records it).
-	got.Marks.WaitDone()
+	got.WaitDone()
 	got.forgetImport()
 	got.save(context.Background(), saved, &diags)
 	for _, k := range []string{"wait_pending", "restore_pending", "unwritten", "adopt"} {

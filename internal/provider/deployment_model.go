@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
@@ -59,16 +60,10 @@ type deploymentSpecModel struct {
 // deploymentOp is what one create or update carries besides its plan and
 // prior state, from the moment Create or Update starts to the end of apply.
 type deploymentOp struct {
-	// Create: a create (a POST of a new object), not an update.
-	Create bool
-	// CarriedPath is the final savepoint of the deployment this create
-	// replaces, found at apply (findCarried).
-	CarriedPath string
-	// Restoring: this create or update restores state (from RestoreFrom,
-	// or, empty, by an upgrade of a stateful job); its wait ends when the
-	// job runs from it (kube.WaitRestored).
-	Restoring   bool
-	RestoreFrom string
+	// Write: a create or not, the carried final savepoint (found at apply:
+	// findCarried) and what the change restores from; apply adds the
+	// object and the wait.
+	deployop.Write
 	// Unwritten are the provider defaults an imported object lacked
 	// (flinkconf.Input.Unwritten, kept in private state); Live is the live
 	// object an update writes over (its flinkConfiguration's shape is kept:
@@ -159,23 +154,17 @@ func (m *deploymentSpecModel) input(ctx context.Context, unwritten []string, dia
 	if m.Job != nil {
 		in.HasJob, in.Parallelism = true, m.Job.Parallelism.ValueInt64Pointer()
 		in.UpgradeMode = m.Job.UpgradeMode.ValueString()
-		in.JarURI = m.Job.JarURI.ValueString()
-		if known(m.Job.InitialSavepointPath) {
-			in.RestorePath = m.Job.InitialSavepointPath.ValueString()
-		}
+		// Unknown or null strings read "" (ValueString): no restore path,
+		// no memory to check yet.
+		in.JarURI, in.RestorePath = m.Job.JarURI.ValueString(), m.Job.InitialSavepointPath.ValueString()
 		setValue(in.Values, flinkconf.AttrClaimMode, m.Job.ClaimMode)
 	}
-	if !m.HighAvailability.IsNull() {
-		v := m.HighAvailability.ValueBool()
-		in.HighAvailability = &v
-	}
+	in.HighAvailability = m.HighAvailability.ValueBoolPointer() // known here; nil: unset
 	if m.TaskManager != nil {
 		setValue(in.Values, flinkconf.AttrTaskSlots, m.TaskManager.TaskSlots)
-		if !m.TaskManager.Memory.IsUnknown() {
-			in.TaskManagerMemory = m.TaskManager.Memory.ValueString()
-		}
+		in.TaskManagerMemory = m.TaskManager.Memory.ValueString()
 	}
-	if m.JobManager != nil && !m.JobManager.Memory.IsUnknown() {
+	if m.JobManager != nil {
 		in.JobManagerMemory = m.JobManager.Memory.ValueString()
 	}
 	return in, true
@@ -240,19 +229,12 @@ func (m *deploymentModel) written(ctx context.Context, unwritten []string, diags
 	return flinkdeploy.WrittenConfig(stringMap(ctx, m.EffectiveConfig, diags), stringMap(ctx, m.SensitiveConfig, diags), added)
 }
 
-// derive sets effective_flink_configuration and effective_pod_template
-// from the inputs, as the plan did (deriveWant); false when they cannot be
-// applied.
-func (m *deploymentModel) derive(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) bool {
-	_, _, ok := m.deriveWant(ctx, op, diags)
-	return ok
-}
-
-// deriveWant is derive returning what it expanded and derived. The
-// configuration is spelled as the plan spelled it (against the plan's
-// written configuration): the apply writes exactly what the plan showed.
-// Unknown at plan (inputs known only now): spelled as the live object has
-// it.
+// deriveWant sets effective_flink_configuration and effective_pod_template
+// from the inputs, as the plan did, and returns what it expanded and
+// derived; false when they cannot be applied. The configuration is spelled
+// as the plan spelled it (against the plan's written configuration): the
+// apply writes exactly what the plan showed. Unknown at plan (inputs known
+// only now): spelled as the live object has it.
 func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (flinkdeploy.Want, flinkdeploy.Derived, bool) {
 	if op.derived != nil {
 		// Derived earlier in this operation (Update, before its checks):

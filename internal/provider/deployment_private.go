@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
 )
 
 // deploymentPrivate is what flinkstate_deployment keeps in private state
@@ -12,18 +14,12 @@ import (
 // (loadDeploymentPrivate) and saved once (save). The import mark is
 // base.go's (takeImported).
 type deploymentPrivate struct {
-	// UID: the object this resource created or imported (ownership.go's
-	// privateUID); saved only when set, since Read records it itself
-	// (replacedOutsideTerraform).
-	UID string
-	// WaitPending: why the last create or update did not finish its wait
-	// (privateWaitPending); while set, ModifyPlan plans an update whose
-	// apply waits again.
-	WaitPending string
-	// Restoring: that pending wait is a restore wait too, from RestoreFrom
-	// ("" for an upgrade: the operator picks the path).
-	Restoring   bool
-	RestoreFrom string
+	// Marks: the object's UID (ownership.go's privateUID; saved only when
+	// set, since Read records it itself: replacedOutsideTerraform), a wait
+	// that did not end (privateWaitPending: ModifyPlan plans an update whose
+	// apply waits again) and the carried final savepoint written to
+	// spec.job.initialSavepointPath only (resource_deployment_final.go).
+	deployop.Marks
 	// Unwritten: the provider defaults an imported object lacked
 	// (flinkdeploy.AbsentDefaults); Adopt: its fields are not taken over
 	// yet (kube.TakeOwnership on the next update).
@@ -31,9 +27,8 @@ type deploymentPrivate struct {
 	Adopt     bool
 	// ReplaceFrom: namespace/name being replaced (first plan call of a
 	// replacement); CarryTo: namespace/name of the replacement (second
-	// call, read by Delete); Carried: the carried final savepoint, written
-	// to spec.job.initialSavepointPath only (resource_deployment_final.go).
-	ReplaceFrom, CarryTo, Carried string
+	// call, read by Delete).
+	ReplaceFrom, CarryTo string
 	// RecordedSavepoint: the savepoint the operator had on record when the
 	// deployment was last read (kube.RecordedSavepoint); FinalFailed:
 	// kube.FinalSavepointFailedAnnotation as last read.
@@ -52,17 +47,24 @@ const (
 	privateFinalFailed       = "final_savepoint_failed"
 )
 
+// privateText is a private-state key kept as it is, and its field.
+type privateText struct {
+	key string
+	v   *string
+}
+
+// texts are deploymentPrivate's privateTexts.
+func (d *deploymentPrivate) texts() []privateText {
+	return []privateText{{privateWaitPending, &d.WaitPending}, {privateReplaceFrom, &d.ReplaceFrom}, {privateCarryTo, &d.CarryTo},
+		{privateCarried, &d.Carried}, {privateRecordedSavepoint, &d.RecordedSavepoint}, {privateFinalFailed, &d.FinalFailed}}
+}
+
 func loadDeploymentPrivate(ctx context.Context, p privateGetter, diags *diag.Diagnostics) *deploymentPrivate {
 	get := func(key string) string { return privateString(ctx, p, key, diags) }
-	d := &deploymentPrivate{
-		UID:               objectUID(ctx, p, diags),
-		WaitPending:       get(privateWaitPending),
-		Adopt:             get(privateAdopt) != "",
-		ReplaceFrom:       get(privateReplaceFrom),
-		CarryTo:           get(privateCarryTo),
-		Carried:           get(privateCarried),
-		RecordedSavepoint: get(privateRecordedSavepoint),
-		FinalFailed:       get(privateFinalFailed),
+	d := &deploymentPrivate{Adopt: get(privateAdopt) != ""}
+	d.UID = objectUID(ctx, p, diags)
+	for _, t := range d.texts() {
+		*t.v = get(t.key)
 	}
 	if v := get(privateRestorePending); v != "" {
 		d.Restoring, d.RestoreFrom = true, strings.TrimPrefix(v, "from:")
@@ -77,7 +79,9 @@ func loadDeploymentPrivate(ctx context.Context, p privateGetter, diags *diag.Dia
 func (d *deploymentPrivate) save(ctx context.Context, p privateSetter, diags *diag.Diagnostics) {
 	set := func(key, v string) { setPrivateString(ctx, p, key, v, diags) }
 	setObjectUID(ctx, p, d.UID, diags)
-	set(privateWaitPending, d.WaitPending)
+	for _, t := range d.texts() {
+		set(t.key, *t.v)
+	}
 	restore, adopt := "", ""
 	if d.Restoring {
 		restore = "from:" + d.RestoreFrom
@@ -88,16 +92,8 @@ func (d *deploymentPrivate) save(ctx context.Context, p privateSetter, diags *di
 	set(privateRestorePending, restore)
 	set(privateUnwritten, strings.Join(d.Unwritten, ","))
 	set(privateAdopt, adopt)
-	set(privateReplaceFrom, d.ReplaceFrom)
-	set(privateCarryTo, d.CarryTo)
-	set(privateCarried, d.Carried)
-	set(privateRecordedSavepoint, d.RecordedSavepoint)
-	set(privateFinalFailed, d.FinalFailed)
 }
 
 // forgetImport drops what an imported predecessor left: a new object's
 // defaults are all written, and it owns what it creates.
 func (d *deploymentPrivate) forgetImport() { d.Unwritten, d.Adopt = nil, false }
-
-// waitDone clears the marks of a wait that ended.
-func (d *deploymentPrivate) waitDone() { d.WaitPending, d.Restoring, d.RestoreFrom = "", false, "" }

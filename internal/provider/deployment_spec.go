@@ -27,13 +27,8 @@ import (
 // provider defaults an imported object lacked (deploymentOp.Unwritten). The
 // live object's shape (LiveConfiguration) is the caller's, which renders.
 func (m *deploymentModel) spec(ctx context.Context, unwritten []string, diags *diag.Diagnostics) (flinkdeploy.Spec, bool) {
-	if anyUnknown(m.EffectiveConfig, m.EffectivePod) {
+	if anyUnknown(m.EffectiveConfig, m.EffectivePod) { // a map's elements too
 		return flinkdeploy.Spec{}, false
-	}
-	for _, e := range m.EffectiveConfig.Elements() {
-		if e.IsUnknown() {
-			return flinkdeploy.Spec{}, false
-		}
 	}
 	s, ok := m.specFields(ctx, diags)
 	if !ok {

@@ -21,14 +21,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
-	"github.com/flinkstate/terraform-provider-flinkstate/internal/notfound"
 )
 
 type deploymentResource struct{ resourceBase }
@@ -285,7 +283,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	_, _, ok := planConfiguration(ctx, &plan, state, replacing, unwritten, stateUnwritten,
 		func(in flinkconf.Input) { r.planDeployment(plan, in, &resp.Diagnostics) }, &resp.Diagnostics)
 	// The prior desired deployment, converted once for the plan's
-	// decisions (planRestore, planNotRunningUpgrade, specEqual).
+	// decisions (planRestore, planNotRunningUpgrade, SameSpec).
 	var prior flinkdeploy.Desired
 	if state != nil {
 		prior = state.desired(ctx, stateUnwritten)
@@ -304,7 +302,7 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	// Any other update (timeouts, final_savepoint) writes the object too and
 	// reads the status back, which the operator may have changed since the
 	// refresh: it is not known before the apply either.
-	if state != nil && (!specEqual(prior, planned) || private.WaitPending != "" ||
+	if state != nil && (!prior.SameSpec(planned) || private.WaitPending != "" ||
 		!req.Plan.Raw.Equal(req.State.Raw)) {
 		plan.LifecycleState, plan.JobState, plan.JobID = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
@@ -417,8 +415,6 @@ func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentM
 	var cfgMode types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("mode"), &cfgMode)...)
 	if cfgMode.IsNull() {
-		// Unset: native, the operator's default; not written at all on an
-		// imported object that did not have it (flinkconf.AbsentMode).
 		plan.Mode = types.StringValue("native")
 		if slices.Contains(unwritten, flinkconf.AbsentMode) {
 			plan.Mode = types.StringNull()
@@ -431,18 +427,8 @@ func planMode(ctx context.Context, config tfsdk.Config, plan, state *deploymentM
 	}
 }
 
-// specEqual tells whether the plan writes the same object as the state
-// describes: their rendered specs (flinkdeploy.Desired.Spec, with the
-// provider defaults an imported object lacked left out) are equal (status
-// attributes, timeouts and wait_for aside). Anything unknown (no spec) is
-// a change.
-func specEqual(prior, planned flinkdeploy.Desired) bool {
-	return prior.Spec != nil && planned.Spec != nil && prior.Spec.Equal(*planned.Spec)
-}
-
 // apply creates (op.Create) or updates the FlinkDeployment, then waits
-// for wait_for. A create is a POST that fails on an existing object (it is
-// never adopted); an update is a server-side apply.
+// for wait_for (deployop.Write: the create never adopts an object).
 //
 // A wait that fails or times out never loses the object. After a create it
 // is a warning, not an error: Terraform taints an object whose create
@@ -452,8 +438,7 @@ func specEqual(prior, planned flinkdeploy.Desired) bool {
 // "wait pending" mark in private state, and the next plan shows an update
 // (ModifyPlan) whose apply waits again. After an update the failed wait is
 // an error, and the mark makes the next plan show the pending change again.
-// How each end of the wait is reported: kube.WaitReportOf.
-func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op *deploymentOp, timeout time.Duration, state setter, private *deploymentPrivate, diags *diag.Diagnostics) {
+func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op *deploymentOp, timeout time.Duration, state *tfsdk.State, private *deploymentPrivate, diags *diag.Diagnostics) {
 	c := r.meta.kubeOrDiag(diags)
 	if diags.HasError() {
 		return
@@ -470,59 +455,53 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	defer cancel()
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	base := r.baseline(ctx, &plan, op.Live, diags)
-	written := time.Now()
-	live, ok := writeDeployment(ctx, c, op, obj, private, diags)
-	if !ok {
+	w := op.Write
+	w.Object, w.Target, w.Timeout, w.Every = obj, plan.waitTarget(), timeout, deploymentPollInterval
+	done := w.Do(ctx, r.meta.env(), &private.Marks)
+	if done.Exists {
+		addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
+	}
+	for _, rep := range done.Reports {
+		addReport(diags, rep.Object, rep.Report)
+	}
+	if done.Live == nil {
 		return
 	}
 	plan.ID = types.StringValue(ns + "/" + name)
-	plan.setStatus(kube.ReadDeploymentStatus(live))
-	if plan.WaitFor.ValueString() == "none" {
-		private.WaitPending = ""
-		diags.Append(state.Set(ctx, &plan)...)
+	plan.setStatus(kube.ReadDeploymentStatus(done.Live))
+	// Saved before waiting (with the wait-pending mark): whatever happens
+	// next, the object is in state.
+	if diags.Append(state.Set(ctx, &plan)...); w.Target == deployop.NoWait {
 		return
 	}
-	// Saved before waiting: whatever happens next, the object is in state.
-	private.WaitPending = "the apply did not finish waiting"
-	if op.Restoring {
-		// The next apply's wait (a pending wait) is a restore wait too.
-		private.Restoring, private.RestoreFrom = true, op.RestoreFrom
-	}
-	diags.Append(state.Set(ctx, &plan)...)
-	w := kube.DeploymentWait{Namespace: ns, Name: name, Target: plan.waitTarget(), Restoring: op.Restoring, RestoreFrom: op.RestoreFrom,
-		Written: written, Timeout: timeout, Every: deploymentPollInterval}
-	st, err := w.Run(ctx, c.Dynamic)
-	plan.setStatus(st)
-	diags.Append(state.Set(ctx, &plan)...)
-	o := kube.ClassifyWait(ctx, c.Dynamic, ns, name, st, err, op.Create)
-	if o.Kind == kube.WaitDone {
-		if plan.shape().WaitsForCheckpoint() && !r.waitCheckpoint(ctx, c, &plan, base, st.JobID, written.Add(timeout), diags) {
-			private.WaitPending = "no checkpoint completed since the change"
-			return
+	ends := deployop.Ends{
+		Waited: func(st kube.DeploymentStatus) { plan.setStatus(st); diags.Append(state.Set(ctx, &plan)...) },
+		Reason: func(o kube.WaitOutcome, err error) string {
+			if reason := r.flinkReason(ctx, c, ns, name, o); reason != "" {
+				return reason
+			}
+			// The operator's own words may carry Flink's refusal too (a job
+			// that failed at restore: its JobInitializationException).
+			return r.namedOperator(ctx, err.Error())
+		}}
+	if plan.shape().WaitsForCheckpoint() {
+		ends.Checkpoint = func(jobID string) bool {
+			return r.waitCheckpoint(ctx, c, &plan, base, jobID, done.At.Add(timeout), diags)
 		}
-		private.waitDone()
-		return
 	}
-	// Read before a failed create is deleted again (its pods with it).
-	rep, gone, reason := kube.WaitReportOf(o, op.Create, op.Restoring), "", r.flinkReason(ctx, c, ns, name, o)
-	if reason == "" {
-		// The operator's own words may carry Flink's refusal too (a job
-		// that failed at restore: its JobInitializationException).
-		reason = r.namedOperator(ctx, err.Error())
+	end := w.Wait(ctx, r.meta.env(), done, &private.Marks, ends)
+	if end.Removed {
+		state.RemoveResource(ctx)
 	}
-	if rep.DeleteAgain {
-		gone = deleteFailedCreate(ctx, c, ns, name, live.GetUID(), private, state)
-	} else {
-		private.WaitPending = err.Error()
+	if end.Report != (kube.Report{}) {
+		addReport(diags, "FlinkDeployment "+ns+"/"+name, end.Report)
 	}
-	addReport(diags, "FlinkDeployment "+ns+"/"+name, rep.Words(kube.WaitFacts{Err: err.Error() + reason, Gone: gone, Namespace: ns, Name: name, Target: w.Target}))
 }
 
-// render derives the configuration again, as the plan did (deriveWant),
-// and renders the object to write once (flinkdeploy.Want.Render):
-// flinkConfiguration in the live object's shape, a carried final savepoint
-// as the path the first deployment restores from, and the upgrade
-// savepoint's annotation.
+// render renders the object to write once (flinkdeploy.Want.Render) from
+// what deriveWant derived, as the plan did: flinkConfiguration in the live
+// object's shape, a carried final savepoint as the path the first
+// deployment restores from, and the upgrade savepoint's annotation.
 func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
 	w, d, ok := m.deriveWant(ctx, op, diags)
 	if !ok {
@@ -534,48 +513,8 @@ func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *d
 			"Apply again once the values it depends on are known.")
 		return nil, false
 	}
-	if p := m.UpgradeSavepoint.ValueString(); p != "" {
-		// In the same request as the spec it precedes: a run killed right
-		// after it still finds the savepoint (Read).
-		obj.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: p})
-	}
+	deployop.Annotate(obj, m.UpgradeSavepoint.ValueString())
 	return obj, true
-}
-
-// writeDeployment creates (op.Create) or server-side applies obj and
-// returns the object as the API server has it; false when nothing was
-// written.
-func writeDeployment(ctx context.Context, c *kube.Client, op *deploymentOp, obj *unstructured.Unstructured, private *deploymentPrivate, diags *diag.Diagnostics) (*unstructured.Unstructured, bool) {
-	ns, name := obj.GetNamespace(), obj.GetName()
-	var live *unstructured.Unstructured
-	var err error
-	if op.Create {
-		live, err = kube.Create(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
-		if apierrors.IsAlreadyExists(err) {
-			addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
-			return nil, false
-		}
-		if live != nil && err != nil {
-			diags.AddWarning("FlinkDeployment ownership not converted", err.Error())
-			err = nil
-		}
-		if live != nil {
-			// The object this resource owns: another one of that name
-			// (after a delete outside Terraform) is never taken for it.
-			private.UID = string(live.GetUID())
-			if op.CarriedPath != "" {
-				private.Carried = op.CarriedPath
-				consumeCarried(ctx, c, ns, name, op.CarriedPath, diags)
-			}
-		}
-	} else {
-		live, err = kube.Apply(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj)
-	}
-	if err != nil {
-		addProblem(diags, "Applying", "FlinkDeployment", fmt.Sprintf("%s/%s: %s", ns, name, readableAPIError(err)), kube.WriteRefusedAdvice(err))
-		return nil, false
-	}
-	return live, true
 }
 
 // addReport adds a domain report (kube.Report) about object: its warning,
@@ -586,10 +525,6 @@ func addReport(diags *diag.Diagnostics, object string, rep kube.Report) {
 		return
 	}
 	addProblem(diags, rep.Verb, object, rep.Detail, rep.Advice)
-}
-
-type setter interface {
-	Set(ctx context.Context, val any) diag.Diagnostics
 }
 
 // readableAPIError keeps the API server's message (kube.ReadableError).
@@ -604,10 +539,10 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	timeout, d := plan.Timeouts.Create(ctx, 10*time.Minute)
 	resp.Diagnostics.Append(d...)
 	r.verifyRestoreTarget(ctx, &plan, nil, timeout, &resp.Diagnostics)
+	op := &deploymentOp{Write: deployop.Write{Create: true}}
 	if p := plan.restorePath(); !p.IsNull() && !p.IsUnknown() {
 		r.preflightPath(ctx, &plan, p.ValueString(), "job.initial_savepoint_path", true, false, timeout, &resp.Diagnostics)
 	}
-	op := &deploymentOp{Create: true}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
 		op.CarriedPath = r.findCarried(ctx, c, &plan, &resp.Diagnostics)
 	}
@@ -651,19 +586,23 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 			plan.RedeployNonce = nextNonce(&state)
 		}
 	}
-	// Never rewrite another object of that name (a plan made without
-	// refresh, or a replacement since): only the UID this resource owns.
 	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
 	defer private.save(ctx, resp.Private, &resp.Diagnostics)
-	live := r.checkStillOurs(ctx, state, private.UID, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Never rewrite another object of that name (a plan made without
+	// refresh, or a replacement since): only the UID this resource owns.
+	live, rep, ok := deployop.StillOurs(ctx, r.meta.env(), state.Namespace.ValueString(), state.Name.ValueString(), private.UID)
+	if !ok {
+		addReport(&resp.Diagnostics, rep.Object, rep.Report)
 		return
 	}
 	op := &deploymentOp{Unwritten: private.Unwritten, Live: live}
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
 	r.verifyRestoreTarget(ctx, &plan, &state, timeout, &resp.Diagnostics)
-	if !plan.derive(ctx, op, &resp.Diagnostics) {
+	if _, _, ok := plan.deriveWant(ctx, op, &resp.Diagnostics); !ok {
 		return
 	}
 	r.preflightRestore(ctx, &plan, &state, op.Unwritten, timeout, &resp.Diagnostics)
@@ -677,121 +616,69 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	if !op.Restoring && private.Restoring && private.WaitPending != "" && plan.jobState() == "running" {
 		op.Restoring, op.RestoreFrom = true, private.RestoreFrom
 	}
+	if !resp.Diagnostics.HasError() && private.Adopt && op.Live != nil {
+		r.takeOwnership(ctx, &state, op, private, &resp.Diagnostics)
+	}
 	if resp.Diagnostics.HasError() {
 		// The old spec keeps running: the state stays what it was.
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
-	if private.Adopt && live != nil {
-		op.Live = r.takeOwnership(ctx, &state, op, private, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-			return
-		}
-	}
 	r.apply(ctx, plan, op, timeout, &resp.State, private, &resp.Diagnostics)
 }
 
-// checkStillOurs fails an update when the FlinkDeployment of that name is
-// not the object this resource created or imported (kube.StillOurs).
-func (r *deploymentResource) checkStillOurs(ctx context.Context, state deploymentModel, uid string, diags *diag.Diagnostics) *unstructured.Unstructured {
-	c := r.meta.kubeOrDiag(diags)
-	if diags.HasError() {
-		return nil
-	}
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, rep, ok := kube.StillOurs(ctx, c.Dynamic, ns, name, uid)
-	if !ok {
-		addReport(diags, "FlinkDeployment "+ns+"/"+name, rep)
-	}
-	return live
-}
-
 // takeOwnership, on the first update after an import, makes the provider
-// the only owner of the fields it read from the object (kube.TakeOwnership),
-// so that a setting removed from the configuration is removed from the
-// object. It returns the object as it is afterwards (op.Live before).
-func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, op *deploymentOp, private *deploymentPrivate, diags *diag.Diagnostics) *unstructured.Unstructured {
-	c := r.meta.kubeOrDiag(diags)
+// the only owner of the fields it read from the object
+// (deployop.TakeOwnership), with op.Live the object as it is afterwards.
+func (r *deploymentResource) takeOwnership(ctx context.Context, state *deploymentModel, op *deploymentOp, private *deploymentPrivate, diags *diag.Diagnostics) {
 	var d diag.Diagnostics
 	spec, ok := state.spec(ctx, op.Unwritten, &d)
-	if c == nil || !ok || d.HasError() {
-		return op.Live
-	}
-	if op.Live != nil {
-		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(op.Live.Object, "spec", "flinkConfiguration")
+	if !ok || d.HasError() {
+		return
 	}
 	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	obj := spec.Render(ns, name)
-	if p := state.UpgradeSavepoint.ValueString(); p != "" {
-		obj.SetAnnotations(map[string]string{kube.UpgradeSavepointAnnotation: p})
+	t := deployop.TakeOwnership(ctx, r.meta.env(), ns, name, spec, state.UpgradeSavepoint.ValueString(), op.Live)
+	if op.Live, private.Adopt = t.Live, private.Adopt && !t.Taken; t.Report != (kube.Report{}) {
+		addReport(diags, "FlinkDeployment "+ns+"/"+name, t.Report)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 3*kube.RequestTimeout)
-	defer cancel()
-	live, err := kube.TakeOwnership(ctx, c.Dynamic, kube.FlinkDeploymentGVR, obj, op.Live)
-	if err != nil {
-		rep := kube.TakeOwnershipReport(ns, name, err)
-		if addReport(diags, "FlinkDeployment "+ns+"/"+name, rep); rep.Warning != "" {
-			return op.Live
-		}
-		return nil
-	}
-	private.Adopt = false
-	return live
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state deploymentModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	c := r.meta.kubeOrDiag(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(req.State.Get(ctx, &state)...); resp.Diagnostics.HasError() {
 		return
 	}
-	ns, name := state.Namespace.ValueString(), state.Name.ValueString()
-	live, err := kube.GetFlinkDeployment(ctx, c.Dynamic, ns, name)
-	if notfound.Is(err) {
+	o := deployop.Observe(ctx, r.meta.env(), state.Namespace.ValueString(), state.Name.ValueString())
+	switch {
+	case o.Gone:
 		resp.State.RemoveResource(ctx)
 		return
-	}
-	if err != nil {
-		addProblem(&resp.Diagnostics, "Reading", "FlinkDeployment "+ns+"/"+name, readableAPIError(err), "")
+	case o.Live == nil:
+		addReport(&resp.Diagnostics, o.Report.Object, o.Report.Report)
 		return
-	}
-	if replacedOutsideTerraform(ctx, req, resp, "FlinkDeployment", live) {
+	case replacedOutsideTerraform(ctx, req, resp, "FlinkDeployment", o.Live):
 		return
 	}
 	private := loadDeploymentPrivate(ctx, req.Private, &resp.Diagnostics)
 	defer private.save(ctx, resp.Private, &resp.Diagnostics)
 	imported := takeImported(ctx, req, resp)
 	if imported {
-		private.Unwritten, private.Adopt = flinkdeploy.AbsentDefaults(live), true
+		private.Unwritten, private.Adopt = flinkdeploy.AbsentDefaults(o.Live), true
 	}
-	var noPath bool
-	if state.Job != nil {
-		noPath = state.Job.InitialSavepointPath.IsNull()
-	}
-	state.fromSpec(ctx, live, imported, private.Unwritten, &resp.Diagnostics)
-	if carried := private.Carried; noPath && carried != "" && state.Job != nil &&
-		state.Job.InitialSavepointPath.ValueString() == carried {
+	was := state.shape()
+	state.fromSpec(ctx, o.Live, imported, private.Unwritten, &resp.Diagnostics)
+	if was.HasJob && was.RestorePath == "" && private.Carried != "" && state.shape().RestorePath == private.Carried {
 		// Written by the create that carried a replaced deployment's state,
 		// not by the configuration.
 		state.Job.InitialSavepointPath = types.StringNull()
 	}
-	if state.FinalSavepoint.IsNull() {
-		state.FinalSavepoint = types.BoolValue(true)
+	// Unset (an import): the defaults (flinkdeploy.Desired's).
+	state.FinalSavepoint, state.DrainOnDestroy = types.BoolValue(was.FinalSavepoint), types.BoolValue(was.DrainOnDestroy)
+	if o.UpgradeSavepoint != "" {
+		state.UpgradeSavepoint = types.StringValue(o.UpgradeSavepoint)
 	}
-	if state.DrainOnDestroy.IsNull() {
-		state.DrainOnDestroy = types.BoolValue(false)
-	}
-	if p := live.GetAnnotations()[kube.UpgradeSavepointAnnotation]; p != "" {
-		state.UpgradeSavepoint = types.StringValue(p)
-	}
-	state.setStatus(kube.ReadDeploymentStatus(live))
-	// For the plan of a change savepoint_before_upgrade covers while the
-	// job is not running (planNotRunningUpgrade): planning makes no API call.
-	private.RecordedSavepoint = kube.RecordedSavepoint(live)
-	// For the plan of the next destroy (planDestroy).
-	private.FinalFailed = live.GetAnnotations()[kube.FinalSavepointFailedAnnotation]
+	state.setStatus(o.Status)
+	private.RecordedSavepoint, private.FinalFailed = o.RecordedSavepoint, o.FinalFailed
 	state.Timeouts = knownTimeouts(ctx, state.Timeouts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -820,19 +707,4 @@ func (r *deploymentResource) ImportState(ctx context.Context, req resource.Impor
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for"), "deployed")...)
 		markImported(ctx, resp)
 	}
-}
-
-// deleteFailedCreate deletes again (by its UID) the FlinkDeployment a
-// create made whose job never ran, and drops the resource from state, so
-// the create fails without state and the next plan is a create, not the
-// replacement of a tainted deployment. It says what became of the object.
-func deleteFailedCreate(ctx context.Context, c *kube.Client, ns, name string, uid k8stypes.UID, private *deploymentPrivate, state setter) string {
-	private.WaitPending = ""
-	if err := kube.DeleteOwnedAndWait(ctx, c.Dynamic, kube.FlinkDeploymentGVR, ns, name, uid, time.Minute); err != nil {
-		return "deleting it again failed (" + err.Error() + "); delete it before applying again"
-	}
-	if rs, ok := state.(interface{ RemoveResource(context.Context) }); ok {
-		rs.RemoveResource(ctx)
-	}
-	return "it was deleted again"
 }

@@ -5,19 +5,19 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
 // Destroy and replace keep a stateful deployment's state: a final savepoint
-// before the FlinkDeployment is deleted (why, and how: kube.FinalStop),
-// carried into the replacement. What a destroy or replacement keeps is the
-// domain's (flinkdeploy.DestroyKeeps, flinkdeploy.Replacement); this file
-// converts and reports.
+// before the FlinkDeployment is deleted (deployop.FinalSavepoint), carried
+// into the replacement. What they keep is the domain's
+// (flinkdeploy.PlanDestroy, flinkdeploy.PlanReplace); this file converts
+// and reports.
 //
 // How the replacement learns of it: Terraform plans a replacement twice,
 // the second time with a null prior state but the first call's private data
@@ -31,8 +31,8 @@ import (
 // keepsState: a final savepoint applies (flinkdeploy.Desired.KeepsState).
 func (m *deploymentModel) keepsState() bool { return m.shape().KeepsState() }
 
-// stateSettings is the deployment's state block as the provider writes it
-// (the zero value when it cannot be read yet): for the plan's words.
+// stateSettings is the state block as the provider writes it (the zero
+// value when it cannot be read yet).
 func (m *deploymentModel) stateSettings(ctx context.Context) flinkconf.State {
 	var d diag.Diagnostics
 	if in, ok := m.input(ctx, nil, &d); ok {
@@ -41,63 +41,28 @@ func (m *deploymentModel) stateSettings(ctx context.Context) flinkconf.State {
 	return flinkconf.State{}
 }
 
-// savepointDir is where the final savepoint goes, checkpointDir where the
-// checkpoints are retained, haDir where the HA metadata goes (for the
-// plan's words); backend is state.backend ("" when it cannot be read).
+// savepointDir is where the final savepoint goes, as the plan words it.
 func (m *deploymentModel) savepointDir(ctx context.Context) string {
-	return orWords(m.stateSettings(ctx).SavepointDir, "the deployment's savepoint directory")
+	return flinkdeploy.FinalDirsOf(m.stateSettings(ctx)).Savepoint
 }
 
-func (m *deploymentModel) checkpointDir(ctx context.Context) string {
-	return orWords(m.stateSettings(ctx).CheckpointDir, "the checkpoint directory")
-}
-
-func (m *deploymentModel) haDir(ctx context.Context) string {
-	return orWords(m.stateSettings(ctx).HADir, "the HA directory")
-}
-
-func (m *deploymentModel) backend(ctx context.Context) string { return m.stateSettings(ctx).Backend }
-
-func orWords(s, words string) string {
-	if s == "" {
-		return words
-	}
-	return s
-}
-
-// planDestroy says what state survives a destroy
-// (flinkdeploy.PlanDestroy). failed is what the last destroy's final
-// savepoint ended with, when it did not complete
-// (kube.FinalSavepointFailedAnnotation, read into private state by Read).
+// planDestroy says what state survives a destroy; failed: how the last
+// destroy's final savepoint failed (kube.FinalSavepointFailedAnnotation).
 func planDestroy(ctx context.Context, state *deploymentModel, failed string, diags *diag.Diagnostics) {
 	if f, ok := flinkdeploy.PlanDestroy(state.shape(), state.finalFacts(ctx, failed)); ok {
-		addFinding(diags, f)
+		addNotices(diags, f.Notice())
 	}
 }
 
-// finalFacts is what the plan of a destroy or replacement of m names
-// (flinkdeploy.FinalFacts).
 func (m *deploymentModel) finalFacts(ctx context.Context, failed string) flinkdeploy.FinalFacts {
+	dirs := flinkdeploy.FinalDirsOf(m.stateSettings(ctx))
 	return flinkdeploy.FinalFacts{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
 		JobState: m.JobState.ValueString(), JobStateKnown: !m.JobState.IsUnknown(), Lifecycle: m.LifecycleState.ValueString(),
-		SavepointDir: m.savepointDir(ctx), CheckpointDir: m.checkpointDir(ctx), FinalSavepoint: m.FinalSavepoint.ValueBool(), Failed: failed}
+		SavepointDir: dirs.Savepoint, CheckpointDir: dirs.Checkpoint, FinalSavepoint: m.FinalSavepoint.ValueBool(), Failed: failed}
 }
 
-// addFinding adds a plan's finding: a refusal names
-// job.initial_savepoint_path.
-func addFinding(diags *diag.Diagnostics, f flinkdeploy.Finding) {
-	if f.Refused {
-		diags.AddAttributeError(path.Root("job").AtName("initial_savepoint_path"), f.Summary, f.Detail)
-		return
-	}
-	diags.AddWarning(f.Summary, f.Detail)
-}
-
-// planReplace says what state survives a replacement and records, in the
-// plan's private data, what is replaced (see the comment at the top). What
-// the new job starts from, and the refusal of a pinned
-// job.initial_savepoint_path that would roll the state back past the
-// handover, are the domain's (flinkdeploy.PlanReplace).
+// planReplace says what state survives a replacement and records in the
+// plan's private data what is replaced (see the comment at the top).
 func planReplace(ctx context.Context, plan, state *deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) {
 	kind, f, ok := flinkdeploy.PlanReplace(state.shape(), plan.shape(), plan.Namespace.ValueString(), plan.restorePath().IsUnknown(),
 		state.finalFacts(ctx, ""))
@@ -107,69 +72,44 @@ func planReplace(ctx context.Context, plan, state *deploymentModel, private *dep
 		private.ReplaceFrom = state.Namespace.ValueString() + "/" + state.Name.ValueString()
 	}
 	if ok {
-		addFinding(diags, f)
+		addNotices(diags, f.Notice())
 	}
 }
 
-// planCarry runs in the second plan of a replacement (null prior state,
-// the first call's private data): it records where the state goes.
+// planCarry runs in the second plan of a replacement: it records where the
+// state goes.
 func planCarry(plan *deploymentModel, private *deploymentPrivate) {
 	if private.ReplaceFrom != "" {
 		private.CarryTo = plan.Namespace.ValueString() + "/" + plan.Name.ValueString()
 	}
 }
 
-// finalStopNotRunningFor is how long the final stop waits for a job seen
-// not running after the stop was asked (kube.StopOptions.NotRunningFor):
-// long enough for a restart of the job, short of the destroy's timeout.
-const finalStopNotRunningFor = 30 * time.Second
-
 // takeFinalSavepoint runs before a FlinkDeployment is deleted
-// (kube.FinalStop) and reports its end (kube.FinalStopResult.Report). An error means
-// the delete must not happen. Only the object this resource owns (uid; ""
-// for any) is snapshotted: deleteOwned leaves another one of that name
-// alone.
+// (deployop.FinalSavepoint): an error means the delete must not happen.
+// uid: the object this resource owns ("" for any).
 func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Client, state *deploymentModel, uid, carryTo string, timeout time.Duration, diags *diag.Diagnostics) {
-	if !state.keepsState() {
-		return
+	f := deployop.FinalSavepoint{Namespace: state.Namespace.ValueString(), Name: state.Name.ValueString(), UID: uid, Prior: state.shape(),
+		State: state.stateSettings(ctx), CarryTo: carryTo, Timeout: timeout}
+	f.FormatType, _ = state.savepointFirst()
+	rep, ok, err := f.Take(ctx, c.Dynamic)
+	if err != nil {
+		tflog.Warn(ctx, "recording the failed final savepoint on the FlinkDeployment", map[string]any{"error": err.Error()})
 	}
-	q := kube.FinalStopRequest{Namespace: state.Namespace.ValueString(), Name: state.Name.ValueString(), UID: uid,
-		Format: state.finalSavepointFormat(ctx), Drain: state.shape().FinalDrain(carryTo != ""), CarryTo: carryTo,
-		NotRunningFor: finalStopNotRunningFor, Timeout: timeout, Every: upgradeSnapshotPoll}
-	res := kube.FinalStop(ctx, c.Dynamic, q)
-	if res.AnnotateErr != nil {
-		tflog.Warn(ctx, "recording the failed final savepoint on the FlinkDeployment", map[string]any{"error": res.AnnotateErr.Error()})
-	}
-	at := kube.FinalStopPlaces{CheckpointDir: state.checkpointDir(ctx), HADir: state.haDir(ctx)}
-	if rep, ok := res.Report(q, at); ok {
-		addReport(diags, "FlinkDeployment "+q.Namespace+"/"+q.Name, rep)
+	if ok {
+		addReport(diags, state.subject(), rep)
 	}
 }
 
-// finalSavepointFormat is the format the final stop asks for: the
-// savepoint_before_upgrade format, or NATIVE for a ForSt job
-// (flinkconf.SavepointFormatFor); "" leaves the deployment's own.
+// finalSavepointFormat: deployop.FinalFormat.
 func (m *deploymentModel) finalSavepointFormat(ctx context.Context) string {
-	requested := ""
-	if m.SavepointFirst != nil {
-		requested = m.SavepointFirst.FormatType.ValueString()
-	}
-	format, _ := flinkconf.SavepointFormatFor(m.backend(ctx), requested)
-	return format
+	formatType, _ := m.savepointFirst()
+	return deployop.FinalFormat(m.stateSettings(ctx).Backend, formatType)
 }
 
-// findCarried is the path of a replacement's final savepoint that waits
-// for this create (deploymentOp.CarriedPath, kube.CarryTarget.Find), when
-// the create restores from nothing else; "" otherwise.
+// findCarried: deployop.FindCarried (deploymentOp.CarriedPath).
 func (r *deploymentResource) findCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) string {
-	if !plan.restorePath().IsNull() || plan.Job == nil {
-		return ""
-	}
-	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
-	p, rep, ok := kube.CarryTarget{Namespace: ns, Name: name}.Find(ctx, c.Dynamic)
-	if !ok {
-		addReport(diags, "FlinkDeployment "+ns+"/"+name, rep)
-	}
+	p, halt := deployop.FindCarried(ctx, c.Dynamic, plan.Namespace.ValueString(), plan.Name.ValueString(), plan.restorePath().IsNull() && plan.Job != nil)
+	addHalt(diags, halt)
 	return p
 }
 
@@ -179,4 +119,16 @@ func consumeCarried(ctx context.Context, c *kube.Client, ns, name, path string, 
 	if rep, failed := (kube.CarryTarget{Namespace: ns, Name: name}).Consume(ctx, c.Dynamic, path); failed {
 		addReport(diags, "", rep)
 	}
+}
+
+// refuseSessionDelete: deployop.RefuseSessionDelete of a deployment
+// without a job; whether it refused.
+func refuseSessionDelete(ctx context.Context, c *kube.Client, state *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) bool {
+	if state.Job != nil {
+		return false
+	}
+	halt := deployop.RefuseSessionDelete(ctx, c.Dynamic, state.Namespace.ValueString(), state.Name.ValueString(),
+		stringMap(ctx, state.FlinkConfiguration, diags), timeout)
+	addHalt(diags, halt)
+	return halt != nil
 }

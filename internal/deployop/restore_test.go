@@ -169,7 +169,9 @@ func resSnapshot(name, deployment, path string) *unstructured.Unstructured {
 
 func resTarget(path string) RestoreTarget {
 	return RestoreTarget{Subject: "FlinkDeployment ns/orders", Namespace: "ns", Name: "orders", Path: path, Check: true, Timeout: 7 * time.Second,
-		Fate: func(context.Context, string, string, string) (string, time.Time, error) { return "none", time.Time{}, nil }}
+		Fate: func(context.Context, string, string, string) (string, time.Time, error) {
+			return "none", time.Time{}, nil
+		}}
 }
 
 // A path of the wrong form is refused before S3 is asked; one the

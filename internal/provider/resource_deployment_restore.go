@@ -6,17 +6,18 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
-// Restore and upgrade: the savepointRedeployNonce, the restore-target check
-// and the savepoint before an upgrade. The decisions and their words are
-// the domain's (deployop/restore.go sequences the apply's); this reads the
-// model and reports.
+// Restore, upgrade, destroy and replace: the model read for the domain's
+// decisions and words (flinkdeploy at plan, deployop at apply), and their
+// findings and reports.
 
 func (m *deploymentModel) restorePath() types.String {
 	if m.Job == nil {
@@ -25,8 +26,7 @@ func (m *deploymentModel) restorePath() types.String {
 	return m.Job.InitialSavepointPath
 }
 
-// redeploys: plan points the existing deployment (state) at a new restore
-// path (flinkdeploy.Redeploys). nextNonce: flinkdeploy.NextNonce.
+// redeploys: flinkdeploy.Redeploys; nextNonce: flinkdeploy.NextNonce.
 func redeploys(plan, state *deploymentModel) bool {
 	return flinkdeploy.Redeploys(state.shape(), plan.shape())
 }
@@ -35,12 +35,9 @@ func nextNonce(state *deploymentModel) types.Int64 {
 	return types.Int64Value(flinkdeploy.NextNonce(state.RedeployNonce.ValueInt64Pointer()))
 }
 
-// planRestore fills savepoint_redeploy_nonce and upgrade_savepoint_path in
-// the plan and warns about what restoring does. state is nil on create;
-// prior is its desired deployment (state.desired, once per plan);
-// unwritten: the provider defaults an imported object lacked. planned is
-// the plan's desired deployment, converted once the nonce is planned (the
-// zero value on create).
+// planRestore plans savepoint_redeploy_nonce and upgrade_savepoint_path and
+// warns about what restoring does. state is nil on create; prior is
+// state.desired; planned is the plan's, once the nonce is planned.
 func planRestore(ctx context.Context, plan, state *deploymentModel, prior flinkdeploy.Desired, unwritten []string,
 	diags *diag.Diagnostics) (planned flinkdeploy.Desired) {
 	opts := flinkdeploy.RestoreOptions{PathSet: !plan.restorePath().IsNull()}
@@ -49,9 +46,8 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, prior flinkd
 	}
 	addNotices(diags, opts.Notices()...)
 	if state == nil {
-		// A create may be the second half of a replacement that carries the
-		// replaced deployment's final savepoint (resource_deployment_final.go):
-		// which one is known only at apply.
+		// A create may be the second half of a replacement that carries a
+		// final savepoint (planReplace): which one is known only at apply.
 		plan.RedeployNonce, plan.UpgradeSavepoint = types.Int64Null(), types.StringNull()
 		if plan.keepsState() && plan.restorePath().IsNull() {
 			plan.UpgradeSavepoint = types.StringUnknown()
@@ -71,8 +67,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, prior flinkd
 	return planned
 }
 
-// restoresOnUpdate: flinkdeploy.Restores. jobState: job.state, running
-// when unset (flinkdeploy.Desired.RunState).
+// restoresOnUpdate: flinkdeploy.Restores; jobState: Desired.RunState.
 func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel, unwritten []string) (bool, string) {
 	return flinkdeploy.Restores(state.desired(ctx, unwritten), plan.desired(ctx, unwritten))
 }
@@ -86,30 +81,23 @@ func checkRestoreTarget(ctx context.Context, s3 checkpoint.S3Reader, target stri
 }
 
 // verifyRestoreTarget checks job.initial_savepoint_path before a create or
-// redeploy from it (deployop.RestoreTarget); after an earlier error, only
-// its form.
+// redeploy from it (deployop.RestoreTarget); after an earlier error, its
+// form only. The cleanup's fate of a snapshot is cleanupFate's.
 func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, state *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) {
 	if p := plan.restorePath(); !p.IsNull() {
 		fs, halt := deployop.RestoreTarget{Subject: plan.subject(), Namespace: plan.Namespace.ValueString(), Name: plan.Name.ValueString(),
-			Path: p.ValueString(), Unknown: p.IsUnknown(), Check: (state == nil || redeploys(plan, state)) && !diags.HasError(),
-			Timeout: timeout, Fate: r.restoreFate}.Verify(ctx, r.meta.env())
+			Path: p.ValueString(), Unknown: p.IsUnknown(), Check: (state == nil || redeploys(plan, state)) && !diags.HasError(), Timeout: timeout,
+			Fate: func(ctx context.Context, ns, deployment, snapshot string) (string, time.Time, error) {
+				c, _ := r.meta.Kube() // set up by Verify (Env.Kube), or Fate is not asked
+				_, fate, after, err := cleanupFate(ctx, c, ns, deployment, snapshot)
+				return fate, after, err
+			}}.Verify(ctx, r.meta.env())
 		addNotices(diags, fs...)
 		addHalt(diags, halt)
 	}
 }
 
-// restoreFate is deployop.RestoreTarget.Fate, by cleanupFate.
-func (r *deploymentResource) restoreFate(ctx context.Context, ns, deployment, snapshot string) (string, time.Time, error) {
-	c, err := r.meta.Kube()
-	if err != nil {
-		return "", time.Time{}, err
-	}
-	_, fate, after, err := cleanupFate(ctx, c, ns, deployment, snapshot)
-	return fate, after, err
-}
-
-// verifyCarried checks the final savepoint a replacement starts from
-// (deployop.VerifyCarried) unless an earlier step failed.
+// verifyCarried: deployop.VerifyCarried, unless an earlier step failed.
 func (r *deploymentResource) verifyCarried(ctx context.Context, plan *deploymentModel, carried string, timeout time.Duration, diags *diag.Diagnostics) {
 	if !diags.HasError() {
 		addHalt(diags, deployop.VerifyCarried(ctx, r.meta.env(), plan.subject(), carried, timeout))
@@ -125,9 +113,8 @@ func addHalt(diags *diag.Diagnostics, h *deployop.Halt) {
 // waitTimeoutCheck: savepoint_before_upgrade.timeout (deployop.CheckTimeout).
 var waitTimeoutCheck = check("Invalid timeout", "a duration such as 10m, 90s or 1h30m", deployop.CheckTimeout)
 
-// savepointBeforeUpgrade takes the savepoint before an update that changes
-// the job (deployop.UpgradeSavepoint) and records its path in plan. An
-// error leaves the deployment untouched: the caller must not apply.
+// savepointBeforeUpgrade: deployop.UpgradeSavepoint, its path recorded in
+// plan. An error means the caller must not apply.
 func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
 	u := deployop.UpgradeSavepoint{Namespace: plan.Namespace.ValueString(), Name: plan.Name.ValueString(), Prior: state.desired(ctx, unwritten),
@@ -150,7 +137,7 @@ func (m *deploymentModel) savepointFirst() (formatType, timeout string) {
 	return m.SavepointFirst.FormatType.ValueString(), m.SavepointFirst.Timeout.ValueString()
 }
 
-// planNotRunningUpgrade: flinkdeploy.NotRunningNotice, for the job state
+// planNotRunningUpgrade: flinkdeploy.NotRunningNotice for the job state
 // last read (none while unknown); recorded: kube.RecordedSavepoint.
 func planNotRunningUpgrade(plan, state *deploymentModel, prior, planned flinkdeploy.Desired, recorded string, diags *diag.Diagnostics) {
 	if state != nil {
@@ -165,4 +152,111 @@ func (r *deploymentResource) flinkReason(ctx context.Context, c *kube.Client, ns
 
 func (r *deploymentResource) namedOperator(ctx context.Context, cause string) string {
 	return deployop.NamedOperator(ctx, r.meta.env(), cause)
+}
+
+// A replacement carries the final savepoint: Terraform plans it twice, the
+// second time with a null prior state but the first call's private data
+// (PriorPrivate = plannedPrivate, terraform node_resource_abstract_instance.go),
+// which the destroy half gets (plans.ResourceInstanceChange.Simplify keeps
+// Private): planReplace records where it comes from, planCarry where it goes,
+// Delete annotates the savepoint (kube.CarryToAnnotation), Create finds it.
+
+// keepsState: a final savepoint applies (flinkdeploy.Desired.KeepsState).
+func (m *deploymentModel) keepsState() bool { return m.shape().KeepsState() }
+
+// stateSettings is the state block as the provider writes it (zero when
+// it cannot be read yet).
+func (m *deploymentModel) stateSettings(ctx context.Context) flinkconf.State {
+	var d diag.Diagnostics
+	if in, ok := m.input(ctx, nil, &d); ok {
+		return in.State
+	}
+	return flinkconf.State{}
+}
+
+// savepointDir is where the final savepoint goes, as the plan words it.
+func (m *deploymentModel) savepointDir(ctx context.Context) string {
+	return flinkdeploy.FinalDirsOf(m.stateSettings(ctx)).Savepoint
+}
+
+// planDestroy: flinkdeploy.PlanDestroy; failed: how the last destroy's
+// final savepoint failed (kube.FinalSavepointFailedAnnotation).
+func planDestroy(ctx context.Context, state *deploymentModel, failed string, diags *diag.Diagnostics) {
+	if f, ok := flinkdeploy.PlanDestroy(state.shape(), state.finalFacts(ctx, failed)); ok {
+		addNotices(diags, f.Notice())
+	}
+}
+
+func (m *deploymentModel) finalFacts(ctx context.Context, failed string) flinkdeploy.FinalFacts {
+	dirs := flinkdeploy.FinalDirsOf(m.stateSettings(ctx))
+	return flinkdeploy.FinalFacts{Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
+		JobState: m.JobState.ValueString(), JobStateKnown: !m.JobState.IsUnknown(), Lifecycle: m.LifecycleState.ValueString(),
+		SavepointDir: dirs.Savepoint, CheckpointDir: dirs.Checkpoint, FinalSavepoint: m.FinalSavepoint.ValueBool(), Failed: failed}
+}
+
+// planReplace: flinkdeploy.PlanReplace, and in the private data what is
+// replaced when the state is carried: the handover, or (the old job not
+// running now) whatever final savepoint the destroy half can still record.
+func planReplace(ctx context.Context, plan, state *deploymentModel, private *deploymentPrivate, diags *diag.Diagnostics) {
+	kind, f, ok := flinkdeploy.PlanReplace(state.shape(), plan.shape(), plan.Namespace.ValueString(), plan.restorePath().IsUnknown(),
+		state.finalFacts(ctx, ""))
+	if kind.Carries() {
+		private.ReplaceFrom = state.Namespace.ValueString() + "/" + state.Name.ValueString()
+	}
+	if ok {
+		addNotices(diags, f.Notice())
+	}
+}
+
+func planCarry(plan *deploymentModel, private *deploymentPrivate) {
+	if private.ReplaceFrom != "" {
+		private.CarryTo = plan.Namespace.ValueString() + "/" + plan.Name.ValueString()
+	}
+}
+
+// takeFinalSavepoint: deployop.FinalSavepoint before the delete (an error:
+// it must not happen); uid: the object this resource owns ("" for any).
+func (r *deploymentResource) takeFinalSavepoint(ctx context.Context, c *kube.Client, state *deploymentModel, uid, carryTo string, timeout time.Duration, diags *diag.Diagnostics) {
+	f := deployop.FinalSavepoint{Namespace: state.Namespace.ValueString(), Name: state.Name.ValueString(), UID: uid, Prior: state.shape(),
+		State: state.stateSettings(ctx), CarryTo: carryTo, Timeout: timeout}
+	f.FormatType, _ = state.savepointFirst()
+	rep, ok, err := f.Take(ctx, c.Dynamic)
+	if err != nil {
+		tflog.Warn(ctx, "recording the failed final savepoint on the FlinkDeployment", map[string]any{"error": err.Error()})
+	}
+	if ok {
+		addReport(diags, state.subject(), rep)
+	}
+}
+
+// finalSavepointFormat: deployop.FinalFormat.
+func (m *deploymentModel) finalSavepointFormat(ctx context.Context) string {
+	formatType, _ := m.savepointFirst()
+	return deployop.FinalFormat(m.stateSettings(ctx).Backend, formatType)
+}
+
+// findCarried: deployop.FindCarried (deploymentOp.CarriedPath).
+func (r *deploymentResource) findCarried(ctx context.Context, c *kube.Client, plan *deploymentModel, diags *diag.Diagnostics) string {
+	p, halt := deployop.FindCarried(ctx, c.Dynamic, plan.Namespace.ValueString(), plan.Name.ValueString(), plan.restorePath().IsNull() && plan.Job != nil)
+	addHalt(diags, halt)
+	return p
+}
+
+// consumeCarried: kube.CarryTarget.Consume of the path ns/name started from.
+func consumeCarried(ctx context.Context, c *kube.Client, ns, name, path string, diags *diag.Diagnostics) {
+	if rep, failed := (kube.CarryTarget{Namespace: ns, Name: name}).Consume(ctx, c.Dynamic, path); failed {
+		addReport(diags, "", rep)
+	}
+}
+
+// refuseSessionDelete: deployop.RefuseSessionDelete of a session cluster
+// (no job); whether it refused.
+func refuseSessionDelete(ctx context.Context, c *kube.Client, state *deploymentModel, timeout time.Duration, diags *diag.Diagnostics) bool {
+	if state.Job != nil {
+		return false
+	}
+	halt := deployop.RefuseSessionDelete(ctx, c.Dynamic, state.Namespace.ValueString(), state.Name.ValueString(),
+		stringMap(ctx, state.FlinkConfiguration, diags), timeout)
+	addHalt(diags, halt)
+	return halt != nil
 }

@@ -62,7 +62,9 @@ type Marks struct {
 func (m *Marks) WaitDone() { m.WaitPending, m.Restoring, m.RestoreFrom = "", false, "" }
 
 // Report is a kube.Report about Object (a problem's object, as the
-// resource words it).
+// resource words it). A *Report returned alone is a problem that stops the
+// operation before anything changes ("<Verb> <Object> failed": Detail,
+// Advice).
 type Report struct {
 	Object string
 	kube.Report

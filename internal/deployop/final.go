@@ -70,13 +70,13 @@ func (f FinalSavepoint) Take(ctx context.Context, dyn dynamic.Interface) (rep ku
 // the create restores from nothing else (restores: it has a job and no
 // job.initial_savepoint_path); "" otherwise. A failed look stops the
 // create: nothing is created on a guess.
-func FindCarried(ctx context.Context, dyn dynamic.Interface, ns, name string, restores bool) (string, *Halt) {
+func FindCarried(ctx context.Context, dyn dynamic.Interface, ns, name string, restores bool) (string, *Report) {
 	if !restores {
 		return "", nil
 	}
 	p, rep, ok := kube.CarryTarget{Namespace: ns, Name: name}.Find(ctx, dyn)
 	if !ok {
-		return "", &Halt{Object: "FlinkDeployment " + ns + "/" + name, Report: rep}
+		return "", &Report{Object: "FlinkDeployment " + ns + "/" + name, Report: rep}
 	}
 	return p, nil
 }

@@ -35,9 +35,7 @@ func TakeOwnership(ctx context.Context, env Env, ns, name string, spec flinkdepl
 	if err != nil {
 		return Takeover{Report: kube.Report{Verb: "Setting up", Detail: err.Error()}}
 	}
-	if live != nil {
-		spec.LiveConfiguration, _, _ = unstructured.NestedFieldCopy(live.Object, "spec", "flinkConfiguration")
-	}
+	spec.LiveConfiguration = flinkdeploy.LiveConfiguration(live)
 	obj := spec.Render(ns, name)
 	Annotate(obj, upgradeSavepoint)
 	ctx, cancel := context.WithTimeout(ctx, 3*kube.RequestTimeout)

@@ -19,17 +19,10 @@ import (
 // and the savepoint before an upgrade. The decisions and their words are
 // checkpoint's, kube's and flinkdeploy's; this sequences them.
 
-// Halt is a problem that stops the operation before anything changes, in
-// the provider's problem form ("<Verb> <Object> failed": Detail, Advice).
-type Halt struct {
-	Object string
-	kube.Report
-}
-
 // setupHalt is a client Env could not set up (Object: "the AWS clients",
 // "the Kubernetes client").
-func setupHalt(object string, err error) *Halt {
-	return &Halt{Object: object, Report: kube.Report{Verb: "Setting up", Detail: err.Error()}}
+func setupHalt(object string, err error) *Report {
+	return &Report{Object: object, Report: kube.Report{Verb: "Setting up", Detail: err.Error()}}
 }
 
 // savepointPoll is how often a savepoint the operation waits for is read
@@ -66,7 +59,7 @@ type RestoreTarget struct {
 // deletes with its data (kube.CleanupFate): a disposal due at the
 // operator's next observe refuses the restore before anything changes; a
 // later one is a warning (kube.Disposals).
-func (t RestoreTarget) Verify(ctx context.Context, env Env) ([]flinkconf.Finding, *Halt) {
+func (t RestoreTarget) Verify(ctx context.Context, env Env) ([]flinkconf.Finding, *Report) {
 	if !t.Unknown {
 		// Checked again here, not only by the schema's validator: nothing
 		// planned to restore is deployed without its path.
@@ -105,7 +98,7 @@ func (t RestoreTarget) Verify(ctx context.Context, env Env) ([]flinkconf.Finding
 // (checkpoint.CheckRestoreTarget), within timeout: the replaced deployment
 // is gone, so a savepoint that could not be restored must stop the create
 // (checkpoint.RestoreProblem.CarriedRefusal).
-func VerifyCarried(ctx context.Context, env Env, subject, carried string, timeout time.Duration) *Halt {
+func VerifyCarried(ctx context.Context, env Env, subject, carried string, timeout time.Duration) *Report {
 	s3, err := env.S3(ctx)
 	if err != nil {
 		return setupHalt("the AWS clients", err)
@@ -114,7 +107,7 @@ func VerifyCarried(ctx context.Context, env Env, subject, carried string, timeou
 	defer cancel()
 	if prob := restoreProblem(ctx, env, s3, carried); prob != nil {
 		cause, todo := prob.CarriedRefusal()
-		return &Halt{Object: subject, Report: kube.Report{Verb: "Creating", Detail: cause, Advice: todo}}
+		return &Report{Object: subject, Report: kube.Report{Verb: "Creating", Detail: cause, Advice: todo}}
 	}
 	return nil
 }

@@ -13,9 +13,9 @@ import (
 // session cluster ns/name (a deployment without a job; conf its
 // flinkConfiguration) that FlinkSessionJobs still run on
 // (kube.RefuseSessionDelete): nil when the destroy may go on.
-func RefuseSessionDelete(ctx context.Context, dyn dynamic.Interface, ns, name string, conf map[string]string, timeout time.Duration) *Halt {
+func RefuseSessionDelete(ctx context.Context, dyn dynamic.Interface, ns, name string, conf map[string]string, timeout time.Duration) *Report {
 	if rep, refused := kube.RefuseSessionDelete(ctx, dyn, ns, name, conf, timeout); refused {
-		return &Halt{Object: "FlinkDeployment " + ns + "/" + name, Report: rep}
+		return &Report{Object: "FlinkDeployment " + ns + "/" + name, Report: rep}
 	}
 	return nil
 }

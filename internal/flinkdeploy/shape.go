@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 )
 
@@ -73,4 +75,15 @@ func place(m map[string]any, path []string, value any) {
 		m = next
 	}
 	m[path[len(path)-1]] = value
+}
+
+// LiveConfiguration is a copy of a live object's spec.flinkConfiguration as
+// it is, the live argument of ShapeConfiguration (nil: no object, or none):
+// the object rendered in its shape shares nothing with it.
+func LiveConfiguration(live *unstructured.Unstructured) any {
+	if live == nil {
+		return nil
+	}
+	raw, _, _ := unstructured.NestedFieldCopy(live.Object, "spec", "flinkConfiguration")
+	return raw
 }

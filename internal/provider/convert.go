@@ -81,14 +81,6 @@ func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []st
 	return out
 }
 
-func mapElems(m types.Map) []attr.Value {
-	out := make([]attr.Value, 0, len(m.Elements()))
-	for _, e := range m.Elements() {
-		out = append(out, e)
-	}
-	return out
-}
-
 func optionalString(s string) types.String {
 	if s == "" {
 		return types.StringNull()

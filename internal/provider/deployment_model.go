@@ -37,7 +37,8 @@ type deploymentModel struct {
 
 // deploymentSpecModel is the FlinkDeployment spec's attributes, shared by
 // flinkstate_deployment and flinkstate_blue_green_deployment (whose
-// template is a FlinkDeployment spec): one declaration, deploymentSpecSchema.
+// template is a FlinkDeployment spec): one declaration (the deployment's Schema, whose spec attributes
+// the blue/green template takes).
 type deploymentSpecModel struct {
 	Namespace          types.String     `tfsdk:"namespace"`
 	Name               types.String     `tfsdk:"name"`
@@ -121,11 +122,6 @@ func (m *deploymentSpecModel) input(ctx context.Context, unwritten []string, dia
 	if anyUnknown(m.FlinkVersion, m.Identity, m.S3Plugin, m.HighAvailability, m.FlinkConfiguration, m.Image, m.SensitiveConfig) || stateUnknown(m.State) ||
 		(m.Job != nil && anyUnknown(m.Job.UpgradeMode, m.Job.JarURI, m.Job.ClaimMode, m.Job.Parallelism)) || (m.TaskManager != nil && m.TaskManager.TaskSlots.IsUnknown()) {
 		return flinkconf.Input{}, false
-	}
-	for _, e := range append(mapElems(m.FlinkConfiguration), mapElems(m.SensitiveConfig)...) {
-		if e.IsUnknown() {
-			return flinkconf.Input{}, false
-		}
 	}
 	in := flinkconf.Input{
 		FlinkVersion: m.FlinkVersion.ValueString(),
@@ -251,7 +247,7 @@ func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diag
 	if !m.EffectiveConfig.IsUnknown() && !m.EffectiveConfig.IsNull() {
 		prior = m.written(ctx, op.Unwritten, diags)
 	}
-	d := w.Derive(prior, liveConfiguration(op.Live))
+	d := w.Derive(prior, flinkdeploy.LiveConfiguration(op.Live))
 	addFindings(diags, append(d.ConfigFindings, d.PodFindings...))
 	if diags.HasError() {
 		return w, d, false
@@ -262,21 +258,6 @@ func (m *deploymentModel) deriveWant(ctx context.Context, op *deploymentOp, diag
 	op.derived = &derivedWant{w, d}
 	return w, d, true
 }
-
-// liveConfiguration is a copy of a live object's spec.flinkConfiguration
-// as it is (nil: no object, or none): the object rendered in its shape
-// shares nothing with it.
-func liveConfiguration(live *unstructured.Unstructured) any {
-	if live == nil {
-		return nil
-	}
-	raw, _, _ := unstructured.NestedFieldCopy(live.Object, "spec", "flinkConfiguration")
-	return raw
-}
-
-// waitTarget is what create and update wait for
-// (flinkdeploy.Desired.WaitTarget).
-func (m *deploymentModel) waitTarget() string { return m.shape().WaitTarget() }
 
 // shape is the model as the operator's rules read it (flinkdeploy.Desired),
 // without the spec; desired adds it. Unknown values read as unset, except

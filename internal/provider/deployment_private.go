@@ -18,7 +18,7 @@ type deploymentPrivate struct {
 	// set, since Read records it itself: replacedOutsideTerraform), a wait
 	// that did not end (privateWaitPending: ModifyPlan plans an update whose
 	// apply waits again) and the carried final savepoint written to
-	// spec.job.initialSavepointPath only (resource_deployment_final.go).
+	// spec.job.initialSavepointPath only (resource_deployment_restore.go).
 	deployop.Marks
 	// Unwritten: the provider defaults an imported object lacked
 	// (flinkdeploy.AbsentDefaults); Adopt: its fields are not taken over

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 )
 
 // The provider's one error wording, after hashicorp/aws's standard problem
@@ -85,3 +86,6 @@ func countObjects(n int, more bool) string {
 		return fmt.Sprintf("%d objects", n)
 	}
 }
+
+// readableAPIError keeps the API server's message (kube.ReadableError).
+func readableAPIError(err error) string { return kube.ReadableError(err) }

@@ -141,7 +141,7 @@ func (r realOperatorReplace) steps(t *testing.T) []resource.TestStep {
 // forces its replacement (name is RequiresReplace). On the real operator
 // 1.15.0, with its pods run as real Flink 2.2.1: the provider's final
 // savepoint of the old job is taken by the operator in Flink before the
-// FlinkDeployment is deleted (resource_deployment_final.go; the operator
+// FlinkDeployment is deleted (resource_deployment_restore.go; the operator
 // itself would cancel without one), and the replacement starts from it
 // (spec.job.initialSavepointPath, which the operator records and hands to
 // Flink): its counters continue from the old job's, nothing is lost; the

@@ -467,7 +467,7 @@ func (m *blueGreenModel) render(ctx context.Context, live *unstructured.Unstruct
 	if !ok {
 		return nil, false
 	}
-	obj, ok := w.Render(dv, liveConfiguration(op.Live), "")
+	obj, ok := w.Render(dv, flinkdeploy.LiveConfiguration(op.Live), "")
 	if !ok || diags.HasError() {
 		addProblem(diags, "Applying", "FlinkBlueGreenDeployment", "the configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")

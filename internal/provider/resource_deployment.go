@@ -456,7 +456,7 @@ func (r *deploymentResource) apply(ctx context.Context, plan deploymentModel, op
 	ns, name := plan.Namespace.ValueString(), plan.Name.ValueString()
 	base := r.baseline(ctx, &plan, op.Live, diags)
 	w := op.Write
-	w.Object, w.Target, w.Timeout, w.Every = obj, plan.waitTarget(), timeout, deploymentPollInterval
+	w.Object, w.Target, w.Timeout, w.Every = obj, plan.shape().WaitTarget(), timeout, deploymentPollInterval
 	done := w.Do(ctx, r.meta.env(), &private.Marks)
 	if done.Exists {
 		addAlreadyExists(diags, "flinkstate_deployment", "FlinkDeployment", ns, name)
@@ -507,7 +507,7 @@ func (m *deploymentModel) render(ctx context.Context, op *deploymentOp, diags *d
 	if !ok {
 		return nil, false
 	}
-	obj, ok := w.Render(d, liveConfiguration(op.Live), op.CarriedPath)
+	obj, ok := w.Render(d, flinkdeploy.LiveConfiguration(op.Live), op.CarriedPath)
 	if !ok || diags.HasError() {
 		addProblem(diags, "Applying", "FlinkDeployment", "the deployment's configuration still holds unknown values at apply time",
 			"Apply again once the values it depends on are known.")
@@ -526,9 +526,6 @@ func addReport(diags *diag.Diagnostics, object string, rep kube.Report) {
 	}
 	addProblem(diags, rep.Verb, object, rep.Detail, rep.Advice)
 }
-
-// readableAPIError keeps the API server's message (kube.ReadableError).
-func readableAPIError(err error) string { return kube.ReadableError(err) }
 
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan deploymentModel

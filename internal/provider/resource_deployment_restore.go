@@ -104,7 +104,8 @@ func (r *deploymentResource) verifyCarried(ctx context.Context, plan *deployment
 	}
 }
 
-func addHalt(diags *diag.Diagnostics, h *deployop.Halt) {
+// addHalt reports a problem that stopped a deployop operation (nil: none).
+func addHalt(diags *diag.Diagnostics, h *deployop.Report) {
 	if h != nil {
 		addReport(diags, h.Object, h.Report)
 	}

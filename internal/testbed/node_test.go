@@ -280,7 +280,7 @@ func (s *realStack) savepointUpgradeContinues(t *testing.T) {
 // deletion is set (default false; ApplicationReconciler.cleanupInternal,
 // KubernetesOperatorConfigOptions.SAVEPOINT_ON_DELETION, release-1.15.0),
 // which is why the provider takes the final savepoint itself before it
-// deletes (resource_deployment_final.go). After a cancel it deletes the
+// deletes (resource_deployment_restore.go). After a cancel it deletes the
 // cluster (scaled to zero, then deleted with Foreground propagation, which
 // the garbage collector finishes); after a savepoint it leaves the cluster
 // up and the garbage collector removes it with the FlinkDeployment. Either

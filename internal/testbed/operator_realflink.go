@@ -58,12 +58,6 @@ func (f *RealFlink) SetJobManagerFault(path string, onExit func(error)) {
 	f.jmKubeconfig, f.onJMExit = path, onExit
 }
 
-// jobManagerStarts is how many times Start starts a deployment's
-// JobManager whose process exits before its REST API answers (the first
-// start and the kubelet's restarts); after that the last exit is Start's
-// error.
-const jobManagerStarts = 3
-
 // fixedJobIDKey is Flink's PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID.
 const fixedJobIDKey = "$internal.pipeline.job-id"
 
@@ -163,22 +157,23 @@ func (f *RealFlink) Start(ctx context.Context, dep *unstructured.Unstructured, r
 // (flinkrun.ErrJobManagerExited; e.g. one that could not create its
 // Kubernetes HA services on a loaded machine:
 // HighAvailabilityServicesUtils.createHighAvailabilityServices, Flink
-// 2.2.1) is started again with the same configuration, as the kubelet
+// 2.2.1) is started once more with the same configuration, as the kubelet
 // restarts the container of a pod whose restartPolicy is Always (the only
 // one a Deployment's pod template allows, apps/v1 validation; Flink's
 // JobManager is a Deployment, KubernetesJobManagerFactory): at once after
-// its first exit, after the kubelet's back-off (10 s, doubled) after later
-// ones (kuberuntime_manager.go doBackOff: a container not in back-off is
-// started, and its back-off begins), up to jobManagerStarts starts. The
-// operator marks no job FAILED meanwhile: an unreachable REST API is
-// "tried again later" (JobStatusObserver.observe, operator
-// release-1.15.0), and a JobManager Deployment not available stays
-// DEPLOYING unless its container waits in CrashLoopBackOff
-// (AbstractFlinkDeploymentObserver.observeJmDeployment,
-// checkContainerErrors), which a first restart does not. A configuration
-// Flink refuses, or a JobManager that runs and never answers, is not
-// restarted: the first is refused again at every start, the second is not
-// an exit (the pod has no liveness probe).
+// its first exit (kubernetes pkg/kubelet/kuberuntime
+// kuberuntime_manager.go doBackOff: a container not in back-off is
+// started, and only then its back-off begins). The operator sees nothing
+// of it: an unreachable REST API is "tried again later"
+// (JobStatusObserver.observe, operator release-1.15.0), and a JobManager
+// Deployment not available stays DEPLOYING unless its container waits in
+// CrashLoopBackOff (AbstractFlinkDeploymentObserver.observeJmDeployment,
+// checkContainerErrors), which a first restart does not. A second exit
+// would wait in CrashLoopBackOff, a failed deployment to the operator: not
+// modelled, it is Start's error. A configuration Flink refuses is not
+// restarted (it is refused again at every start), nor a JobManager that
+// runs and never answers (no exit: neither Flink's decorators nor the
+// operator give its container a liveness probe).
 func (f *RealFlink) startRestarting(ctx context.Context, dep *unstructured.Unstructured, job FlinkJob) (*FlinkCluster, error) {
 	f.mu.Lock()
 	env, onExit := f.Env, f.onJMExit
@@ -186,28 +181,18 @@ func (f *RealFlink) startRestarting(ctx context.Context, dep *unstructured.Unstr
 		env.Kubeconfig = f.jmKubeconfig
 	}
 	f.mu.Unlock()
-	backoff := 10 * time.Second
-	for start := 1; ; start++ {
-		c, err := StartFlink(ctx, f.Dist, env, job)
-		if err == nil || !errors.Is(err, flinkrun.ErrJobManagerExited) || start == jobManagerStarts {
-			return c, err
-		}
-		if onExit != nil {
-			onExit(err)
-		}
-		if f.Logf != nil {
-			msg, _, _ := strings.Cut(err.Error(), "\n")
-			f.Logf("operator: the JobManager of %s/%s exited (start %d), the kubelet restarts it: %s", dep.GetNamespace(), dep.GetName(), start, msg)
-		}
-		if start > 1 {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(backoff):
-			}
-			backoff *= 2
-		}
+	c, err := StartFlink(ctx, f.Dist, env, job)
+	if err == nil || !errors.Is(err, flinkrun.ErrJobManagerExited) {
+		return c, err
 	}
+	if onExit != nil {
+		onExit(err)
+	}
+	if f.Logf != nil {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		f.Logf("operator: the JobManager of %s/%s exited, the kubelet restarts it: %s", dep.GetNamespace(), dep.GetName(), msg)
+	}
+	return StartFlink(ctx, f.Dist, env, job)
 }
 
 // deleteJobGraphs removes the jobGraph- entries (Flink's

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/flinkrun"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/opmodel"
 )
 
@@ -38,6 +39,23 @@ type RealFlink struct {
 
 	mu       sync.Mutex
 	clusters map[string]*FlinkCluster // deployment UID -> its running cluster
+	// A test's fault (SetJobManagerFault): the kubeconfig the JobManagers
+	// reach the API server with ("" for the test bed's), and what is
+	// called when a JobManager exited before its REST API answered.
+	jmKubeconfig string
+	onJMExit     func(error)
+}
+
+// SetJobManagerFault makes the JobManagers started from now on reach the
+// API server with the kubeconfig at path instead of the test bed's (their
+// kubernetes.config.file; e.g. one through a stopped FaultProxy: an API
+// server they cannot reach), and has onExit called with the error of each
+// JobManager that exits before its REST API answers, before the kubelet's
+// restart (a test ends its fault there). "" and nil undo it.
+func (f *RealFlink) SetJobManagerFault(path string, onExit func(error)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.jmKubeconfig, f.onJMExit = path, onExit
 }
 
 // fixedJobIDKey is Flink's PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID.
@@ -118,7 +136,7 @@ func (f *RealFlink) Start(ctx context.Context, dep *unstructured.Unstructured, r
 		return "", err
 	}
 	job.Env = env
-	c, err := StartFlink(ctx, f.Dist, f.Env, job)
+	c, err := f.startRestarting(ctx, dep, job)
 	if err != nil {
 		return "", err
 	}
@@ -132,6 +150,49 @@ func (f *RealFlink) Start(ctx context.Context, dep *unstructured.Unstructured, r
 		f.Logf("operator: Flink of %s/%s: REST API %s, logs %s", dep.GetNamespace(), dep.GetName(), c.RESTURL, c.Dir+"/log")
 	}
 	return c.RunningJob(ctx, 3*time.Minute)
+}
+
+// startRestarting starts the deployment's cluster as its JobManager pod
+// runs: a JobManager whose process exits before its REST API answers
+// (flinkrun.ErrJobManagerExited; e.g. one that could not create its
+// Kubernetes HA services on a loaded machine:
+// HighAvailabilityServicesUtils.createHighAvailabilityServices, Flink
+// 2.2.1) is started once more with the same configuration, as the kubelet
+// restarts the container of a pod whose restartPolicy is Always (the only
+// one a Deployment's pod template allows, apps/v1 validation; Flink's
+// JobManager is a Deployment, KubernetesJobManagerFactory): at once after
+// its first exit (kubernetes pkg/kubelet/kuberuntime
+// kuberuntime_manager.go doBackOff: a container not in back-off is
+// started, and only then its back-off begins). The operator sees nothing
+// of it: an unreachable REST API is "tried again later"
+// (JobStatusObserver.observe, operator release-1.15.0), and a JobManager
+// Deployment not available stays DEPLOYING unless its container waits in
+// CrashLoopBackOff (AbstractFlinkDeploymentObserver.observeJmDeployment,
+// checkContainerErrors), which a first restart does not. A second exit
+// would wait in CrashLoopBackOff, a failed deployment to the operator: not
+// modelled, it is Start's error. A configuration Flink refuses is not
+// restarted (it is refused again at every start), nor a JobManager that
+// runs and never answers (no exit: neither Flink's decorators nor the
+// operator give its container a liveness probe).
+func (f *RealFlink) startRestarting(ctx context.Context, dep *unstructured.Unstructured, job FlinkJob) (*FlinkCluster, error) {
+	f.mu.Lock()
+	env, onExit := f.Env, f.onJMExit
+	if f.jmKubeconfig != "" {
+		env.Kubeconfig = f.jmKubeconfig
+	}
+	f.mu.Unlock()
+	c, err := StartFlink(ctx, f.Dist, env, job)
+	if err == nil || !errors.Is(err, flinkrun.ErrJobManagerExited) {
+		return c, err
+	}
+	if onExit != nil {
+		onExit(err)
+	}
+	if f.Logf != nil {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		f.Logf("operator: the JobManager of %s/%s exited, the kubelet restarts it: %s", dep.GetNamespace(), dep.GetName(), msg)
+	}
+	return StartFlink(ctx, f.Dist, env, job)
 }
 
 // deleteJobGraphs removes the jobGraph- entries (Flink's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/testbed/flinkrun"
 )
 
 // Integration tests against the test bed's API server and S3 (TF_ACC=1;
@@ -84,7 +86,7 @@ func newBedWith(t *testing.T, withRealFlink bool) *bed {
 		// the operator's retry is what gets past that, not the model's
 		// shortened one.
 		b.op.RetryBase = 0
-		rf := &RealFlink{Dist: dist, Env: env, Dyn: kc.Dynamic,
+		rf := &RealFlink{Dist: dist, Env: env, Dyn: kc.Dynamic, Logf: t.Logf,
 			PodEnv: func(context.Context, *unstructured.Unstructured) ([]string, error) {
 				return IRSAEnv(dir, env, "arn:aws:iam::000000000000:role/operator-real-flink")
 			}}
@@ -662,6 +664,53 @@ func TestOperator_realFlink(t *testing.T) {
 		"statelessUpgrade": statelessUpgrade, "snapshotLifecycle": snapshotLifecycle,
 	} {
 		t.Run(name, func(t *testing.T) { scenario(t, newBedWith(t, true)) })
+	}
+}
+
+// A JobManager that cannot reach the API server when it starts exits while
+// it creates its Kubernetes HA services (ClusterEntrypoint →
+// HighAvailabilityServicesUtils.createHighAvailabilityServices →
+// KubernetesHaServicesFactory, whose ConfigMap informer lists first; Flink
+// 2.2.1), as one did on a loaded CI machine. The kubelet restarts it
+// (RealFlink.startRestarting); the job runs, and the deployment never
+// shows it FAILED.
+func TestOperator_realFlinkJobManagerRestarts(t *testing.T) {
+	b := newBedWith(t, true)
+	env, _ := testbedEnv(t)
+	p, err := NewFaultProxy(env.KubeHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := env.KubeconfigVia(p.URL("https"), kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+	exits := make(chan error, 10)
+	b.op.Flink.(*RealFlink).SetJobManagerFault(kubeconfig, func(err error) {
+		exits <- err
+		p.Start()
+	})
+	b.createDeployment(t, "orders", modeSavepoint, nil)
+	obj := b.until(t, true, "orders", "running, or its job FAILED", func(o *unstructured.Unstructured) bool {
+		st := readDeploymentStatus(o)
+		return st.JobState == "FAILED" || (st.ObservedGeneration == o.GetGeneration() && st.JobState == flinkRunning)
+	})
+	if st := readDeploymentStatus(obj); st.JobState != flinkRunning || st.Error != "" {
+		t.Fatalf("after a JobManager's exit: job %s, error %q; want the restarted JobManager's job RUNNING", st.JobState, st.Error)
+	}
+	if len(exits) != 1 {
+		t.Fatalf("%d JobManager exits; want the first start's only", len(exits))
+	}
+	err = <-exits
+	exit, _, _ := strings.Cut(err.Error(), "\n")
+	t.Logf("the first JobManager: %s", exit)
+	if !errors.Is(err, flinkrun.ErrJobManagerExited) || !strings.Contains(exit, "KubernetesHaServicesFactory") {
+		t.Fatalf("the first JobManager's exit: %v; want it to exit creating its Kubernetes HA services", err)
+	}
+	if p.Refused() == 0 {
+		t.Fatal("no JobManager tried the stopped API server")
 	}
 }
 

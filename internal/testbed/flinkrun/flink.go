@@ -400,18 +400,82 @@ func startFlink(ctx context.Context, dist FlinkDist, tb Bed, job FlinkJob, dir s
 	return c, nil
 }
 
-// waitREST waits until the cluster's REST API answers; if it does not,
-// the cluster is stopped, and the error is Flink's refusal of its
-// configuration when the logs show one, else the logs' tail.
+// ErrJobManagerExited is a JobManager whose process ended before its REST
+// API answered: a container that exited (Flink's ClusterEntrypoint
+// .runClusterEntrypoint exits with STARTUP_FAILURE_RETURN_CODE when the
+// cluster's services cannot start, e.g. its Kubernetes HA services when the
+// API server does not answer). The kubelet restarts such a container when
+// its pod's restartPolicy is Always (the JobManager Deployment's pods).
+var ErrJobManagerExited = errors.New("the JobManager process exited before its REST API answered")
+
+// waitREST waits until the cluster's REST API answers, or its JobManager
+// process (the first of c.pids) has exited; if it does not answer, the
+// cluster is stopped, and the error is Flink's refusal of its
+// configuration when the logs show one, else ErrJobManagerExited (with
+// the JobManager log's last exception and its causes) or the REST API's
+// error, with the logs' tail.
 func (c *FlinkCluster) waitREST(ctx context.Context) error {
-	if err := waitHTTP(ctx, c.RESTURL+"/config", "", 120*time.Second); err != nil {
-		c.Stop()
-		if refused := c.ConfigurationRefusal(); refused != nil {
-			return refused
-		}
-		return fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
+	jm := 0
+	if len(c.pids) > 0 {
+		jm = c.pids[0]
 	}
-	return nil
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		// One try (a timeout of 0 asks once).
+		err := waitHTTP(ctx, c.RESTURL+"/config", "", 0)
+		if err == nil {
+			return nil
+		}
+		exited := jm != 0 && !alive(jm)
+		if exited || time.Now().After(deadline) || ctx.Err() != nil {
+			c.Stop()
+			if refused := c.ConfigurationRefusal(); refused != nil {
+				return refused
+			}
+			if exited {
+				return fmt.Errorf("testbed: %w; jobmanager.log's last error: %s\n%s", ErrJobManagerExited, c.lastTrace("jobmanager.log"), c.LogTail(40))
+			}
+			return fmt.Errorf("testbed: Flink's REST API did not answer: %w\n%s", err, c.LogTail(40))
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// lastTrace is the last Java stack trace of one of the cluster's logs as
+// one line: the exception's own line, then each "Caused by:" (outermost to
+// innermost), without the frames; its last line when it has none.
+func (c *FlinkCluster) lastTrace(log string) string {
+	lines := c.LogLines(log)
+	inTrace := func(l string) bool {
+		return strings.HasPrefix(l, "\t") || strings.HasPrefix(l, "Caused by:") || strings.HasPrefix(l, "Suppressed:")
+	}
+	last := len(lines) - 1
+	for last >= 0 && !inTrace(lines[last]) {
+		last--
+	}
+	if last < 0 {
+		if len(lines) == 0 {
+			return "empty"
+		}
+		return lines[len(lines)-1]
+	}
+	first := last
+	for first > 0 && inTrace(lines[first-1]) {
+		first--
+	}
+	var out []string
+	if first > 0 {
+		out = append(out, lines[first-1])
+	}
+	for _, l := range lines[first : last+1] {
+		if strings.HasPrefix(l, "Caused by:") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " | ")
 }
 
 // writeFlinkConf writes the configuration as config.yaml (Flink 2.x reads

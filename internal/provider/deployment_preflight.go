@@ -11,6 +11,7 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/deployop"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
+	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkdeploy"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/kube"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
@@ -44,9 +45,10 @@ func (m *deploymentModel) effectiveConfig(ctx context.Context) map[string]string
 	return nil
 }
 
-// preflightRestore is deployop.Env.PreflightUpgrade: plan updates state's running job.
-func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, unwritten []string, timeout time.Duration, diags *diag.Diagnostics) {
-	u := preflight.Upgrade{Subject: plan.subject(), Prior: state.desired(ctx, unwritten), Planned: plan.desired(ctx, unwritten)}
+// preflightRestore is deployop.Env.PreflightUpgrade: plan (planned) updates
+// state's (prior) running job.
+func (r *deploymentResource) preflightRestore(ctx context.Context, plan, state *deploymentModel, prior, planned flinkdeploy.Desired, timeout time.Duration, diags *diag.Diagnostics) {
+	u := preflight.Upgrade{Subject: plan.subject(), Prior: prior, Planned: planned}
 	if diags.HasError() || !u.Applies() { // Applies: both have a job block
 		return
 	}

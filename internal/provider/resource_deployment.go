@@ -599,17 +599,22 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	// Nothing is changed unless the restore target is a completed snapshot
 	// and the savepoint before the upgrade completed.
 	r.verifyRestoreTarget(ctx, &plan, &state, timeout, &resp.Diagnostics)
-	if _, _, ok := plan.deriveWant(ctx, op, &resp.Diagnostics); !ok {
+	w, _, ok := plan.deriveWant(ctx, op, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	r.preflightRestore(ctx, &plan, &state, op.Unwritten, timeout, &resp.Diagnostics)
+	// The prior and planned desired deployments, converted once for the
+	// apply's decisions (the pre-flight, the savepoint before the upgrade,
+	// whether the wait is a restore's).
+	prior, planned := state.desired(ctx, op.Unwritten), plan.desired(ctx, op.Unwritten)
+	r.preflightRestore(ctx, &plan, &state, prior, planned, timeout, &resp.Diagnostics)
 	if p := plan.restorePath(); redeploys(&plan, &state) && !p.IsUnknown() {
 		r.preflightPath(ctx, &plan, p.ValueString(), "job.initial_savepoint_path, which this redeploy restores", false, false, timeout, &resp.Diagnostics)
 	}
 	if c := r.meta.kubeOrDiag(&resp.Diagnostics); c != nil && !resp.Diagnostics.HasError() {
-		r.savepointBeforeUpgrade(ctx, c, &plan, &state, op.Unwritten, &resp.Diagnostics)
+		r.savepointBeforeUpgrade(ctx, c, &plan, &state, prior, planned, w.Input, &resp.Diagnostics)
 	}
-	op.Restoring, op.RestoreFrom = restoresOnUpdate(ctx, &plan, &state, op.Unwritten)
+	op.Restoring, op.RestoreFrom = flinkdeploy.Restores(prior, planned)
 	if !op.Restoring && private.Restoring && private.WaitPending != "" && plan.jobState() == "running" {
 		op.Restoring, op.RestoreFrom = true, private.RestoreFrom
 	}

@@ -67,11 +67,7 @@ func planRestore(ctx context.Context, plan, state *deploymentModel, prior flinkd
 	return planned
 }
 
-// restoresOnUpdate: flinkdeploy.Restores; jobState: Desired.RunState.
-func restoresOnUpdate(ctx context.Context, plan, state *deploymentModel, unwritten []string) (bool, string) {
-	return flinkdeploy.Restores(state.desired(ctx, unwritten), plan.desired(ctx, unwritten))
-}
-
+// jobState: Desired.RunState.
 func (m *deploymentModel) jobState() string { return m.shape().RunState() }
 
 // checkRestoreTarget is checkpoint.CheckRestoreTarget, S3's errors worded
@@ -114,15 +110,14 @@ func addHalt(diags *diag.Diagnostics, h *deployop.Report) {
 // waitTimeoutCheck: savepoint_before_upgrade.timeout (deployop.CheckTimeout).
 var waitTimeoutCheck = check("Invalid timeout", "a duration such as 10m, 90s or 1h30m", deployop.CheckTimeout)
 
-// savepointBeforeUpgrade: deployop.UpgradeSavepoint, its path recorded in
-// plan. An error means the caller must not apply.
-func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, unwritten []string, diags *diag.Diagnostics) {
+// savepointBeforeUpgrade: deployop.UpgradeSavepoint from state (prior) to
+// plan (planned, whose configuration in is), its path recorded in plan. An
+// error means the caller must not apply.
+func (r *deploymentResource) savepointBeforeUpgrade(ctx context.Context, c *kube.Client, plan, state *deploymentModel, prior, planned flinkdeploy.Desired,
+	in flinkconf.Input, diags *diag.Diagnostics) {
 	plan.UpgradeSavepoint = state.UpgradeSavepoint
-	u := deployop.UpgradeSavepoint{Namespace: plan.Namespace.ValueString(), Name: plan.Name.ValueString(), Prior: state.desired(ctx, unwritten),
-		Planned: plan.desired(ctx, unwritten), Backend: state.stateSettings(ctx).Backend, HA: func() bool {
-			in, ok := plan.input(ctx, unwritten, diags)
-			return ok && in.HAEnabled()
-		}}
+	u := deployop.UpgradeSavepoint{Namespace: plan.Namespace.ValueString(), Name: plan.Name.ValueString(), Prior: prior, Planned: planned,
+		Backend: state.stateSettings(ctx).Backend, HA: in.HAEnabled}
 	u.FormatType, u.Timeout = plan.savepointFirst()
 	p, fs := u.Take(ctx, c.Dynamic)
 	if addNotices(diags, fs...); p != "" {

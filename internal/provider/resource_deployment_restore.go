@@ -84,7 +84,10 @@ func (r *deploymentResource) verifyRestoreTarget(ctx context.Context, plan, stat
 		fs, halt := deployop.RestoreTarget{Subject: plan.subject(), Namespace: plan.Namespace.ValueString(), Name: plan.Name.ValueString(),
 			Path: p.ValueString(), Unknown: p.IsUnknown(), Check: (state == nil || redeploys(plan, state)) && !diags.HasError(), Timeout: timeout,
 			Fate: func(ctx context.Context, ns, deployment, snapshot string) (string, time.Time, error) {
-				c, _ := r.meta.Kube() // set up by Verify (Env.Kube), or Fate is not asked
+				c, err := r.meta.Kube() // set up by Verify (Env.Kube) already: cached
+				if err != nil {
+					return "", time.Time{}, err
+				}
 				_, fate, after, err := cleanupFate(ctx, c, ns, deployment, snapshot)
 				return fate, after, err
 			}}.Verify(ctx, r.meta.env())

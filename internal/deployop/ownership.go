@@ -101,7 +101,7 @@ func Observe(ctx context.Context, env Env, ns, name string) Observed {
 
 // kubeReport is the problem of a Kubernetes client that cannot be set up.
 func kubeReport(err error) Report {
-	return Report{"the Kubernetes client", kube.Report{Verb: "Setting up", Detail: err.Error()}}
+	return *setupHalt("the Kubernetes client", err)
 }
 
 // StillOurs reads FlinkDeployment ns/name before an update: the object

@@ -1,20 +1,13 @@
 package deployop
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/checkpoint"
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/flinkconf"
@@ -22,72 +15,21 @@ import (
 	"github.com/flinkstate/terraform-provider-flinkstate/internal/preflight"
 )
 
-// preflightS3 is bucket "b" in memory: ListObjectsV2 (prefix and "/"
-// delimiter, one page), HeadObject and GetObject, each counted.
-type preflightS3 struct {
-	objects map[string][]byte
-	calls   int
-}
-
-func (s *preflightS3) ListObjectsV2(_ context.Context, in *s3.ListObjectsV2Input, _ ...func(*s3.Options)) (*s3.ListObjectsV2Output, error) {
-	s.calls++
-	prefix, seen := aws.ToString(in.Prefix), map[string]bool{}
-	out := &s3.ListObjectsV2Output{IsTruncated: aws.Bool(false)}
-	var keys []string
-	for k := range s.objects {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		rest, ok := strings.CutPrefix(k, prefix)
-		if !ok {
-			continue
-		}
-		if dir, _, isDir := strings.Cut(rest, "/"); isDir && aws.ToString(in.Delimiter) == "/" {
-			if !seen[dir] {
-				seen[dir] = true
-				out.CommonPrefixes = append(out.CommonPrefixes, s3types.CommonPrefix{Prefix: aws.String(prefix + dir + "/")})
-			}
-			continue
-		}
-		out.Contents = append(out.Contents, s3types.Object{Key: aws.String(k), Size: aws.Int64(int64(len(s.objects[k])))})
-	}
-	return out, nil
-}
-
-func (s *preflightS3) HeadObject(_ context.Context, in *s3.HeadObjectInput, _ ...func(*s3.Options)) (*s3.HeadObjectOutput, error) {
-	s.calls++
-	b, ok := s.objects[aws.ToString(in.Key)]
-	if !ok || aws.ToString(in.Bucket) != "b" {
-		return nil, &s3types.NotFound{}
-	}
-	return &s3.HeadObjectOutput{ContentLength: aws.Int64(int64(len(b))), LastModified: aws.Time(time.Unix(0, 0))}, nil
-}
-
-func (s *preflightS3) GetObject(_ context.Context, in *s3.GetObjectInput, _ ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
-	s.calls++
-	b, ok := s.objects[aws.ToString(in.Key)]
-	if !ok || aws.ToString(in.Bucket) != "b" {
-		return nil, &s3types.NoSuchKey{}
-	}
-	return &s3.GetObjectOutput{Body: io.NopCloser(bytes.NewReader(b)), ContentLength: aws.Int64(int64(len(b)))}, nil
-}
-
 const preflightJob = "0123456789abcdef0123456789abcdef"
 
 // checkpointedBucket is a bucket holding checkpoint 3 of job under cp/: the
 // fixture whose keyed operator has max parallelism 128.
-func checkpointedBucket(t *testing.T) *preflightS3 {
+func checkpointedBucket(t *testing.T) *resS3 {
 	t.Helper()
 	meta, err := os.ReadFile(filepath.Join("..", "checkpoint", "testdata", "incremental-rocksdb-checkpoint", "_metadata"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &preflightS3{objects: map[string][]byte{"cp/" + preflightJob + "/chk-3/_metadata": meta, "sp/savepoint-1/_metadata": meta}}
+	return &resS3{bucket: "b", objects: map[string][]byte{"cp/" + preflightJob + "/chk-3/_metadata": meta, "sp/savepoint-1/_metadata": meta}}
 }
 
 // preflightEnv reads s; a nil s is an S3 client that cannot be set up.
-func preflightEnv(s *preflightS3) Env {
+func preflightEnv(s *resS3) Env {
 	return Env{
 		S3: func(context.Context) (checkpoint.S3Reader, error) {
 			if s == nil {
